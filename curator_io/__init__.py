@@ -1,0 +1,41 @@
+"""The boundary: bundle and report models, loading, input errors, canonical JSON, digests."""
+
+from curator_io.bundle import SCHEMA as BUNDLE_SCHEMA
+from curator_io.bundle import bundle_from_document, load_bundle
+from curator_io.canonical import canon, digest, is_sealed, seal
+from curator_io.config import DEFAULT_CONFIG, Config, parse_config
+from curator_io.errors import (
+    ConfigError,
+    EvidenceRankError,
+    InputError,
+    InvariantError,
+    TamperError,
+)
+from curator_io.jsonio import parse_json
+from curator_io.models import Bundle, Evidence, Instruction, Lesson, Materialization, Scope, Trace
+
+__all__ = [
+    "BUNDLE_SCHEMA",
+    "Bundle",
+    "Config",
+    "ConfigError",
+    "DEFAULT_CONFIG",
+    "Evidence",
+    "EvidenceRankError",
+    "InputError",
+    "Instruction",
+    "InvariantError",
+    "Lesson",
+    "Materialization",
+    "Scope",
+    "TamperError",
+    "Trace",
+    "bundle_from_document",
+    "canon",
+    "digest",
+    "is_sealed",
+    "load_bundle",
+    "parse_config",
+    "parse_json",
+    "seal",
+]

@@ -1,0 +1,81 @@
+"""The ranking config (SPEC §2). A config outside its ranges is a usage error."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+
+from curator_io import grammar as g
+from curator_io.errors import ConfigError, pointer_of
+
+__all__ = ["Config", "parse_config", "DEFAULT_CONFIG"]
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    threshold: int | float = 40
+    """As written; compare with :attr:`threshold_exact`."""
+    max_selected: int = 5
+    max_operations: int = 6
+    max_operation_bytes: int = 1200
+    max_delta_bytes: int = 4000
+    min_lineages: int = 2
+    min_lineages_broad: int = 3
+    min_lineages_user: int = 1
+
+    @property
+    def threshold_exact(self) -> Fraction:
+        """SPEC §2: the threshold means its shortest round-trip decimal, exactly."""
+        return Fraction(Decimal(repr(self.threshold)))
+
+    def to_json(self) -> dict[str, int | float]:
+        """All eight members, as every report carries them."""
+        return asdict(self)
+
+
+DEFAULT_CONFIG = Config()
+
+_INT_MINIMA = {
+    "max_selected": 1,
+    "max_operations": 1,
+    "max_operation_bytes": 1,
+    "max_delta_bytes": 1,
+    "min_lineages": 1,
+    "min_lineages_broad": 1,
+    "min_lineages_user": 1,
+}
+
+
+def _bad(name: str, detail: str) -> ConfigError:
+    return ConfigError("config.invalid", f"{name}: {detail}", pointer=pointer_of(name))
+
+
+def _threshold(value: Any) -> int | float:
+    if not g.is_number(value) or not 0 <= value <= 100:
+        raise _bad("threshold", "expected a number in [0, 100]")
+    text = repr(value)
+    fraction = text.partition(".")[2]
+    if "e" in text or len(fraction) > 2:
+        raise _bad("threshold", f"{text} has more than 2 fractional digits")
+    return int(value) if float(value).is_integer() else value
+
+
+def parse_config(doc: Any) -> Config:
+    """Build a Config from a JSON object; members not given take their defaults."""
+    if type(doc) is not dict:
+        raise ConfigError("config.invalid", "a config must be a JSON object", pointer="")
+    values: dict[str, int | float] = {}
+    for name, value in doc.items():
+        if name == "threshold":
+            values[name] = _threshold(value)
+        elif name in _INT_MINIMA:
+            if not g.is_int(value) or value < _INT_MINIMA[name]:
+                raise _bad(name, f"expected an INT >= {_INT_MINIMA[name]}")
+            if name == "max_selected" and value > 5:
+                raise _bad(name, "the limit of five is hard")
+            values[name] = int(value)
+        else:
+            raise _bad(name, "not a config member")
+    return Config(**values)

@@ -1,0 +1,85 @@
+"""Every error the pipeline raises, at the floor so nothing imports upward.
+
+One base class, shallow subclasses by stage. Each error carries the spec's
+stable ``code``, a JSON Pointer (RFC 6901) to the offending place when there is
+one, and builds its message from those fields. A proposal that fails a rule is
+*data* (a reason in a report), never one of these.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "EvidenceRankError",
+    "InputError",
+    "ConfigError",
+    "TamperError",
+    "InvariantError",
+    "escape_pointer",
+    "pointer_of",
+]
+
+
+def escape_pointer(token: str | int) -> str:
+    """Escape one reference token as RFC 6901 §4 requires (``~`` first)."""
+    return str(token).replace("~", "~0").replace("/", "~1")
+
+
+def pointer_of(*tokens: str | int) -> str:
+    """Join reference tokens into a JSON Pointer: ``pointer_of("a", 0) == "/a/0"``."""
+    return "".join("/" + escape_pointer(t) for t in tokens)
+
+
+class EvidenceRankError(Exception):
+    """Base of every error the pipeline refuses input with."""
+
+    exit_code: int = 1
+
+    def __init__(self, code: str, detail: str, *, pointer: str | None = None) -> None:
+        self.code = code
+        self.detail = detail
+        self.pointer = pointer
+        super().__init__(self.message)
+
+    @property
+    def message(self) -> str:
+        where = f" at {self.pointer!r}" if self.pointer is not None else ""
+        return f"{self.code}{where}: {self.detail}"
+
+    def to_json(self) -> dict[str, str | None]:
+        """The machine-readable form written to ``error.json``."""
+        return {"code": self.code, "pointer": self.pointer, "message": self.message}
+
+    def diagnostics(self) -> str:
+        """Advice for a person; kept apart from the stable code."""
+        return ""
+
+
+class InputError(EvidenceRankError):
+    """The bundle is refused as a whole (SPEC §1, "Input errors")."""
+
+    exit_code = 3
+
+    def diagnostics(self) -> str:
+        if self.code == "input.frozen_digest_mismatch":
+            return "If you edited the bundle by hand, reseal it: evidence-rank seal BUNDLE"
+        if self.code == "input.malformed_json":
+            return "The bundle must be I-JSON: UTF-8 without BOM, no duplicate members, no lone surrogates."
+        return ""
+
+
+class ConfigError(EvidenceRankError):
+    """A config outside SPEC §2, or a command line that cannot run: a usage error."""
+
+    exit_code = 2
+
+
+class TamperError(EvidenceRankError):
+    """A report that is not what the bundle and config produce (SPEC §7, §8)."""
+
+    exit_code = 4
+
+
+class InvariantError(EvidenceRankError):
+    """A ranking report that violates an invariant of SPEC §7."""
+
+    exit_code = 4

@@ -1,0 +1,91 @@
+"""The value grammar of SPEC §0: ID, REPO, PATH, TIMESTAMP, DIGEST, INT."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any
+
+__all__ = [
+    "is_id",
+    "is_repo",
+    "is_path",
+    "is_timestamp",
+    "is_digest",
+    "is_int",
+    "is_number",
+    "utf8_len",
+    "instant_key",
+    "MAX_INT",
+]
+
+MAX_INT = 2**53 - 1
+
+_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}")
+_DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
+_TIMESTAMP = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]{1,9}))?Z")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def utf8_len(s: str) -> int:
+    """bytes(s): the length of ``s`` encoded as UTF-8."""
+    return len(s) if s.isascii() else len(s.encode("utf-8"))
+
+
+def is_id(v: Any) -> bool:
+    # fullmatch, not match + $: "$" would accept a trailing newline.
+    return type(v) is str and _ID.fullmatch(v) is not None
+
+
+def is_digest(v: Any) -> bool:
+    return type(v) is str and _DIGEST.fullmatch(v) is not None
+
+
+def is_repo(v: Any) -> bool:
+    return type(v) is str and 1 <= utf8_len(v) <= 200 and _CONTROL.search(v) is None
+
+
+def is_path(v: Any) -> bool:
+    if type(v) is not str or not 1 <= utf8_len(v) <= 400 or _CONTROL.search(v):
+        return False
+    return all(seg not in ("", ".", "..") for seg in v.split("/"))
+
+
+def is_timestamp(v: Any) -> bool:
+    """RFC 3339 UTC, ASCII digits, a real proleptic-Gregorian instant, no leap second."""
+    if type(v) is not str:
+        return False
+    m = _TIMESTAMP.fullmatch(v)
+    if m is None:
+        return False
+    year, month, day, hour, minute, second = (int(g) for g in m.groups()[:6])
+    if year < 1:
+        return False
+    try:
+        datetime(year, month, day, hour, minute, second)
+    except ValueError:
+        return False
+    return True
+
+
+def instant_key(ts: str) -> str:
+    """A string that orders timestamps as instants: the fraction padded to 9 digits."""
+    body = ts[:-1]
+    if "." in body:
+        whole, frac = body.split(".")
+        return whole + "." + frac.ljust(9, "0")
+    return body + ".000000000"
+
+
+def is_number(v: Any) -> bool:
+    """A JSON number, never a boolean."""
+    return type(v) is int or type(v) is float
+
+
+def is_int(v: Any) -> bool:
+    """INT: a number whose binary64 value is an integer in [0, 2^53 - 1]."""
+    if type(v) is int:
+        return 0 <= v <= MAX_INT
+    if type(v) is float:
+        return v.is_integer() and 0 <= v <= MAX_INT
+    return False

@@ -1,0 +1,145 @@
+"""Frozen models of a curator bundle (SPEC §1).
+
+Every artifact keeps the JSON object it was read from (``raw``), because its
+seal is computed over every member, the unknown ones included.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+__all__ = [
+    "Scope",
+    "Instruction",
+    "Materialization",
+    "Trace",
+    "Evidence",
+    "Lesson",
+    "Bundle",
+    "SIGNAL_WEIGHTS",
+]
+
+Level = Literal["global", "repository", "path"]
+
+#: SPEC §1, the Signal table.
+SIGNAL_WEIGHTS: Mapping[str, int] = {
+    "user": 15,
+    "deterministic": 12,
+    "tool": 9,
+    "observable": 6,
+    "self_assessment": 3,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """Where an instruction applies."""
+
+    level: Level
+    repository: str | None = None
+    path: str | None = None
+
+    @property
+    def is_broad(self) -> bool:
+        return self.level == "global"
+
+    def contains(self, other: Scope) -> bool:
+        """SPEC §1: scope containment."""
+        if self.level == "global":
+            return True
+        if self.level == "repository":
+            return other.level != "global" and other.repository == self.repository
+        return (
+            other.level == "path"
+            and other.repository == self.repository
+            and other.path is not None
+            and self.path is not None
+            and (other.path == self.path or other.path.startswith(self.path + "/"))
+        )
+
+    def to_json(self) -> dict[str, str]:
+        out: dict[str, str] = {"level": self.level}
+        if self.repository is not None:
+            out["repository"] = self.repository
+        if self.path is not None:
+            out["path"] = self.path
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Instruction:
+    key: str
+    text: str
+    scope: Scope
+    origin: str
+    digest: str
+    """The member as written; whether it is a DIGEST is a validation question (§3.3)."""
+    raw: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Materialization:
+    id: str
+    repository: str
+    source_revision: str
+    status: str
+    digest: str
+    raw: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Trace:
+    id: str
+    lineage: str
+    """The root task; two traces are independent iff their lineages differ."""
+    materialization: str
+    steps: int
+    completeness: str
+    verified_prefix: int
+    digest: str
+    raw: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    id: str
+    trace: str
+    step: int
+    signal: str
+    observed_at: str
+    path: str | None
+    summary: str
+    digest: str
+    raw: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Lesson:
+    id: str
+    text: str
+    evidence: tuple[str, ...]
+    digest: str
+    raw: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Bundle:
+    """A loaded ``curator-bundle-v1``: every artifact checked, the seal verified."""
+
+    run_id: str
+    input_digest: str
+    """The bundle's ``frozen.digest``, checked against its content."""
+    memory_version: int
+    memory: Mapping[str, Any]
+    """The ``memory`` member as written (SPEC §8 keeps its other members)."""
+    memory_instructions: Mapping[str, Instruction]
+    applicable: tuple[Instruction, ...]
+    """The read-only ``instructions`` in force."""
+    materializations: Mapping[str, Materialization]
+    traces: Mapping[str, Trace]
+    evidence: Mapping[str, Evidence]
+    lessons: Mapping[str, Lesson]
+    proposals: tuple[Any, ...]
+    """Raw JSON values: each one is checked on its own by validation (§3.1)."""

@@ -1,0 +1,5 @@
+import sys
+
+from ranking.cli import main
+
+sys.exit(main())

@@ -1,0 +1,47 @@
+"""``evidence-rank score BUNDLE``: the main job."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from curator_io.canonical import canon
+from curator_io.errors import InputError
+from curator_io.files import read_bytes, remove_if_present, write_atomic
+from ranking.cli.common import log_decisions, read_config, render_table
+from ranking.pipeline import rank_bytes
+
+OUTPUTS = ("validation.json", "report.json")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "score",
+        help="validate and rank one bundle; write validation.json and report.json",
+        description="Validate and rank one curator bundle. Writes DIR/validation.json and DIR/report.json "
+        "(canonical RFC 8785 bytes, atomically). Exits 0 on any report, no_op included.",
+    )
+    p.add_argument("bundle", metavar="BUNDLE", help="a curator-bundle-v1 JSON file")
+    p.add_argument("--config", metavar="CONFIG.json", help="ranking config (SPEC §2); defaults apply to members not given")
+    p.add_argument("--out-dir", metavar="DIR", default="out", help="where to write the reports (default: out)")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    config = read_config(args.config)
+    raw = read_bytes(args.bundle)
+    out = Path(args.out_dir)
+    try:
+        result = rank_bytes(raw, config)
+    except InputError as e:
+        # Nothing stale may pass for this run's outcome: the folder holds the error alone.
+        for name in OUTPUTS:
+            remove_if_present(out / name)
+        write_atomic(out / "error.json", canon(e.to_json()))
+        raise
+    write_atomic(out / "validation.json", canon(result.validation.report))
+    write_atomic(out / "report.json", canon(result.report))
+    remove_if_present(out / "error.json")
+    log_decisions(result.report, bundle=args.bundle)
+    print(render_table(result.report))
+    return 0

@@ -1,0 +1,3 @@
+"""Optional integrations with other tools; each one needs its own extra."""
+
+__all__: list[str] = []

@@ -1,0 +1,259 @@
+"""Let an evidence-ranking-v1 report gate agentdescent's acceptance stage.
+
+agentdescent (PyPI ``agentdescent``, 0.7.x) is the optimizer that commits
+edits: a merge commits only when its acceptance policy says so.
+:class:`EvidenceRankingAcceptance` is such a policy. A diff that implements a
+proposal the report *selected* (SPEC §5.4) goes on to the wrapped policy —
+by default agentdescent's Beta-posterior test, which still decides whether it
+commits. Any other diff is refused as ``critic-rejected``, and the refusal
+names the proposal, its disposition and its reason codes (SPEC §6).
+
+The report is verified when the policy is built (SPEC §7), so a tampered or
+inconsistent report stops a run before its first rollout, never in the middle.
+
+Needs the optional extra: ``pip install 'evidence-rank[agentdescent]'``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Optional, Protocol, Union
+
+try:
+    from agentdescent import AcceptDecision, Diff, MergeContext, MergeOutcome
+    from agentdescent.defaults import DefaultAcceptance
+except ImportError as e:
+    raise ImportError(
+        "ranking.integrations.agentdescent needs agentdescent 0.7.x: "
+        "pip install 'evidence-rank[agentdescent]'"
+    ) from e
+
+from curator_io import InvariantError, bundle_from_document, load_bundle, parse_json
+from ranking.apply import recompute_for
+from validator import Proposal, check_structure
+
+__all__ = [
+    "EvidenceRankingAcceptance",
+    "ProposalMatcher",
+    "RankedProposal",
+    "match_diff",
+    "rejected_notes",
+]
+
+Source = Union[str, "os.PathLike[str]", bytes, Mapping[str, Any]]
+"""A path to a JSON file, the file's bytes, or the parsed document."""
+
+OpMap = Mapping[str, Optional[str]]
+"""An edit as agentdescent's ``Diff.ops`` holds it: key -> text, ``None`` to remove."""
+
+# The aggregator turns a refusal's category into a MergeOutcome, so anything
+# else stops the run with ValueError (agentdescent/aggregator.py, `_decide`).
+_REFUSED = MergeOutcome.CRITIC_REJECTED.value
+_TAG = "evidence-ranking-v1:"
+# The final dispositions (SPEC §6) that a curator should not propose again as is.
+_REMEMBERED = frozenset({"rejected", "superseded", "deferred"})
+_NOTE_RATIONALE_CHARS = 200
+
+
+@dataclass(frozen=True)
+class RankedProposal:
+    """One entry of a verified ranking report, as a matcher sees it (SPEC §6)."""
+
+    id: str
+    disposition: str
+    """The final disposition: ``selected``, ``superseded``, ``unselected``,
+    ``deferred``, ``quarantined`` or ``rejected``."""
+    codes: tuple[str, ...]
+    """The reason codes, in report order, each once."""
+    rationale: str
+    lesson: Optional[str]
+    ops: Optional[OpMap] = None
+    """The proposal's edit as an op map, read from the bundle; ``None`` without
+    a bundle, or for a proposal that is not structurally complete (SPEC §3.1)."""
+
+
+class ProposalMatcher(Protocol):
+    """Which proposals of the report a diff implements."""
+
+    def __call__(self, diff: Diff, proposals: Sequence[RankedProposal]) -> Iterable[str]:
+        """Return the ids of the proposals ``diff`` implements; none when it implements none."""
+        ...
+
+
+def match_diff(diff: Diff, proposals: Sequence[RankedProposal]) -> tuple[str, ...]:
+    """The default matcher.
+
+    A diff matches the proposal whose id is ``diff.diff_id``. Otherwise it
+    matches every proposal whose op map equals ``diff.ops``; op maps are known
+    only when the policy was given the bundle.
+    """
+    named = tuple(p.id for p in proposals if p.id == diff.diff_id)
+    if named or not isinstance(diff.ops, Mapping):
+        return named
+    ops = dict(diff.ops)
+    return tuple(p.id for p in proposals if p.ops is not None and p.ops == ops)
+
+
+class EvidenceRankingAcceptance:
+    """An agentdescent ``AcceptancePolicy`` that commits only selected proposals.
+
+    ``report`` is an evidence-ranking-v1 report: a path, its bytes, or the
+    parsed document. ``inner`` decides on backed diffs (default:
+    ``agentdescent.defaults.DefaultAcceptance``). ``match`` says which
+    proposals a diff implements (default: :func:`match_diff`). ``bundle`` is
+    the bundle the report ranked; without it only ``diff.diff_id`` can match,
+    because a report carries no operations (SPEC §6).
+
+    Raises, when built: the error of :func:`ranking.verification.check_report`
+    for an unsealed or invalid report; ``curator_io.InputError`` for a file
+    that is not I-JSON or a bundle that does not load; ``curator_io.TamperError``
+    (``report.tampered``) when the report is not the one the bundle produces.
+    """
+
+    def __init__(
+        self,
+        report: Source,
+        inner: Any = None,
+        match: Optional[ProposalMatcher] = None,
+        *,
+        bundle: Optional[Source] = None,
+    ) -> None:
+        document = _load_report(report)
+        operations = _operations_of(bundle, document) if bundle is not None else {}
+        self.proposals: tuple[RankedProposal, ...] = _entries(document, operations)
+        """Every proposal of the report, sorted by id (SPEC §6)."""
+        self.run: str = document["run"]
+        self.digest: str = document["digest"]
+        """The report's seal: which report this policy enforces."""
+        self.inner = inner if inner is not None else DefaultAcceptance()
+        self.match: ProposalMatcher = match if match is not None else match_diff
+        self._by_id = {p.id: p for p in self.proposals}
+
+    # The aggregator offers every installed policy its verifier and config
+    # through these optional hooks (agentdescent/aggregator.py,
+    # `install_policy`); they belong to the rule that reads them.
+    def bind(self, verifier: Any) -> None:
+        """Hand the engine's verifier on to ``inner``, if it takes one."""
+        hook = getattr(self.inner, "bind", None)
+        if callable(hook):
+            hook(verifier)
+
+    def configure(self, config: Any) -> None:
+        """Hand the run's ``AggregatorConfig`` on to ``inner``, if it takes one."""
+        hook = getattr(self.inner, "configure", None)
+        if callable(hook):
+            hook(config)
+
+    def accept(self, ctx: MergeContext) -> AcceptDecision:
+        """Refuse a diff no selected proposal backs; let ``inner`` decide the rest."""
+        matched = self._matched(ctx.diff)
+        if any(p.disposition == "selected" for p in matched):
+            return self.inner.accept(ctx)
+        return AcceptDecision(
+            False,
+            _REFUSED,
+            self._detail(ctx.diff, matched),
+            # What DefaultAcceptance reports too: the measured change, which the
+            # aggregator folds into the artifact's prior on every refusal.
+            observed_delta=MergeContext.rate(ctx.cand_counts) - MergeContext.rate(ctx.base_counts),
+        )
+
+    def _matched(self, diff: Optional[Diff]) -> tuple[RankedProposal, ...]:
+        if diff is None:
+            return ()
+        ids = tuple(self.match(diff, self.proposals))
+        unknown = [i for i in ids if i not in self._by_id]
+        if unknown:
+            raise ValueError(f"matcher returned {unknown[0]!r}, which is not a proposal of run {self.run!r}")
+        return tuple(self._by_id[i] for i in ids)
+
+    def _detail(self, diff: Optional[Diff], matched: Sequence[RankedProposal]) -> str:
+        diff_id = diff.diff_id if diff is not None else "(none)"
+        if not matched:
+            return f"{_TAG} no proposal of run {self.run} matched diff {diff_id}"
+        named = "; ".join(f"{p.id} ({p.disposition}: {', '.join(p.codes)})" for p in matched)
+        return f"{_TAG} diff {diff_id} matches {named}"
+
+
+def rejected_notes(report: Source, lesson: Optional[str] = None) -> tuple[str, ...]:
+    """Lines for a curator's next prompt, so it does not propose the same edit again.
+
+    One line per rejected, superseded or deferred proposal, in report order:
+    ``do not re-propose: <rationale> — <disposition>, <codes>``. ``lesson``
+    keeps only the proposals citing that lesson id. The report is verified
+    first, as for :class:`EvidenceRankingAcceptance`.
+    """
+    notes = []
+    for p in _entries(_load_report(report), {}):
+        if p.disposition not in _REMEMBERED or (lesson is not None and p.lesson != lesson):
+            continue
+        # SPEC §6: rationale is "" when absent or incomplete; name the id instead.
+        what = _one_line(p.rationale) or f"proposal {p.id}"
+        notes.append(f"do not re-propose: {what} — {p.disposition}, {', '.join(p.codes)}")
+    return tuple(notes)
+
+
+def _verify(report: Mapping[str, Any]) -> None:
+    """Refuse an unsealed or invariant-violating report (SPEC §7). The one place
+    that wires report verification in."""
+    from ranking.verification import check_report
+
+    check_report(report)
+
+
+def _read(source: Source) -> Any:
+    if isinstance(source, Mapping):
+        return source
+    if isinstance(source, bytes):
+        return parse_json(source)
+    return parse_json(Path(source).read_bytes())
+
+
+def _load_report(source: Source) -> Mapping[str, Any]:
+    document = _read(source)
+    if not isinstance(document, Mapping):
+        raise InvariantError("invariant.schema", "a ranking report is a JSON object", pointer="")
+    _verify(document)
+    return document
+
+
+def _operations_of(source: Source, report: Mapping[str, Any]) -> dict[str, OpMap]:
+    """The op map of every structurally complete proposal of the bundle the report ranked."""
+    bundle = bundle_from_document(dict(source)) if isinstance(source, Mapping) else (
+        load_bundle(source if isinstance(source, bytes) else Path(source).read_bytes())
+    )
+    # SPEC §8: the report must be this bundle's, equal to the one it produces.
+    recompute_for(bundle, report)
+    out: dict[str, OpMap] = {}
+    for index, raw in enumerate(bundle.proposals):
+        proposal = check_structure(raw, index)
+        if isinstance(proposal, Proposal):
+            # SPEC §1: add/replace carry text, remove carries none (text is None).
+            out[proposal.id] = MappingProxyType({op.key: op.text for op in proposal.operations})
+    return out
+
+
+def _entries(report: Mapping[str, Any], operations: Mapping[str, OpMap]) -> tuple[RankedProposal, ...]:
+    # Cannot fail: _verify checked the report against the schema (SPEC §7).
+    return tuple(
+        RankedProposal(
+            id=entry["id"],
+            disposition=entry["disposition"],
+            codes=tuple(dict.fromkeys(reason["code"] for reason in entry["reasons"])),
+            rationale=entry["rationale"],
+            lesson=entry["lesson"],
+            ops=operations.get(entry["id"]),
+        )
+        for entry in report["proposals"]
+    )
+
+
+def _one_line(text: str) -> str:
+    flat = " ".join("".join(ch if ch.isprintable() else " " for ch in text).split())
+    if len(flat) <= _NOTE_RATIONALE_CHARS:
+        return flat
+    return flat[: _NOTE_RATIONALE_CHARS - 1].rstrip() + "…"

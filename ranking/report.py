@@ -1,0 +1,81 @@
+"""The ranking report (SPEC §6): validation entries plus score, rank and final disposition."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from curator_io.canonical import seal
+from ranking.scoring import Score
+from ranking.selection import Decision
+from validator import Validation, ValidationEntry
+from validator.reasons import reasons_json, sort_reasons
+
+__all__ = ["REPORT_SCHEMA", "build_report", "ranking_entry"]
+
+REPORT_SCHEMA = "evidence-ranking-v1"
+
+_BELOW_THRESHOLD = Decision("deferred", ("rank.below_threshold", None))
+
+
+def ranking_entry(entry: ValidationEntry, score: Score | None, rank: int | None, decision: Decision | None) -> dict[str, Any]:
+    disposition = entry.validation if decision is None else decision.disposition
+    reasons = entry.reasons if decision is None else sort_reasons(entry.reasons + (decision.reason,))
+    out = entry.to_json()
+    out.update(
+        reasons=reasons_json(reasons),
+        disposition=disposition,
+        score=score.to_json() if score else None,
+        rank=rank,
+        superseded_by=decision.superseded_by if decision else None,
+        rationale=entry.rationale,
+    )
+    return out
+
+
+def build_report(
+    validation: Validation,
+    scores: dict[str, Score],
+    ranking: list[str],
+    decisions: dict[str, Decision],
+) -> dict[str, Any]:
+    """Assemble and seal the ``evidence-ranking-v1`` report.
+
+    ``scores`` holds every accepted proposal; ``ranking`` the eligible ones in
+    rank order; ``decisions`` their final dispositions.
+    """
+    rank_of = {pid: i for i, pid in enumerate(ranking, start=1)}
+    entries = []
+    for e in validation.entries:
+        decision = decisions.get(e.id)
+        if decision is None and e.id in scores:
+            decision = _BELOW_THRESHOLD  # SPEC §5.1
+        entries.append(ranking_entry(e, scores.get(e.id), rank_of.get(e.id), decision))
+    selected = [pid for pid in ranking if decisions[pid].disposition == "selected"]
+    dispositions = [x["disposition"] for x in entries]
+    validations = [e.validation for e in validation.entries]
+    counts = {
+        "proposals": len(entries),
+        "accepted": validations.count("accepted"),
+        "deferred": validations.count("deferred"),
+        "quarantined": validations.count("quarantined"),
+        "rejected": validations.count("rejected"),
+        "eligible": len(ranking),
+        "below_threshold": len(scores) - len(ranking),
+        "selected": len(selected),
+        "superseded": dispositions.count("superseded"),
+        "unselected": dispositions.count("unselected"),
+    }
+    return seal(
+        {
+            "schema": REPORT_SCHEMA,
+            "run": validation.run,
+            "input_digest": validation.input_digest,
+            "config": validation.config.to_json(),
+            "validation_digest": validation.report["digest"],
+            "proposals": entries,
+            "ranking": ranking,
+            "selected": selected,
+            "outcome": "selected" if selected else "no_op",
+            "counts": counts,
+        }
+    )

@@ -1,0 +1,100 @@
+"""Ranking and selection (SPEC §5): order the eligible, drop duplicates and
+conflicts, select the first survivors.
+
+Duplicates and conflicts are found through indexes by fingerprint and by key,
+never by comparing all pairs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+from curator_io.grammar import instant_key
+from validator import Operation, Proposal, ValidationEntry
+
+__all__ = ["Ranked", "Decision", "order_eligible", "select_survivors", "conflicts"]
+
+
+@dataclass(frozen=True, slots=True)
+class Ranked:
+    """An eligible proposal with its score."""
+
+    entry: ValidationEntry
+    final: Fraction
+
+    @property
+    def proposal(self) -> Proposal:
+        # Cannot fail: only accepted (hence complete) proposals are eligible.
+        assert self.entry.proposal is not None
+        return self.entry.proposal
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """The final disposition of one ranked proposal."""
+
+    disposition: str
+    """``selected``, ``unselected`` or ``superseded``."""
+    reason: tuple[str, str | None]
+    superseded_by: str | None = None
+
+
+def order_key(r: Ranked) -> tuple[Fraction, int, str, str]:
+    """SPEC §5.2: final desc, lineages desc, earliest asc (as instants), id asc."""
+    facts = r.entry.support
+    assert facts is not None and facts.earliest is not None  # Cannot fail: V is non-empty when accepted.
+    return (-r.final, -facts.lineages, instant_key(facts.earliest), r.entry.id)
+
+
+def order_eligible(eligible: list[Ranked]) -> list[Ranked]:
+    return sorted(eligible, key=order_key)
+
+
+def conflicts(a: Proposal, b: Proposal) -> bool:
+    """SPEC §5.3: an operation on the same key that differs, or the same key under different scopes."""
+    ops_b = {op.key: op for op in b.operations}
+    for op in a.operations:
+        other = ops_b.get(op.key)
+        if other is not None and (other != op or a.scope != b.scope):
+            return True
+    return False
+
+
+def select_survivors(ordered: list[Ranked], max_selected: int) -> dict[str, Decision]:
+    """SPEC §5.3-§5.4: walk the order, keeping survivors; superseded proposals block nothing."""
+    decisions: dict[str, Decision] = {}
+    by_fingerprint: dict[str, str] = {}
+    by_key: dict[str, list[tuple[int, Proposal, Operation]]] = {}
+    survivors = 0
+    for rank, r in enumerate(ordered):
+        p = r.proposal
+        first = by_fingerprint.get(p.fingerprint)
+        if first is not None:
+            decisions[p.id] = Decision("superseded", ("rank.duplicate", first), first)
+            continue
+        blocker = _highest_conflicting(p, by_key)
+        if blocker is not None:
+            decisions[p.id] = Decision("superseded", ("rank.conflict", blocker), blocker)
+            continue
+        by_fingerprint[p.fingerprint] = p.id
+        for op in p.operations:
+            by_key.setdefault(op.key, []).append((rank, p, op))
+        survivors += 1
+        if survivors <= max_selected:
+            decisions[p.id] = Decision("selected", ("rank.selected", None))
+        else:
+            decisions[p.id] = Decision("unselected", ("rank.limit", None))
+    return decisions
+
+
+def _highest_conflicting(p: Proposal, by_key: dict[str, list[tuple[int, Proposal, Operation]]]) -> str | None:
+    best: tuple[int, str] | None = None
+    for op in p.operations:
+        for rank, survivor, other in by_key.get(op.key, ()):  # in rank order
+            if best is not None and rank >= best[0]:
+                break
+            if other != op or survivor.scope != p.scope:
+                best = (rank, survivor.id)
+                break
+    return None if best is None else best[1]

@@ -1,0 +1,408 @@
+"""A ranking report gates agentdescent's acceptance stage.
+
+The reports and bundles are the parity corpus's (../shared/parity/cases): real,
+sealed reports of the reference implementation. The end-to-end tests run a real
+``agentdescent.evolve`` in a temporary git repo with toy ``run``/``propose``
+functions and no model.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from agentdescent import (
+    AcceptancePolicy,
+    AcceptDecision,
+    AggregatorConfig,
+    Diff,
+    MergeContext,
+    MergeOutcome,
+    Policies,
+    Task,
+    evolve,
+)
+from agentdescent.aggregator import install_policy
+from agentdescent.defaults import DefaultAcceptance
+
+from curator_io import EvidenceRankError, InputError, TamperError, seal
+from ranking.integrations.agentdescent import EvidenceRankingAcceptance, rejected_notes
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+CASES = REPO_ROOT.parent / "shared" / "parity" / "cases"
+BASIC = "001-basic-accepted-selected"  # one proposal, p-env-9, selected
+MIXED = "002-mixed-dispositions"  # p_hook-9 selected; others deferred, quarantined, rejected
+DUPLICATE = "068-rank-duplicate-different-rationale"
+CONFLICT = "069-rank-conflict-same-key-different-text"
+IDENTICAL_OP = "071-rank-identical-op-is-not-a-conflict"  # two selected proposals
+
+
+def _report_path(case: str) -> Path:
+    return CASES / case / "expected.report.json"
+
+
+def _bundle_path(case: str) -> Path:
+    return CASES / case / "bundle.json"
+
+
+def _report(case: str) -> dict[str, Any]:
+    return json.loads(_report_path(case).read_bytes())
+
+
+def _op_map(case: str, proposal_id: str) -> dict[str, str | None]:
+    """The proposal's operations as agentdescent ops: text, or None for a remove."""
+    bundle = json.loads(_bundle_path(case).read_bytes())
+    (proposal,) = [p for p in bundle["proposals"] if isinstance(p, dict) and p.get("id") == proposal_id]
+    return {op["key"]: op.get("text") for op in proposal["operations"]}
+
+
+# -- the end-to-end run ------------------------------------------------------
+
+TASKS = [Task(id=f"t{i}", prompt="say the rule") for i in range(10)]  # 4 held out
+
+
+class _OneEdit:
+    """An agentdescent Strategy whose every proposal is one fixed diff: what a
+    worker emits when it turns a curator's proposal into an edit."""
+
+    def __init__(self, diff_id: str, ops: dict[str, str | None]) -> None:
+        self.diff_id, self.ops = diff_id, ops
+
+    def initial(self) -> dict[str, str]:
+        return {}
+
+    def render(self, state: dict[str, str]) -> str:
+        return "\n".join(f"{key}: {text}" for key, text in sorted(state.items()))
+
+    def to_diff(self, state: dict[str, str], proposal: str, author: str, base_version: int, target: str) -> Diff | None:
+        return Diff(diff_id=self.diff_id, target=target, ops=dict(self.ops), author=author)
+
+
+def _evolve(tmp_path: Path, diff_id: str, ops: dict[str, str | None], acceptance: Any = None) -> tuple[Any, list[Any]]:
+    """One round, one worker: the edit makes every task pass, so only a gate can stop it."""
+    reports: list[Any] = []
+    result = evolve(
+        TASKS,
+        lambda task, output: 1.0 if output else 0.0,
+        run=lambda rendered, task: rendered,
+        propose=lambda rendered, task, output, reward: "apply the proposal",
+        strategy=_OneEdit(diff_id, ops),
+        rounds=1,
+        n_workers=1,
+        self_verify=False,
+        agg_config=AggregatorConfig(batch_trigger=1),  # merge at the end of the round
+        repo_path=str(tmp_path / "ledger"),
+        on_reports=reports.extend,
+        policies=Policies(acceptance=acceptance),
+    )
+    return result, reports
+
+
+def test_a_diff_backed_by_a_selected_proposal_commits(tmp_path: Path) -> None:
+    ops = _op_map(BASIC, "p-env-9")
+    policy = EvidenceRankingAcceptance(_report_path(BASIC))
+
+    result, reports = _evolve(tmp_path, "p-env-9", ops, policy)
+
+    assert result.error is None
+    assert [r.category for r in reports] == ["committed"]
+    assert result.state == ops
+    assert result.ledger_log[0].endswith("merge p-env-9 -> artifact")
+
+
+def test_a_diff_that_is_not_backed_ends_as_critic_rejected(tmp_path: Path) -> None:
+    policy = EvidenceRankingAcceptance(_report_path(MIXED), bundle=_bundle_path(MIXED))
+
+    result, reports = _evolve(tmp_path, "w0:cmd-node-36", _op_map(MIXED, "p_retry-build-37"), policy)
+
+    assert result.error is None
+    assert [r.category for r in reports] == ["critic-rejected"]
+    assert reports[0].reason == (
+        "evidence-ranking-v1: diff w0:cmd-node-36 matches p_retry-build-37 (rejected: closure.stale_memory)"
+    )
+    assert reports[0].committed_version is None
+    assert result.state == {}
+
+
+def test_the_same_unbacked_diff_commits_without_the_policy(tmp_path: Path) -> None:
+    # The control for the test above: the refusal came from the report, not the toy.
+    result, reports = _evolve(tmp_path, "w0:cmd-node-36", _op_map(MIXED, "p_retry-build-37"))
+
+    assert [r.category for r in reports] == ["committed"]
+
+
+def test_a_diff_matched_by_its_operations_commits_when_the_proposal_is_selected(tmp_path: Path) -> None:
+    ops = _op_map(MIXED, "p_hook-9")
+    policy = EvidenceRankingAcceptance(_report_path(MIXED), bundle=_bundle_path(MIXED))
+
+    result, reports = _evolve(tmp_path, "w0:k-flaky-8", ops, policy)
+
+    assert [r.category for r in reports] == ["committed"]
+    assert result.state == ops
+
+
+def test_a_category_that_is_not_a_merge_outcome_stops_the_run_with_value_error(tmp_path: Path) -> None:
+    # Why a refusal says "critic-rejected": agentdescent reads the category as a
+    # MergeOutcome, and a run whose policy invents one stops.
+    class _Invents:
+        def accept(self, ctx: MergeContext) -> AcceptDecision:
+            return AcceptDecision(False, "evidence-rejected", "")
+
+    with pytest.warns(RuntimeWarning, match="stopped early"):
+        result, reports = _evolve(tmp_path, "p-env-9", {"k": "v"}, _Invents())
+
+    assert result.error.startswith("ValueError: 'evidence-rejected' is not a valid MergeOutcome")
+    assert MergeOutcome("critic-rejected") is MergeOutcome.CRITIC_REJECTED
+
+
+# -- the policy on its own -----------------------------------------------------
+
+
+class _Recording:
+    """An inner policy that accepts and records what it was handed."""
+
+    def __init__(self) -> None:
+        self.seen: list[MergeContext] = []
+        self.verifier: Any = None
+        self.config: Any = None
+
+    def bind(self, verifier: Any) -> None:
+        self.verifier = verifier
+
+    def configure(self, config: Any) -> None:
+        self.config = config
+
+    def accept(self, ctx: MergeContext) -> AcceptDecision:
+        self.seen.append(ctx)
+        return AcceptDecision(True, "committed", "from inner")
+
+
+def _context(diff_id: str, ops: dict[str, str | None]) -> MergeContext:
+    return MergeContext(
+        artifact=None,
+        candidate=None,
+        cards=(),
+        base_counts=(1.0, 3.0),
+        cand_counts=(3.0, 1.0),
+        diff=Diff(diff_id=diff_id, target="artifact", ops=ops),
+    )
+
+
+def test_a_diff_whose_id_names_a_selected_proposal_is_handed_to_inner() -> None:
+    inner = _Recording()
+    policy = EvidenceRankingAcceptance(_report_path(BASIC), inner=inner)
+    ctx = _context("p-env-9", {"anything": "at all"})
+
+    decision = policy.accept(ctx)
+
+    assert decision == AcceptDecision(True, "committed", "from inner")
+    assert inner.seen == [ctx]
+
+
+def test_a_diff_that_matches_no_proposal_is_refused_saying_so() -> None:
+    inner = _Recording()
+    policy = EvidenceRankingAcceptance(_report_path(BASIC), inner=inner)
+
+    decision = policy.accept(_context("w0:x:1", {"k": "v"}))
+
+    assert decision == AcceptDecision(
+        False,
+        "critic-rejected",
+        "evidence-ranking-v1: no proposal of run run-2026-09-06-b78 matched diff w0:x:1",
+        observed_delta=0.5,
+    )
+    assert inner.seen == []
+
+
+def test_without_a_bundle_only_the_diff_id_can_match() -> None:
+    ctx = _context("w0:k-flaky-8", _op_map(MIXED, "p_hook-9"))
+
+    without = EvidenceRankingAcceptance(_report_path(MIXED), inner=_Recording()).accept(ctx)
+    with_bundle = EvidenceRankingAcceptance(_report_path(MIXED), inner=_Recording(), bundle=_bundle_path(MIXED)).accept(ctx)
+
+    assert without.detail.startswith("evidence-ranking-v1: no proposal")
+    assert with_bundle.detail == "from inner"
+
+
+def test_a_remove_operation_matches_a_diff_that_maps_its_key_to_none() -> None:
+    policy = EvidenceRankingAcceptance(_report_path(CONFLICT), inner=_Recording(), bundle=_bundle_path(CONFLICT))
+
+    decision = policy.accept(_context("w0:remove", {"ci-vendor-21": None}))
+
+    assert decision.detail == "evidence-ranking-v1: diff w0:remove matches p.timeout-38 (superseded: rank.conflict)"
+
+
+def test_a_diff_matching_a_selected_proposal_and_its_superseded_duplicates_is_backed() -> None:
+    inner = _Recording()
+    policy = EvidenceRankingAcceptance(_report_path(DUPLICATE), inner=inner, bundle=_bundle_path(DUPLICATE))
+    ops = _op_map(DUPLICATE, "p.pytest_import-31")
+    assert ops == _op_map(DUPLICATE, "p-hook-make-10")  # the corpus's premise
+
+    decision = policy.accept(_context("w0:dup", ops))
+
+    assert decision.accept
+    assert len(inner.seen) == 1
+
+
+def test_a_union_of_two_selected_proposals_is_backed_by_neither() -> None:
+    # What agentdescent's DefaultFusion builds from two workers' diffs: the
+    # default matcher takes one proposal per diff, so a caller who fuses supplies match=.
+    union = {**_op_map(IDENTICAL_OP, "p.yaml-21"), **_op_map(IDENTICAL_OP, "p/kernel-11")}
+    policy = EvidenceRankingAcceptance(_report_path(IDENTICAL_OP), inner=_Recording(), bundle=_bundle_path(IDENTICAL_OP))
+
+    decision = policy.accept(_context("fused(w0:a+w1:b)", union))
+
+    assert (decision.accept, decision.category) == (False, "critic-rejected")
+
+
+def test_a_custom_matcher_decides_which_proposals_a_diff_implements() -> None:
+    seen: list[tuple[str, ...]] = []
+
+    def by_author(diff: Diff, proposals: Any) -> list[str]:
+        seen.append(tuple(p.id for p in proposals))
+        return ["p_hook-9"] if diff.author == "trusted" else []
+
+    policy = EvidenceRankingAcceptance(_report_path(MIXED), inner=_Recording(), match=by_author)
+    ctx = _context("anything", {})
+    trusted = MergeContext(**{**ctx.__dict__, "diff": Diff("anything", "artifact", {}, author="trusted")})
+
+    assert policy.accept(trusted).detail == "from inner"
+    assert policy.accept(ctx).detail == "evidence-ranking-v1: no proposal of run run-2026-04-25-b31 matched diff anything"
+    assert seen[0] == ("p-token-27", "p-yaml_env-54", "p.build-16", "p_branch-67", "p_hook-9", "p_retry-build-37")
+
+
+def test_a_matcher_naming_a_proposal_the_report_lacks_raises_value_error() -> None:
+    policy = EvidenceRankingAcceptance(_report_path(BASIC), inner=_Recording(), match=lambda diff, proposals: ["p-ghost"])
+
+    with pytest.raises(ValueError, match="matcher returned 'p-ghost', which is not a proposal of run"):
+        policy.accept(_context("p-env-9", {}))
+
+
+def test_configure_and_bind_reach_the_inner_policy() -> None:
+    inner = _Recording()
+    policy = EvidenceRankingAcceptance(_report_path(BASIC), inner=inner)
+    verifier, config = object(), AggregatorConfig()
+
+    install_policy(policy, verifier, config)  # what the aggregator does on install
+
+    assert (inner.verifier, inner.config) == (verifier, config)
+
+
+def test_the_default_inner_is_agentdescents_beta_posterior_test() -> None:
+    policy = EvidenceRankingAcceptance(_report_path(BASIC))
+
+    policy.configure(AggregatorConfig(base_delta=0.25))
+
+    assert isinstance(policy, AcceptancePolicy)
+    assert isinstance(policy.inner, DefaultAcceptance)
+    assert policy.inner.base_delta == 0.25
+
+
+# -- the report is verified when the policy is built ---------------------------
+
+
+def test_an_unsealed_report_is_refused_when_the_policy_is_built() -> None:
+    report = _report(BASIC)
+    report["proposals"][0]["rationale"] = "edited after sealing"
+
+    with pytest.raises(EvidenceRankError) as refused:
+        EvidenceRankingAcceptance(report)
+
+    assert refused.value.code == "invariant.sealed"
+
+
+def test_a_resealed_report_that_selects_a_rejected_proposal_is_refused_when_the_policy_is_built() -> None:
+    report = _report(MIXED)
+    (entry,) = [p for p in report["proposals"] if p["id"] == "p_retry-build-37"]
+    entry["disposition"] = "selected"
+    report["selected"].append("p_retry-build-37")
+
+    with pytest.raises(EvidenceRankError) as refused:
+        EvidenceRankingAcceptance(seal(report))
+
+    assert refused.value.code.startswith("invariant.")
+    assert refused.value.code != "invariant.sealed"
+
+
+def test_a_bundle_the_report_did_not_rank_is_refused() -> None:
+    with pytest.raises(TamperError) as refused:
+        EvidenceRankingAcceptance(_report_path(BASIC), bundle=_bundle_path(MIXED))
+
+    assert refused.value.code == "report.tampered"
+    assert _report(BASIC)["input_digest"] in refused.value.message
+
+
+def test_a_report_file_that_is_not_i_json_is_refused() -> None:
+    raw = _report_path(BASIC).read_bytes()
+    duplicated = raw.replace(b'{"config":', b'{"run":"other","config":', 1)
+
+    with pytest.raises(InputError) as refused:
+        EvidenceRankingAcceptance(duplicated)
+
+    assert refused.value.code == "input.malformed_json"
+    assert "duplicate member name 'run'" in refused.value.message
+
+
+def test_a_report_given_as_a_path_bytes_or_a_mapping_reads_the_same() -> None:
+    path = _report_path(MIXED)
+    policies = [EvidenceRankingAcceptance(source) for source in (path, str(path), path.read_bytes(), _report(MIXED))]
+
+    assert len({(p.run, p.digest, p.proposals) for p in policies}) == 1
+    assert [p.id for p in policies[0].proposals if p.disposition == "selected"] == ["p_hook-9"]
+
+
+# -- remembering rejections ------------------------------------------------------
+
+
+def test_rejected_notes_name_rejected_superseded_and_deferred_proposals() -> None:
+    # p-token-27 (quarantined) and p_hook-9 (selected) are not remembered.
+    assert rejected_notes(_report_path(MIXED)) == (
+        "do not re-propose: Run branch lint build index import crème index mock index #2774a1! — deferred, rank.below_threshold",
+        "do not re-propose: Avoid vendor node order retry make schema build #170d69 — deferred, support.insufficient_lineages",
+        "do not re-propose: Use unit mock lint alpha schema module #bbe4ed — deferred, support.insufficient_lineages",
+        "do not re-propose: Always build seed node deploy hook #b29aa3! — rejected, closure.stale_memory",
+    )
+
+
+def test_rejected_notes_remember_superseded_proposals() -> None:
+    assert rejected_notes(_report_path(CONFLICT)) == (
+        "do not re-propose: Always cache docker gate seed fixture node merge #27d363 — superseded, rank.conflict",
+        "do not re-propose: Run yaml pytest node make #f16971 — superseded, rank.conflict",
+    )
+
+
+def test_rejected_notes_can_be_limited_to_one_lesson() -> None:
+    assert rejected_notes(_report(MIXED), lesson="les-yaml-38") == (
+        "do not re-propose: Always build seed node deploy hook #b29aa3! — rejected, closure.stale_memory",
+    )
+
+
+def test_a_note_for_a_proposal_without_rationale_names_the_proposal() -> None:
+    notes = rejected_notes(_report_path("006-incomplete-non-object"))
+
+    assert notes[0] == "do not re-propose: proposal @0 — rejected, proposal.incomplete"
+
+
+def test_a_note_is_one_short_line_however_long_the_rationale() -> None:
+    report = _report(MIXED)
+    (entry,) = [p for p in report["proposals"] if p["id"] == "p_retry-build-37"]
+    entry["rationale"] = "Never\n\tbuild twice. " * 100
+
+    (note,) = rejected_notes(seal(report), lesson="les-yaml-38")
+
+    assert note.startswith("do not re-propose: Never build twice. Never build twice.")
+    assert note.endswith("… — rejected, closure.stale_memory")
+    assert "\n" not in note and "\t" not in note
+    assert len(note) < 260
+
+
+def test_rejected_notes_refuse_an_unsealed_report() -> None:
+    report = _report(MIXED)
+    report["selected"] = []
+
+    with pytest.raises(EvidenceRankError) as refused:
+        rejected_notes(report)
+
+    assert refused.value.code == "invariant.sealed"

@@ -1,0 +1,90 @@
+"""Closure (SPEC §3.2) and artifact integrity (§3.3): every reference resolves
+in the frozen bundle, and every artifact in the closure is sealed."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from curator_io.models import Bundle, Evidence, Instruction, Trace
+from validator.context import Context
+from validator.proposal import Proposal
+from validator.reasons import Reason
+
+__all__ = ["check_closure", "UNRESOLVED"]
+
+#: Reasons after which §3.5 (support) does not run.
+UNRESOLVED = frozenset(
+    {"closure.unknown_lesson", "closure.unknown_evidence", "closure.unknown_trace", "closure.unknown_materialization"}
+)
+
+
+def check_closure(p: Proposal, ctx: Context) -> list[Reason]:
+    """Every §3.2 and §3.3 reason of one structurally complete proposal."""
+    bundle = ctx.bundle
+    reasons: list[Reason] = []
+    closure: list[tuple[Mapping[str, Any], str, str]] = []  # (raw, digest member, subject)
+
+    lesson = bundle.lessons.get(p.lesson)
+    if lesson is None:
+        reasons.append(("closure.unknown_lesson", p.lesson))
+    else:
+        closure.append((lesson.raw, lesson.digest, lesson.id))
+        in_lesson = set(lesson.evidence)
+        # Checked even for an ID that does not resolve to evidence.
+        reasons.extend(("closure.outside_lesson", e) for e in p.support if e not in in_lesson)
+
+    contradicted = set(p.contradict)
+    reasons.extend(("closure.conflicting_stance", e) for e in p.support if e in contradicted)
+
+    for evidence_id in p.support + p.contradict:
+        ev = bundle.evidence.get(evidence_id)
+        if ev is None:
+            reasons.append(("closure.unknown_evidence", evidence_id))
+            continue
+        closure.append((ev.raw, ev.digest, ev.id))
+        reasons.extend(_trace_closure(ev, bundle, closure))
+
+    if p.base_memory_version != bundle.memory_version:
+        reasons.append(("closure.stale_memory", None))
+    reasons.extend(_operation_closure(p, ctx, closure))
+
+    for raw, digest_member, subject in closure:
+        reason = ctx.artifact_reason(raw, digest_member, subject)
+        if reason is not None:
+            reasons.append(reason)
+    return reasons
+
+
+def _trace_closure(ev: Evidence, bundle: Bundle, closure: list[tuple[Mapping[str, Any], str, str]]) -> list[Reason]:
+    trace: Trace | None = bundle.traces.get(ev.trace)
+    if trace is None:
+        return [("closure.unknown_trace", ev.trace)]
+    closure.append((trace.raw, trace.digest, trace.id))
+    reasons: list[Reason] = []
+    if ev.step >= trace.steps:
+        reasons.append(("closure.step_out_of_range", ev.id))
+    mat = bundle.materializations.get(trace.materialization)
+    if mat is None:
+        reasons.append(("closure.unknown_materialization", trace.materialization))
+    else:
+        closure.append((mat.raw, mat.digest, mat.id))
+    return reasons
+
+
+def _operation_closure(p: Proposal, ctx: Context, closure: list[tuple[Mapping[str, Any], str, str]]) -> list[Reason]:
+    reasons: list[Reason] = []
+    memory = ctx.bundle.memory_instructions
+    for op in p.operations:
+        current: Instruction | None = memory.get(op.key)
+        if op.action == "add":
+            if current is not None or op.key in ctx.applicable_keys:
+                reasons.append(("closure.key_exists", op.key))
+            continue
+        if current is None:
+            reasons.append(("closure.unknown_instruction", op.key))
+            continue
+        closure.append((current.raw, current.digest, current.key))
+        if op.expected_digest != current.digest:
+            reasons.append(("closure.stale_instruction", op.key))
+    return reasons
