@@ -1,0 +1,62 @@
+"""The published JSON Schemas: generated from the models, valid Draft 2020-12,
+and satisfied by every report the pipeline writes."""
+
+from __future__ import annotations
+
+import json
+
+import jsonschema
+import pytest
+
+from curator_io import canon, load_bundle, parse_config, parse_json
+from curator_io.reports import SCHEMA_MODELS, RankingReportModel, ValidationReportModel, generate_schema, published_schema
+from ranking.pipeline import rank
+from tests.conftest import FIXTURES, parity_cases
+
+
+@pytest.mark.parametrize("name", sorted(SCHEMA_MODELS))
+def test_the_published_schema_is_the_one_the_models_generate(name: str) -> None:
+    # On failure: python -m curator_io.reports, and review the diff.
+    assert published_schema(name) == generate_schema(name)
+
+
+@pytest.mark.parametrize("name", sorted(SCHEMA_MODELS))
+def test_the_published_schema_is_valid_draft_2020_12(name: str) -> None:
+    schema = published_schema(name)
+    assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    jsonschema.Draft202012Validator.check_schema(schema)
+
+
+def _emitted_reports():
+    for case in parity_cases():
+        if (case / "expected.report.json").exists():
+            config_file = case / "config.json"
+            config = parse_config(parse_json(config_file.read_bytes()) if config_file.exists() else {})
+            yield case, (case / "bundle.json").read_bytes(), config
+    for fixture in sorted(FIXTURES.glob("*.json")):
+        yield fixture, fixture.read_bytes(), parse_config({})
+
+
+def test_every_report_the_pipeline_emits_validates_against_its_schema_and_model() -> None:
+    validators = {name: jsonschema.Draft202012Validator(published_schema(name)) for name in SCHEMA_MODELS}
+    count = 0
+    for source, raw, config in _emitted_reports():
+        validators["bundle"].validate(json.loads(raw))
+        result = rank(load_bundle(raw), config)
+        # What we write, we parse back and compare.
+        validation = json.loads(canon(result.validation.report))
+        report = json.loads(canon(result.report))
+        validators["validation"].validate(validation)
+        validators["report"].validate(report)
+        assert ValidationReportModel.model_validate(validation).model_dump(by_alias=True) == validation, source
+        assert RankingReportModel.model_validate(report).model_dump(by_alias=True) == report, source
+        count += 1
+    assert count >= 75
+
+
+def test_the_report_schema_refuses_an_unknown_member_and_a_sixth_selection() -> None:
+    validator = jsonschema.Draft202012Validator(published_schema("report"))
+    report = json.loads(canon(rank(load_bundle((FIXTURES / "example.json").read_bytes())).report))
+    assert validator.is_valid(report)
+    assert not validator.is_valid({**report, "extra": 1})
+    assert not validator.is_valid({**report, "selected": ["a", "b", "c", "d", "e", "f"]})
