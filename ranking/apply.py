@@ -5,43 +5,22 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from curator_io.canonical import canon, seal
-from curator_io.config import parse_config
-from curator_io.errors import ConfigError, TamperError
+from curator_io.canonical import seal
 from curator_io.models import Bundle
-from ranking.pipeline import rank
-from validator import Proposal, check_structure
+from ranking.verification import proposals_of, replay_report
 
-__all__ = ["apply_selection", "recompute_for"]
-
-
-def recompute_for(bundle: Bundle, report: Mapping[str, Any]) -> dict[str, Any]:
-    """The report this bundle produces with the report's own config, or ``report.tampered``.
-
-    SPEC §8: the report must be sealed, carry the bundle's ``input_digest``
-    and equal, byte for byte, the report recomputed from the bundle.
-    """
-    if report.get("input_digest") != bundle.input_digest:
-        raise TamperError("report.tampered", "the report is not this bundle's: input_digest differs", pointer="/input_digest")
-    try:
-        config = parse_config(report.get("config"))
-    except ConfigError as e:
-        raise TamperError("report.tampered", f"the report's config is not a valid config: {e.detail}", pointer="/config") from e
-    expected = rank(bundle, config).report
-    if canon(dict(report)) != canon(expected):
-        raise TamperError("report.tampered", "the report differs from the one the bundle produces", pointer="")
-    return expected
+__all__ = ["apply_selection"]
 
 
 def apply_selection(bundle: Bundle, report: Mapping[str, Any]) -> dict[str, Any]:
     """Start from the bundle's memory; apply each selected proposal in rank order,
-    each operation in key order; reseal what changed; bump the version."""
-    expected = recompute_for(bundle, report)
-    by_id: dict[str, Proposal] = {}
-    for index, raw in enumerate(bundle.proposals):
-        checked = check_structure(raw, index)
-        if isinstance(checked, Proposal):
-            by_id[checked.id] = checked
+    each operation in key order; reseal what changed; bump the version.
+
+    SPEC §8: the report must be this bundle's, sealed, and equal to the one
+    recomputed with its own config, else ``report.tampered``.
+    """
+    expected = replay_report(bundle, report)
+    by_id = proposals_of(bundle)
 
     instructions: dict[str, dict[str, Any]] = {k: dict(i.raw) for k, i in bundle.memory_instructions.items()}
     changed: set[str] = set()

@@ -8,8 +8,10 @@ from pathlib import Path
 from curator_io.canonical import canon
 from curator_io.errors import InputError
 from curator_io.files import read_bytes, remove_if_present, write_atomic
-from ranking.cli.common import log_decisions, read_config, render_table
-from ranking.pipeline import rank_bytes
+from curator_io.bundle import load_bundle
+from ranking.cli.common import log_decisions, read_config, read_report, render_table
+from ranking.pipeline import Result, rank, rank_validation
+from ranking.verification import check_validation
 
 OUTPUTS = ("validation.json", "report.json")
 
@@ -24,6 +26,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("bundle", metavar="BUNDLE", help="a curator-bundle-v1 JSON file")
     p.add_argument("--config", metavar="CONFIG.json", help="ranking config (SPEC §2); defaults apply to members not given")
     p.add_argument("--out-dir", metavar="DIR", default="out", help="where to write the reports (default: out)")
+    p.add_argument(
+        "--validation", metavar="V.json",
+        help="score against this earlier validation report; refused (exit 4) unless it is sealed and identical "
+        "to the one recomputed from BUNDLE and the config",
+    )
     p.set_defaults(run=run)
 
 
@@ -31,14 +38,21 @@ def run(args: argparse.Namespace) -> int:
     config = read_config(args.config)
     raw = read_bytes(args.bundle)
     out = Path(args.out_dir)
+    given = read_report(args.validation) if args.validation else None
     try:
-        result = rank_bytes(raw, config)
+        bundle = load_bundle(raw)
     except InputError as e:
         # Nothing stale may pass for this run's outcome: the folder holds the error alone.
         for name in OUTPUTS:
             remove_if_present(out / name)
         write_atomic(out / "error.json", canon(e.to_json()))
         raise
+    if given is not None:
+        # SPEC §7: scoring recomputes validation and refuses a tampered one.
+        validation = check_validation(bundle, given, config=config)
+        result = Result(validation, rank_validation(validation))
+    else:
+        result = rank(bundle, config)
     write_atomic(out / "validation.json", canon(result.validation.report))
     write_atomic(out / "report.json", canon(result.report))
     remove_if_present(out / "error.json")

@@ -1,0 +1,261 @@
+"""Tamper evidence (SPEC §7): the invariants every ranking report satisfies,
+replay against the bundle, and the recomputation of a validation report.
+
+For callers that receive reports from elsewhere:
+
+* :func:`check_report` — every invariant that the report alone can show;
+  ``conflict_free`` too when the bundle's proposals are given.
+* :func:`replay_report` — recompute from the bundle and compare canonical bytes.
+* :func:`check_validation` — SPEC §7 "scoring recomputes validation".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from fractions import Fraction
+from typing import Any
+
+import jsonschema
+
+from curator_io.canonical import canon, is_sealed, unsealed
+from curator_io.config import Config, parse_config
+from curator_io.diffing import differences
+from curator_io.errors import ConfigError, InvariantError, TamperError, pointer_of
+from curator_io.grammar import instant_key
+from curator_io.models import Bundle
+from curator_io.reports import published_schema
+from ranking.numbers import r2
+from ranking.pipeline import rank
+from ranking.selection import conflicts
+from validator import Proposal, Validation, check_structure, validate
+
+__all__ = ["INVARIANTS", "check_report", "replay_report", "check_validation", "proposals_of"]
+
+#: SPEC §7, in the order they are checked.
+INVARIANTS = (
+    "sealed", "schema", "partition", "components", "threshold",
+    "order", "limit", "selection", "unique", "conflict_free",
+)
+
+_REPORT_VALIDATOR = jsonschema.Draft202012Validator(published_schema("report"))
+_SIGNAL_WEIGHTS = frozenset({15, 12, 9, 6, 3})
+
+
+def _fail(name: str, detail: str, *path: str | int) -> InvariantError:
+    return InvariantError(f"invariant.{name}", detail, pointer=pointer_of(*path))
+
+
+def proposals_of(bundle: Bundle) -> dict[str, Proposal]:
+    """The structurally complete proposals of a bundle, by id (their operations are not in reports)."""
+    out = {}
+    for index, raw in enumerate(bundle.proposals):
+        checked = check_structure(raw, index)
+        if isinstance(checked, Proposal):
+            out[checked.id] = checked
+    return out
+
+
+def check_report(report: Mapping[str, Any], *, proposals: Mapping[str, Proposal] | None = None) -> None:
+    """Raise ``invariant.<name>`` for the first SPEC §7 invariant ``report`` violates.
+
+    ``conflict_free`` needs the proposals' operations, which a report does not
+    carry: it is checked when ``proposals`` (see :func:`proposals_of`) is given.
+    """
+    # sealed
+    if not isinstance(report, Mapping) or not is_sealed(report):
+        raise _fail("sealed", "the report's digest does not seal its content", "digest")
+    # schema
+    error = jsonschema.exceptions.best_match(_REPORT_VALIDATOR.iter_errors(report))
+    if error is not None:
+        raise _fail("schema", error.message[:300], *error.absolute_path)
+    config = parse_config(report["config"])
+    entries: list[Mapping[str, Any]] = report["proposals"]
+    by_id = {e["id"]: e for e in entries}
+    _check_partition(report, entries, by_id)
+    for i, e in enumerate(entries):
+        _check_components(e, i)
+    _check_threshold(entries, config)
+    _check_order(report["ranking"], by_id)
+    _check_limit(report, config)
+    _check_selection(report, by_id, config)
+    _check_unique(report["selected"], by_id)
+    if proposals is not None:
+        _check_conflict_free(report["selected"], proposals)
+
+
+def _check_partition(report: Mapping[str, Any], entries: list[Mapping[str, Any]], by_id: Mapping[str, Any]) -> None:
+    ids = [e["id"] for e in entries]
+    if len(by_id) != len(entries):
+        raise _fail("partition", "two proposals share an id", "proposals")
+    if ids != sorted(ids):
+        raise _fail("partition", "proposals are not sorted by id", "proposals")
+    for i, e in enumerate(entries):
+        validation, disposition = e["validation"], e["disposition"]
+        if validation == "accepted":
+            ok = disposition in ("selected", "superseded", "unselected", "deferred")
+        else:
+            ok = disposition == validation
+        if not ok:
+            raise _fail("partition", f"proposal {e['id']}: validation {validation} cannot end {disposition}", "proposals", i, "disposition")
+    counts = report["counts"]
+    validations = [e["validation"] for e in entries]
+    dispositions = [e["disposition"] for e in entries]
+    below = sum(1 for e in entries if e["validation"] == "accepted" and e["disposition"] == "deferred")
+    expected = {
+        "proposals": len(entries),
+        "accepted": validations.count("accepted"),
+        "deferred": validations.count("deferred"),
+        "quarantined": validations.count("quarantined"),
+        "rejected": validations.count("rejected"),
+        "eligible": len(report["ranking"]),
+        "below_threshold": below,
+        "selected": dispositions.count("selected"),
+        "superseded": dispositions.count("superseded"),
+        "unselected": dispositions.count("unselected"),
+    }
+    for name, value in expected.items():
+        if counts[name] != value:
+            raise _fail("partition", f"counts.{name} is {counts[name]}, the proposals make it {value}", "counts", name)
+    ranked = {e["id"] for e in entries if e["rank"] is not None}
+    if set(report["ranking"]) != ranked or len(report["ranking"]) != len(ranked):
+        raise _fail("partition", "ranking does not list exactly the ranked proposals", "ranking")
+    if {e["id"] for e in entries if e["disposition"] == "selected"} != set(report["selected"]):
+        raise _fail("partition", "selected does not list exactly the selected proposals", "selected")
+    if (report["outcome"] == "selected") != bool(report["selected"]):
+        raise _fail("partition", f"outcome {report['outcome']} with {len(report['selected'])} selected", "outcome")
+
+
+def _exact(x: int | float) -> Fraction:
+    return Fraction(repr(x)) if type(x) is float else Fraction(x)
+
+
+def _check_components(e: Mapping[str, Any], i: int) -> None:
+    """SPEC §4, as far as the report's own support summary determines it."""
+    score, support, pid = e["score"], e["support"], e["id"]
+    if (score is not None) != (e["validation"] == "accepted"):
+        raise _fail("components", f"proposal {pid}: a score goes with accepted validation only", "proposals", i, "score")
+    if score is None:
+        return
+    c = {k: _exact(v) for k, v in score.items()}
+    expected = {
+        "recurrence": Fraction(min(30, 10 * support["lineages"])),
+        "completeness": Fraction(10),
+        "contradiction_penalty": Fraction(0) if support["contradiction"] == 0
+        else r2(Fraction(40 * support["contradiction"], max(support["strength"], 1))),
+    }
+    for name, value in expected.items():
+        if c[name] != value:
+            raise _fail("components", f"proposal {pid}: {name} is {score[name]}, SPEC §4 makes it {value}", "proposals", i, "score", name)
+    if c["source_signal"] not in _SIGNAL_WEIGHTS or c["scope_coverage"] not in (5, 10, 15):
+        raise _fail("components", f"proposal {pid}: source_signal or scope_coverage is not a value §4 can give", "proposals", i, "score")
+    for name in ("provenance", "confidence"):
+        if c[name] != r2(c[name]):
+            raise _fail("components", f"proposal {pid}: {name} is not rounded to 2 decimals", "proposals", i, "score", name)
+    parts = sum(c[k] for k in ("recurrence", "provenance", "source_signal", "scope_coverage", "confidence", "completeness"))
+    total = max(Fraction(0), parts - c["contradiction_penalty"])
+    if c["final"] != total:
+        raise _fail("components", f"proposal {pid}: final is {score['final']}, its components make {float(total):g}", "proposals", i, "score", "final")
+
+
+def _check_threshold(entries: list[Mapping[str, Any]], config: Config) -> None:
+    threshold = config.threshold_exact
+    for i, e in enumerate(entries):
+        if e["score"] is None:
+            continue
+        final = _exact(e["score"]["final"])
+        if e["rank"] is not None and final < threshold:
+            raise _fail("threshold", f"proposal {e['id']} is ranked with {e['score']['final']} < {config.threshold}", "proposals", i)
+        below = e["disposition"] == "deferred"
+        if below and final >= threshold:
+            raise _fail("threshold", f"proposal {e['id']} is below_threshold with {e['score']['final']}", "proposals", i)
+        if below != (e["rank"] is None):
+            raise _fail("threshold", f"proposal {e['id']}: accepted, so ranked exactly when not below the threshold", "proposals", i, "rank")
+
+
+def _order_key(e: Mapping[str, Any]) -> tuple[Fraction, int, str, str]:
+    return (-_exact(e["score"]["final"]), -e["support"]["lineages"], instant_key(e["support"]["earliest"]), e["id"])
+
+
+def _check_order(ranking: list[str], by_id: Mapping[str, Mapping[str, Any]]) -> None:
+    keys = [_order_key(by_id[pid]) for pid in ranking]
+    for i in range(1, len(keys)):
+        if keys[i - 1] >= keys[i]:
+            raise _fail("order", f"{ranking[i - 1]} is ranked before {ranking[i]} against SPEC §5.2", "ranking", i)
+    for position, pid in enumerate(ranking, start=1):
+        if by_id[pid]["rank"] != position:
+            raise _fail("order", f"proposal {pid} has rank {by_id[pid]['rank']} at position {position}", "ranking", position - 1)
+
+
+def _check_limit(report: Mapping[str, Any], config: Config) -> None:
+    if not len(report["selected"]) <= config.max_selected <= 5:
+        raise _fail("limit", f"{len(report['selected'])} selected, max_selected is {config.max_selected}", "selected")
+
+
+def _check_selection(report: Mapping[str, Any], by_id: Mapping[str, Mapping[str, Any]], config: Config) -> None:
+    """``selected`` is the first survivors of ``ranking``; the superseded name an earlier survivor."""
+    survivors: list[str] = []
+    for pid in report["ranking"]:
+        e = by_id[pid]
+        if e["disposition"] == "superseded":
+            blocker = e["superseded_by"]
+            if blocker not in survivors:
+                raise _fail("selection", f"proposal {pid} is superseded by {blocker}, which is not an earlier survivor", "proposals")
+            continue
+        if e["superseded_by"] is not None:
+            raise _fail("selection", f"proposal {pid} names superseded_by but is {e['disposition']}", "proposals")
+        survivors.append(pid)
+    if report["selected"] != survivors[: config.max_selected]:
+        raise _fail("selection", "selected is not the first survivors of ranking in rank order", "selected")
+    for pid in survivors[config.max_selected:]:
+        if by_id[pid]["disposition"] != "unselected":
+            raise _fail("selection", f"survivor {pid} beyond the limit must be unselected", "proposals")
+
+
+def _check_unique(selected: list[str], by_id: Mapping[str, Mapping[str, Any]]) -> None:
+    seen: dict[str, str] = {}
+    for i, pid in enumerate(selected):
+        fp = by_id[pid]["fingerprint"]
+        if fp in seen:
+            raise _fail("unique", f"{seen[fp]} and {pid} are both selected with fingerprint {fp}", "selected", i)
+        seen[fp] = pid
+
+
+def _check_conflict_free(selected: list[str], proposals: Mapping[str, Proposal]) -> None:
+    chosen = [proposals[pid] for pid in selected if pid in proposals]
+    for i, a in enumerate(chosen):
+        for b in chosen[:i]:  # at most five selected: pairwise is bounded
+            if conflicts(a, b):
+                raise _fail("conflict_free", f"selected {b.id} and {a.id} conflict", "selected", i)
+
+
+def replay_report(bundle: Bundle, report: Mapping[str, Any], *, config: Config | None = None) -> dict[str, Any]:
+    """Recompute the report from the bundle (with the report's own config unless
+    one is given) and refuse ``report.tampered`` on any byte of difference."""
+    if report.get("input_digest") != bundle.input_digest:
+        raise TamperError("report.tampered", "the report is not this bundle's: input_digest differs", pointer="/input_digest")
+    if config is None:
+        try:
+            config = parse_config(report.get("config"))
+        except ConfigError as e:
+            raise TamperError("report.tampered", f"the report's config is invalid: {e.detail}", pointer="/config") from e
+    expected = rank(bundle, config).report
+    if canon(dict(report)) != canon(expected):
+        where = _where(report, expected)
+        raise TamperError("report.tampered", f"the report differs from the replay at {', '.join(where) or '/'}", pointer=where[0] if where else "")
+    return expected
+
+
+def check_validation(bundle: Bundle, given: Mapping[str, Any], *, config: Config) -> Validation:
+    """SPEC §7: recompute validation; refuse ``validation.tampered`` unless ``given`` is sealed and identical."""
+    recomputed = validate(bundle, config=config)
+    if not isinstance(given, Mapping) or not is_sealed(given):
+        raise TamperError("validation.tampered", "the validation report is not sealed", pointer="/digest")
+    if canon(dict(given)) != canon(recomputed.report):
+        where = _where(given, recomputed.report)
+        raise TamperError("validation.tampered", f"the validation report differs from the recomputed one at {', '.join(where)}", pointer=where[0] if where else "")
+    return recomputed
+
+
+def _where(given: Mapping[str, Any], expected: Mapping[str, Any]) -> list[str]:
+    """The first differing pointers, the seal last: a changed body changes the digest too."""
+    return differences(unsealed(given), unsealed(expected)) or ["/digest"]
