@@ -1,0 +1,36 @@
+"""``evidence-rank validate BUNDLE``: the validation report alone (SPEC §3.7)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from curator_io.bundle import load_bundle
+from curator_io.canonical import canon
+from curator_io.files import read_bytes, write_atomic
+from ranking.cli.common import read_config
+from validator import validate
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "validate",
+        help="write the evidence-validation-v1 report alone",
+        description="Validate one bundle (SPEC §3) and write the evidence-validation-v1 report as canonical JSON "
+        "to --out, or to stdout.",
+    )
+    p.add_argument("bundle", metavar="BUNDLE")
+    p.add_argument("--config", metavar="CONFIG.json")
+    p.add_argument("--out", metavar="FILE", help="write here atomically instead of stdout")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    config = read_config(args.config)
+    report = validate(load_bundle(read_bytes(args.bundle)), config=config).report
+    data = canon(report)
+    if args.out:
+        write_atomic(args.out, data)
+    else:
+        sys.stdout.buffer.write(data + b"\n")
+    return 0

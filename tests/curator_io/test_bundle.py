@@ -1,0 +1,137 @@
+"""Loading a bundle: each input error code, its pointer, and the order of precedence (SPEC §1)."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from curator_io import InputError, canon, load_bundle, parse_json
+from curator_io.sealing import seal_bundle
+from tests.conftest import FIXTURES
+
+EXAMPLE = parse_json((FIXTURES / "example.json").read_bytes())
+
+
+def refused(doc: Any, *, reseal: bool = True) -> InputError:
+    raw = canon(seal_bundle(doc) if reseal else doc)
+    with pytest.raises(InputError) as caught:
+        load_bundle(raw)
+    return caught.value
+
+
+def edited(**changes: Any) -> dict[str, Any]:
+    doc = copy.deepcopy(EXAMPLE)
+    for path, value in changes.items():
+        *parents, last = path.split("__")
+        node = doc
+        for token in parents:
+            node = node[int(token)] if token.isdigit() else node[token]
+        if value is KeyError:
+            del node[int(last) if last.isdigit() else last]
+        else:
+            node[int(last) if last.isdigit() else last] = value
+    return doc
+
+
+def test_the_example_bundle_loads_and_keeps_its_frozen_digest() -> None:
+    bundle = load_bundle((FIXTURES / "example.json").read_bytes())
+    assert bundle.input_digest == EXAMPLE["frozen"]["digest"]
+    assert bundle.run_id == "run-2026-11-29-a"
+    assert set(bundle.memory_instructions) == {"style.imports", "ci.timeout"}
+
+
+@pytest.mark.parametrize(
+    ("change", "pointer"),
+    [
+        ({"schema": "curator-bundle-v2"}, "/schema"),
+        ({"run__frozen_at": "2026-02-30T00:00:00Z"}, "/run/frozen_at"),
+        ({"memory__version": True}, "/memory/version"),
+        ({"memory__version": -1}, "/memory/version"),
+        ({"traces__0__steps": 0}, "/traces/0/steps"),
+        ({"evidence__1__path": "../etc/passwd"}, "/evidence/1/path"),
+        ({"evidence__0__path": KeyError}, "/evidence/0/path"),
+        ({"materializations__0__status": "maybe"}, "/materializations/0/status"),
+        ({"lessons__0__evidence": ["ev-1", "ev-1"]}, "/lessons/0/evidence"),
+        ({"instructions__0__scope": {"level": "global", "repository": "acme/api"}}, "/instructions/0/scope"),
+        ({"evidence__0__id": "bad id"}, "/evidence/0/id"),
+    ],
+)
+def test_a_schema_violation_is_refused_with_a_pointer_to_the_place(change: dict[str, Any], pointer: str) -> None:
+    err = refused(edited(**change))
+    assert err.code == "input.schema"
+    assert err.pointer == pointer
+
+
+def test_a_missing_top_level_member_is_a_schema_error() -> None:
+    doc = copy.deepcopy(EXAMPLE)
+    del doc["lessons"]
+    err = refused(doc)
+    assert (err.code, err.pointer) == ("input.schema", "/lessons")
+    assert "missing required member 'lessons'" in err.message
+
+
+def test_two_traces_with_one_id_are_a_duplicate_id() -> None:
+    doc = copy.deepcopy(EXAMPLE)
+    doc["traces"].append(copy.deepcopy(doc["traces"][0]))
+    err = refused(doc)
+    assert (err.code, err.pointer) == ("input.duplicate_id", "/traces/2/id")
+
+
+def test_an_applicable_instruction_sharing_a_memory_key_is_a_duplicate_id() -> None:
+    doc = edited(instructions__0__key="style.imports")
+    assert refused(doc).code == "input.duplicate_id"
+
+
+def test_two_proposals_with_the_same_valid_id_are_a_duplicate_id_but_malformed_ones_are_not() -> None:
+    doc = copy.deepcopy(EXAMPLE)
+    doc["proposals"].append({"id": "p-make-test"})
+    assert refused(doc).code == "input.duplicate_id"
+    doc["proposals"][-1] = {"id": "bad id"}
+    doc["proposals"].append({"id": "bad id"})
+    load_bundle(canon(seal_bundle(doc)))  # reported as @3 and @4, not refused
+
+
+def test_a_complete_trace_with_a_short_verified_prefix_is_inconsistent() -> None:
+    err = refused(edited(traces__0__verified_prefix=3))
+    assert (err.code, err.pointer) == ("input.inconsistent_trace", "/traces/0/verified_prefix")
+
+
+def test_a_schema_error_takes_precedence_over_a_duplicate_id() -> None:
+    doc = copy.deepcopy(EXAMPLE)
+    doc["traces"].append(copy.deepcopy(doc["traces"][0]))
+    doc["evidence"][0]["signal"] = "rumour"
+    assert refused(doc).code == "input.schema"
+
+
+def test_an_edit_without_resealing_is_a_frozen_digest_mismatch() -> None:
+    doc = edited(run__curator="curator@9")
+    err = refused(doc, reseal=False)
+    assert (err.code, err.pointer) == ("input.frozen_digest_mismatch", "/frozen/digest")
+
+
+def test_unknown_members_are_allowed_at_the_top_and_inside_artifacts() -> None:
+    doc = edited(x_note="kept", traces__0__x_host="runner-7")
+    bundle = load_bundle(canon(seal_bundle(doc)))
+    assert bundle.traces["tr-101-1"].raw["x_host"] == "runner-7"
+
+
+@pytest.mark.parametrize(
+    ("raw", "why"),
+    [
+        (b"\xef\xbb\xbf{}", "byte-order mark"),
+        (b'{"a": "\xff"}', "not UTF-8"),
+        (b'{"a": 1, "a": 2}', "duplicate member"),
+        (b'{"a": {"b": 1, "b": 1}}', "duplicate member"),
+        (b'{"a": "\\ud800"}', "lone surrogate"),
+        (b'{"a": 1e400}', "not finite"),
+        (b'{"a": NaN}', "NaN"),
+        (b'{"a": 1', "Expecting"),
+        (b"", "Expecting value"),
+    ],
+)
+def test_anything_but_i_json_is_malformed(raw: bytes, why: str) -> None:
+    with pytest.raises(InputError, match=why) as caught:
+        load_bundle(raw)
+    assert caught.value.code == "input.malformed_json"

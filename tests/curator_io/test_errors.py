@@ -1,0 +1,42 @@
+"""The error hierarchy and its codes are pinned: a rename is a deliberate act."""
+
+from __future__ import annotations
+
+import pytest
+
+from curator_io.errors import (
+    ConfigError,
+    EvidenceRankError,
+    InputError,
+    InvariantError,
+    TamperError,
+    escape_pointer,
+    pointer_of,
+)
+
+
+def test_the_exception_hierarchy_is_one_base_with_shallow_subclasses() -> None:
+    for cls in (InputError, ConfigError, TamperError, InvariantError):
+        assert cls.__mro__[1] is EvidenceRankError
+    assert issubclass(EvidenceRankError, Exception)
+
+
+@pytest.mark.parametrize(
+    ("cls", "exit_code"),
+    [(InputError, 3), (ConfigError, 2), (TamperError, 4), (InvariantError, 4)],
+)
+def test_each_error_class_maps_to_its_documented_exit_code(cls: type[EvidenceRankError], exit_code: int) -> None:
+    assert cls.exit_code == exit_code
+
+
+def test_an_error_builds_its_message_from_code_pointer_and_detail() -> None:
+    err = InputError("input.schema", "expected an ID", pointer="/traces/0/id")
+    assert err.message == "input.schema at '/traces/0/id': expected an ID"
+    assert str(err) == err.message
+    assert err.to_json() == {"code": "input.schema", "pointer": "/traces/0/id", "message": err.message}
+
+
+def test_json_pointer_tokens_are_escaped_as_rfc_6901_says() -> None:
+    assert escape_pointer("a/b~c") == "a~1b~0c"
+    assert pointer_of("memory", "instructions", 3, "key") == "/memory/instructions/3/key"
+    assert pointer_of() == ""

@@ -1,0 +1,51 @@
+"""The value grammar of SPEC §0."""
+
+from __future__ import annotations
+
+import pytest
+
+from curator_io import grammar as g
+
+
+@pytest.mark.parametrize("value", ["p-1", "a", "A.b_c:d/e-f", "x" * 128])
+def test_valid_ids(value: str) -> None:
+    assert g.is_id(value)
+
+
+@pytest.mark.parametrize("value", ["", "-a", "a b", "x" * 129, "p-1\n", "é", 7, None])
+def test_invalid_ids(value: object) -> None:
+    assert not g.is_id(value)
+
+
+@pytest.mark.parametrize(
+    ("value", "ok"),
+    [
+        ("2026-11-29T10:00:00Z", True),
+        ("2024-02-29T23:59:59.123456789Z", True),
+        ("2026-02-29T00:00:00Z", False),
+        ("2026-02-30T00:00:00Z", False),
+        ("0000-01-01T00:00:00Z", False),
+        ("2026-11-29T23:59:60Z", False),
+        ("2026-11-29T10:00:00Z\n", False),
+        ("2026-11-29T10:00:00+00:00", False),
+        ("2026-11-29T10:00:00.1234567890Z", False),
+        ("２026-11-29T10:00:00Z", False),
+    ],
+)
+def test_timestamps_are_real_utc_instants(value: str, ok: bool) -> None:
+    assert g.is_timestamp(value) is ok
+
+
+def test_timestamps_compare_as_instants_with_the_fraction_padded() -> None:
+    assert g.instant_key("2026-01-01T00:00:00.5Z") == g.instant_key("2026-01-01T00:00:00.500Z")
+    assert g.instant_key("2026-01-01T00:00:00Z") < g.instant_key("2026-01-01T00:00:00.000000001Z")
+
+
+@pytest.mark.parametrize(("value", "ok"), [(7, True), (7.0, True), (-0.0, True), (7.5, False), (True, False), (-1, False), (2**53, False)])
+def test_an_int_is_an_integral_binary64_never_a_boolean(value: object, ok: bool) -> None:
+    assert g.is_int(value) is ok
+
+
+@pytest.mark.parametrize(("value", "ok"), [("src/app.py", True), ("a", True), ("/abs", False), ("a//b", False), ("a/./b", False), ("a/../b", False), ("a\tb", False), ("", False)])
+def test_paths_are_relative_posix_without_dot_segments(value: str, ok: bool) -> None:
+    assert g.is_path(value) is ok
