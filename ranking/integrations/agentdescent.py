@@ -21,19 +21,18 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Optional, Protocol, Union
+from typing import Any, Protocol
 
 try:
-    from agentdescent import AcceptDecision, Diff, MergeContext, MergeOutcome
+    from agentdescent import AcceptancePolicy, AcceptDecision, Diff, MergeContext, MergeOutcome
     from agentdescent.defaults import DefaultAcceptance
 except ImportError as e:
     raise ImportError(
-        "ranking.integrations.agentdescent needs agentdescent 0.7.x: "
-        "pip install 'evidence-rank[agentdescent]'"
+        "ranking.integrations.agentdescent needs agentdescent 0.7.x: pip install 'evidence-rank[agentdescent]'"
     ) from e
 
-from curator_io import InvariantError, bundle_from_document, load_bundle, parse_json
-from ranking.apply import recompute_for
+from curator_io import Bundle, InvariantError, bundle_from_document, load_bundle, parse_json
+from ranking.verification import replay_report
 from validator import Proposal, check_structure
 
 __all__ = [
@@ -44,11 +43,12 @@ __all__ = [
     "rejected_notes",
 ]
 
-Source = Union[str, "os.PathLike[str]", bytes, Mapping[str, Any]]
+Source = str | os.PathLike[str] | bytes | Mapping[str, Any]
 """A path to a JSON file, the file's bytes, or the parsed document."""
 
-OpMap = Mapping[str, Optional[str]]
-"""An edit as agentdescent's ``Diff.ops`` holds it: key -> text, ``None`` to remove."""
+OpMap = Mapping[str, str | None]
+"""An edit as agentdescent's ``Diff.ops`` holds it: key -> text, ``None`` to remove
+(agentdescent/evolution.py, ``EvolvingArtifact.apply``)."""
 
 # The aggregator turns a refusal's category into a MergeOutcome, so anything
 # else stops the run with ValueError (agentdescent/aggregator.py, `_decide`).
@@ -70,8 +70,8 @@ class RankedProposal:
     codes: tuple[str, ...]
     """The reason codes, in report order, each once."""
     rationale: str
-    lesson: Optional[str]
-    ops: Optional[OpMap] = None
+    lesson: str | None
+    ops: OpMap | None = None
     """The proposal's edit as an op map, read from the bundle; ``None`` without
     a bundle, or for a proposal that is not structurally complete (SPEC §3.1)."""
 
@@ -79,7 +79,7 @@ class RankedProposal:
 class ProposalMatcher(Protocol):
     """Which proposals of the report a diff implements."""
 
-    def __call__(self, diff: Diff, proposals: Sequence[RankedProposal]) -> Iterable[str]:
+    def __call__(self, diff: Diff, proposals: Sequence[RankedProposal], /) -> Iterable[str]:
         """Return the ids of the proposals ``diff`` implements; none when it implements none."""
         ...
 
@@ -87,14 +87,19 @@ class ProposalMatcher(Protocol):
 def match_diff(diff: Diff, proposals: Sequence[RankedProposal]) -> tuple[str, ...]:
     """The default matcher.
 
-    A diff matches the proposal whose id is ``diff.diff_id``. Otherwise it
-    matches every proposal whose op map equals ``diff.ops``; op maps are known
-    only when the policy was given the bundle.
+    A diff matches the proposal whose id is ``diff.diff_id`` (and, when the
+    bundle is known, whose op map equals ``diff.ops``). Otherwise it matches
+    every proposal whose op map equals ``diff.ops``; op maps are known only
+    when the policy was given the bundle.
     """
-    named = tuple(p.id for p in proposals if p.id == diff.diff_id)
-    if named or not isinstance(diff.ops, Mapping):
-        return named
-    ops = dict(diff.ops)
+    ops = dict(diff.ops) if isinstance(diff.ops, Mapping) else None
+    named = tuple(p for p in proposals if p.id == diff.diff_id)
+    if named:
+        # A diff that names a proposal must also carry its edit when the bundle
+        # tells us what that edit is: a name alone must not smuggle other ops in.
+        return tuple(p.id for p in named if p.ops is None or p.ops == ops)
+    if ops is None:
+        return ()
     return tuple(p.id for p in proposals if p.ops is not None and p.ops == ops)
 
 
@@ -117,10 +122,10 @@ class EvidenceRankingAcceptance:
     def __init__(
         self,
         report: Source,
-        inner: Any = None,
-        match: Optional[ProposalMatcher] = None,
+        inner: AcceptancePolicy | None = None,
+        match: ProposalMatcher | None = None,
         *,
-        bundle: Optional[Source] = None,
+        bundle: Source | None = None,
     ) -> None:
         document = _load_report(report)
         operations = _operations_of(bundle, document) if bundle is not None else {}
@@ -129,7 +134,7 @@ class EvidenceRankingAcceptance:
         self.run: str = document["run"]
         self.digest: str = document["digest"]
         """The report's seal: which report this policy enforces."""
-        self.inner = inner if inner is not None else DefaultAcceptance()
+        self.inner: AcceptancePolicy = inner if inner is not None else DefaultAcceptance()
         self.match: ProposalMatcher = match if match is not None else match_diff
         self._by_id = {p.id: p for p in self.proposals}
 
@@ -162,7 +167,7 @@ class EvidenceRankingAcceptance:
             observed_delta=MergeContext.rate(ctx.cand_counts) - MergeContext.rate(ctx.base_counts),
         )
 
-    def _matched(self, diff: Optional[Diff]) -> tuple[RankedProposal, ...]:
+    def _matched(self, diff: Diff | None) -> tuple[RankedProposal, ...]:
         if diff is None:
             return ()
         ids = tuple(self.match(diff, self.proposals))
@@ -171,7 +176,7 @@ class EvidenceRankingAcceptance:
             raise ValueError(f"matcher returned {unknown[0]!r}, which is not a proposal of run {self.run!r}")
         return tuple(self._by_id[i] for i in ids)
 
-    def _detail(self, diff: Optional[Diff], matched: Sequence[RankedProposal]) -> str:
+    def _detail(self, diff: Diff | None, matched: Sequence[RankedProposal]) -> str:
         diff_id = diff.diff_id if diff is not None else "(none)"
         if not matched:
             return f"{_TAG} no proposal of run {self.run} matched diff {diff_id}"
@@ -179,7 +184,7 @@ class EvidenceRankingAcceptance:
         return f"{_TAG} diff {diff_id} matches {named}"
 
 
-def rejected_notes(report: Source, lesson: Optional[str] = None) -> tuple[str, ...]:
+def rejected_notes(report: Source, lesson: str | None = None) -> tuple[str, ...]:
     """Lines for a curator's next prompt, so it does not propose the same edit again.
 
     One line per rejected, superseded or deferred proposal, in report order:
@@ -221,13 +226,17 @@ def _load_report(source: Source) -> Mapping[str, Any]:
     return document
 
 
+def _load_bundle(source: Source) -> Bundle:
+    if isinstance(source, Mapping):
+        return bundle_from_document(dict(source))
+    return load_bundle(source if isinstance(source, bytes) else Path(source).read_bytes())
+
+
 def _operations_of(source: Source, report: Mapping[str, Any]) -> dict[str, OpMap]:
     """The op map of every structurally complete proposal of the bundle the report ranked."""
-    bundle = bundle_from_document(dict(source)) if isinstance(source, Mapping) else (
-        load_bundle(source if isinstance(source, bytes) else Path(source).read_bytes())
-    )
+    bundle = _load_bundle(source)
     # SPEC §8: the report must be this bundle's, equal to the one it produces.
-    recompute_for(bundle, report)
+    replay_report(bundle, report)
     out: dict[str, OpMap] = {}
     for index, raw in enumerate(bundle.proposals):
         proposal = check_structure(raw, index)

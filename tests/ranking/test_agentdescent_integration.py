@@ -9,6 +9,7 @@ functions and no model.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -29,9 +30,8 @@ from agentdescent.defaults import DefaultAcceptance
 
 from curator_io import EvidenceRankError, InputError, TamperError, seal
 from ranking.integrations.agentdescent import EvidenceRankingAcceptance, rejected_notes
+from tests.conftest import PARITY as CASES
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-CASES = REPO_ROOT.parent / "shared" / "parity" / "cases"
 BASIC = "001-basic-accepted-selected"  # one proposal, p-env-9, selected
 MIXED = "002-mixed-dispositions"  # p_hook-9 selected; others deferred, quarantined, rejected
 DUPLICATE = "068-rank-duplicate-different-rationale"
@@ -201,6 +201,17 @@ def test_a_diff_whose_id_names_a_selected_proposal_is_handed_to_inner() -> None:
     assert inner.seen == [ctx]
 
 
+def test_with_a_bundle_a_diff_naming_a_selected_proposal_must_carry_its_edit() -> None:
+    policy = EvidenceRankingAcceptance(_report_path(BASIC), inner=_Recording(), bundle=_bundle_path(BASIC))
+
+    smuggled = policy.accept(_context("p-env-9", {"anything": "at all"}))
+    honest = policy.accept(_context("p-env-9", _op_map(BASIC, "p-env-9")))
+
+    assert smuggled.accept is False and smuggled.category == "critic-rejected"
+    assert smuggled.detail.startswith("evidence-ranking-v1: no proposal")
+    assert honest.detail == "from inner"
+
+
 def test_a_diff_that_matches_no_proposal_is_refused_saying_so() -> None:
     inner = _Recording()
     policy = EvidenceRankingAcceptance(_report_path(BASIC), inner=inner)
@@ -220,10 +231,10 @@ def test_without_a_bundle_only_the_diff_id_can_match() -> None:
     ctx = _context("w0:k-flaky-8", _op_map(MIXED, "p_hook-9"))
 
     without = EvidenceRankingAcceptance(_report_path(MIXED), inner=_Recording()).accept(ctx)
-    with_bundle = EvidenceRankingAcceptance(_report_path(MIXED), inner=_Recording(), bundle=_bundle_path(MIXED)).accept(ctx)
+    with_bundle = EvidenceRankingAcceptance(_report_path(MIXED), inner=_Recording(), bundle=_bundle_path(MIXED))
 
     assert without.detail.startswith("evidence-ranking-v1: no proposal")
-    assert with_bundle.detail == "from inner"
+    assert with_bundle.accept(ctx).detail == "from inner"
 
 
 def test_a_remove_operation_matches_a_diff_that_maps_its_key_to_none() -> None:
@@ -250,7 +261,9 @@ def test_a_union_of_two_selected_proposals_is_backed_by_neither() -> None:
     # What agentdescent's DefaultFusion builds from two workers' diffs: the
     # default matcher takes one proposal per diff, so a caller who fuses supplies match=.
     union = {**_op_map(IDENTICAL_OP, "p.yaml-21"), **_op_map(IDENTICAL_OP, "p/kernel-11")}
-    policy = EvidenceRankingAcceptance(_report_path(IDENTICAL_OP), inner=_Recording(), bundle=_bundle_path(IDENTICAL_OP))
+    policy = EvidenceRankingAcceptance(
+        _report_path(IDENTICAL_OP), inner=_Recording(), bundle=_bundle_path(IDENTICAL_OP)
+    )
 
     decision = policy.accept(_context("fused(w0:a+w1:b)", union))
 
@@ -266,15 +279,17 @@ def test_a_custom_matcher_decides_which_proposals_a_diff_implements() -> None:
 
     policy = EvidenceRankingAcceptance(_report_path(MIXED), inner=_Recording(), match=by_author)
     ctx = _context("anything", {})
-    trusted = MergeContext(**{**ctx.__dict__, "diff": Diff("anything", "artifact", {}, author="trusted")})
+    trusted = replace(ctx, diff=Diff("anything", "artifact", {}, author="trusted"))
 
     assert policy.accept(trusted).detail == "from inner"
-    assert policy.accept(ctx).detail == "evidence-ranking-v1: no proposal of run run-2026-04-25-b31 matched diff anything"
+    assert policy.accept(ctx).detail.endswith("no proposal of run run-2026-01-28-b44 matched diff anything")
     assert seen[0] == ("p-token-27", "p-yaml_env-54", "p.build-16", "p_branch-67", "p_hook-9", "p_retry-build-37")
 
 
 def test_a_matcher_naming_a_proposal_the_report_lacks_raises_value_error() -> None:
-    policy = EvidenceRankingAcceptance(_report_path(BASIC), inner=_Recording(), match=lambda diff, proposals: ["p-ghost"])
+    policy = EvidenceRankingAcceptance(
+        _report_path(BASIC), inner=_Recording(), match=lambda diff, proposals: ["p-ghost"]
+    )
 
     with pytest.raises(ValueError, match="matcher returned 'p-ghost', which is not a proposal of run"):
         policy.accept(_context("p-env-9", {}))
@@ -330,8 +345,18 @@ def test_a_bundle_the_report_did_not_rank_is_refused() -> None:
     with pytest.raises(TamperError) as refused:
         EvidenceRankingAcceptance(_report_path(BASIC), bundle=_bundle_path(MIXED))
 
+    assert (refused.value.code, refused.value.pointer) == ("report.tampered", "/input_digest")
+
+
+def test_a_report_that_is_not_what_its_bundle_produces_is_refused() -> None:
+    # Sealed and self-consistent, but not what ranking MIXED's bundle gives.
+    report = _report(MIXED)
+    report["run"] = "run-elsewhere"
+
+    with pytest.raises(TamperError) as refused:
+        EvidenceRankingAcceptance(seal(report), bundle=_bundle_path(MIXED))
+
     assert refused.value.code == "report.tampered"
-    assert _report(BASIC)["input_digest"] in refused.value.message
 
 
 def test_a_report_file_that_is_not_i_json_is_refused() -> None:
@@ -359,8 +384,10 @@ def test_a_report_given_as_a_path_bytes_or_a_mapping_reads_the_same() -> None:
 def test_rejected_notes_name_rejected_superseded_and_deferred_proposals() -> None:
     # p-token-27 (quarantined) and p_hook-9 (selected) are not remembered.
     assert rejected_notes(_report_path(MIXED)) == (
-        "do not re-propose: Run branch lint build index import crème index mock index #2774a1! — deferred, rank.below_threshold",
-        "do not re-propose: Avoid vendor node order retry make schema build #170d69 — deferred, support.insufficient_lineages",
+        "do not re-propose: Run branch lint build index import crème index mock index #2774a1!"
+        " — deferred, rank.below_threshold",
+        "do not re-propose: Avoid vendor node order retry make schema build #170d69"
+        " — deferred, support.insufficient_lineages",
         "do not re-propose: Use unit mock lint alpha schema module #bbe4ed — deferred, support.insufficient_lineages",
         "do not re-propose: Always build seed node deploy hook #b29aa3! — rejected, closure.stale_memory",
     )
