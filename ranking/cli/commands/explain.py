@@ -1,0 +1,33 @@
+"""``evidence-rank explain REPORT PROPOSAL_ID``: why one proposal got its disposition, in plain language."""
+
+from __future__ import annotations
+
+import argparse
+
+from ranking.cli.commands.apply import read_bundle, read_report_object
+from ranking.explain import explain
+
+__all__ = ["register", "run"]
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "explain",
+        help="explain one proposal's disposition: reasons, score components, supersession",
+        description="Explain one proposal of a ranking report: each reason code as a sentence, each score "
+        "component with the inputs behind it, and what superseded it and why. Without --bundle the report must "
+        "satisfy every invariant (else exit 4). With --bundle (which must be the report's bundle, else "
+        "report.tampered, exit 4) it also lists every cited evidence item with its trace, lineage, "
+        "materialization, signal and integrity, the operations, and what a conflict is about.",
+    )
+    p.add_argument("report", metavar="REPORT", help="an evidence-ranking-v1 report")
+    p.add_argument("proposal_id", metavar="PROPOSAL_ID", help="the proposal's id as the report writes it (or @<index>)")
+    p.add_argument("--bundle", metavar="BUNDLE", help="the curator-bundle-v1 the report was computed from")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    report = read_report_object(args.report)
+    bundle = read_bundle(args.bundle) if args.bundle else None
+    print(explain(report, args.proposal_id, bundle).render())
+    return 0

@@ -1,0 +1,67 @@
+"""``evidence-rank gate``: fail CI when a memory write is not what the selection permits (SPEC §8)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from curator_io.errors import ConfigError, InputError
+from curator_io.files import read_bytes
+from curator_io.jsonio import parse_json
+from ranking.apply import apply_selection
+from ranking.cli.commands.apply import read_bundle, read_report_object, write_stdout
+from ranking.gate import compare_memory, render_github, render_json, render_summary, render_text, selected_edits
+
+__all__ = ["register", "run"]
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "gate",
+        help="fail (exit 1) when MEMORY differs from what the report's selection permits",
+        description="Compare the memory a Writer produced with the memory the selection permits (SPEC §8). "
+        "Exits 1 and lists every instruction added, changed or removed that the selection does not account "
+        "for, and every selected edit that is missing. MEMORY is a memory object: "
+        '{"version": INT, "instructions": [...]}.',
+    )
+    p.add_argument("--bundle", required=True, metavar="BUNDLE", help="the curator-bundle-v1 JSON file")
+    p.add_argument("--report", required=True, metavar="REPORT", help="the evidence-ranking-v1 report of BUNDLE")
+    p.add_argument("--memory-after", required=True, metavar="MEMORY", help="the memory object the Writer produced")
+    p.add_argument(
+        "--format",
+        choices=("text", "json", "github"),
+        default="text",
+        help="text (default); json (canonical JSON); github (::error annotations, and a table appended to "
+        "$GITHUB_STEP_SUMMARY when set)",
+    )
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    bundle = read_bundle(args.bundle)
+    report = read_report_object(args.report)
+    permitted = apply_selection(bundle, report)  # report.tampered unless the report is this bundle's
+    try:
+        actual = parse_json(read_bytes(args.memory_after))
+        result = compare_memory(permitted, actual, bundle.memory, selected_edits(bundle, report))
+    except InputError as e:
+        raise InputError(e.code, f"{args.memory_after}: {e.detail}", pointer=e.pointer) from e
+    if args.format == "json":
+        write_stdout(render_json(result) + b"\n")
+    elif args.format == "github":
+        print(render_github(result, file=args.memory_after))
+        _append_summary(os.environ.get("GITHUB_STEP_SUMMARY"), render_summary(result))
+    else:
+        print(render_text(result))
+    return 0 if result.passed else 1
+
+
+def _append_summary(path: str | None, markdown: str) -> None:
+    """GitHub Actions renders the step summary file as Markdown; other steps append to it too."""
+    if not path:
+        return
+    try:
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(markdown)
+    except OSError as e:
+        raise ConfigError("usage.unwritable", f"cannot append to GITHUB_STEP_SUMMARY {path!r}: {e.strerror}") from e

@@ -1,0 +1,140 @@
+"""``evidence-rank apply BUNDLE REPORT``, driven as a user would.
+
+The bundles and reports are the parity corpus's (../shared/parity/cases):
+``expected.apply.json`` is the reference's memory for each case, as canonical bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from curator_io import canon, seal
+from ranking.cli import main
+from tests.conftest import PARITY, REPO
+
+#: Add only, replace, add and remove, two identical ops, and a no_op.
+APPLY_CASES = (
+    "001-basic-accepted-selected",
+    "003-empty-proposals",
+    "028-closure-stale-instruction",
+    "037-delta-replace-same-text-other-scope",
+    "069-rank-conflict-same-key-different-text",
+    "071-rank-identical-op-is-not-a-conflict",
+)
+
+
+def _case(name: str) -> Path:
+    return PARITY / name
+
+
+def _apply(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    rc = main(["apply", *argv])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+@pytest.mark.parametrize("name", APPLY_CASES)
+def test_apply_prints_exactly_the_reference_memory(name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    case = _case(name)
+    rc, out, err = _apply(capsys, str(case / "bundle.json"), str(case / "expected.report.json"))
+    assert rc == 0
+    assert out.encode("utf-8") == (case / "expected.apply.json").read_bytes()
+    assert "evidence-rank:" not in err
+
+
+def test_apply_writes_the_memory_atomically_to_out_and_nothing_to_stdout(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    case = _case("069-rank-conflict-same-key-different-text")
+    target = tmp_path / "nested" / "memory.json"
+    rc, out, _ = _apply(capsys, str(case / "bundle.json"), str(case / "expected.report.json"), "--out", str(target))
+    assert rc == 0
+    assert out == ""
+    assert target.read_bytes() == (case / "expected.apply.json").read_bytes()
+    assert [p.name for p in target.parent.iterdir()] == ["memory.json"]  # no temporary file left behind
+
+
+def test_apply_runs_as_a_module_from_a_shell() -> None:
+    case = _case("001-basic-accepted-selected")
+    proc = subprocess.run(
+        [sys.executable, "-m", "ranking.cli", "apply", str(case / "bundle.json"), str(case / "expected.report.json")],
+        capture_output=True,
+        cwd=REPO,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == (case / "expected.apply.json").read_bytes()
+
+
+def test_apply_refuses_a_report_from_another_bundle_as_tampered(capsys: pytest.CaptureFixture[str]) -> None:
+    bundle = _case("001-basic-accepted-selected") / "bundle.json"
+    report = _case("002-mixed-dispositions") / "expected.report.json"
+    rc, out, err = _apply(capsys, str(bundle), str(report))
+    assert rc == 4
+    assert out == ""
+    assert "evidence-rank: report.tampered at '/input_digest': the report is not this bundle's" in err
+
+
+def test_apply_refuses_an_edited_report_even_when_it_is_resealed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    case = _case("069-rank-conflict-same-key-different-text")
+    report = json.loads((case / "expected.report.json").read_bytes())
+    report["selected"] = report["selected"][:1]  # drop a selected proposal, then reseal
+    forged = tmp_path / "report.json"
+    forged.write_bytes(canon(seal({k: v for k, v in report.items() if k != "digest"})))
+    rc, out, err = _apply(capsys, str(case / "bundle.json"), str(forged))
+    assert rc == 4
+    assert out == ""
+    assert "report.tampered" in err and "differs from the replay" in err
+
+
+def test_apply_refuses_a_report_that_is_not_an_object_as_tampered(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    case = _case("001-basic-accepted-selected")
+    report = tmp_path / "report.json"
+    report.write_bytes(b"[]")
+    rc, _, err = _apply(capsys, str(case / "bundle.json"), str(report))
+    assert rc == 4
+    assert f"evidence-rank: report.tampered at '': {report}: a ranking report is a JSON object" in err
+
+
+def test_apply_refuses_a_report_that_is_not_json_as_an_input_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    case = _case("001-basic-accepted-selected")
+    report = tmp_path / "report.json"
+    report.write_bytes(b'{"schema": ')
+    rc, _, err = _apply(capsys, str(case / "bundle.json"), str(report))
+    assert rc == 3
+    assert f"evidence-rank: input.malformed_json at '': {report}: " in err
+
+
+def test_apply_refuses_a_malformed_bundle_with_exit_3(capsys: pytest.CaptureFixture[str]) -> None:
+    bundle = _case("076-input-malformed-not-json") / "bundle.json"
+    report = _case("001-basic-accepted-selected") / "expected.report.json"
+    rc, out, err = _apply(capsys, str(bundle), str(report))
+    assert rc == 3
+    assert out == ""
+    assert f"evidence-rank: input.malformed_json at '': {bundle}: " in err
+
+
+def test_apply_names_an_unreadable_file_as_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    case = _case("001-basic-accepted-selected")
+    missing = tmp_path / "absent.json"
+    rc, _, err = _apply(capsys, str(case / "bundle.json"), str(missing))
+    assert rc == 2
+    assert f"evidence-rank: usage.unreadable: cannot read {str(missing)!r}" in err
+
+
+def test_apply_without_a_report_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as caught:
+        main(["apply", str(_case("001-basic-accepted-selected") / "bundle.json")])
+    assert caught.value.code == 2
+    assert "the following arguments are required: REPORT" in capsys.readouterr().err
