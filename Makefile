@@ -18,7 +18,7 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[test,agentdescent,dev]'
+	$(BIN)/python -m pip install --quiet -e '.[test,agentdescent,dask,dev]'
 	touch $@ $(VENV)/.installed
 
 install: $(VENV)/.installed

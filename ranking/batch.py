@@ -1,0 +1,322 @@
+"""Batch scoring: many bundles in, one folder per bundle and a summary out.
+
+    find inputs -> iter sources -> score each (on an engine) -> summary
+
+A *source* is where one bundle came from: a file, or one line of a JSONL file.
+Each bundle is scored on its own by :func:`score_one`, which takes bytes and
+returns bytes, so the caller (the CLI) writes every file and the output is the
+same whatever engine or worker count produced it. An input error refuses one
+bundle (SPEC §1, "Input errors") and is a result like any other, never the end
+of the batch.
+
+Reading is the one impure part, kept to the section "File access" below:
+folders are listed eagerly (names only), bundles are read lazily, and a JSONL
+file is read line by line, never whole.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass
+from functools import partial
+from itertools import islice
+from multiprocessing import get_all_start_methods, get_context
+from pathlib import Path
+from typing import Any, BinaryIO, Protocol, TypeVar
+
+from curator_io.canonical import canon, seal
+from curator_io.config import Config
+from curator_io.errors import ConfigError, InputError
+from ranking.pipeline import rank_bytes
+
+__all__ = [
+    "SUMMARY_SCHEMA",
+    "OUTPUTS",
+    "Source",
+    "Input",
+    "BundleResult",
+    "Engine",
+    "SerialEngine",
+    "ProcessEngine",
+    "find_inputs",
+    "iter_sources",
+    "score_one",
+    "score_item",
+    "output_folder",
+    "summary_entry",
+    "build_summary",
+    "render_summary",
+]
+
+SUMMARY_SCHEMA = "evidence-rank-batch-v1"
+OUTPUTS = ("validation.json", "report.json", "error.json")
+"""Every file a bundle's folder may hold; the ones a result does not write are removed."""
+
+_SUFFIXES = (".json", ".jsonl")
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    file: str
+    """The path as given on the command line, or joined to the folder it was found in."""
+    line: int | None = None
+    """1-based line number in a JSONL file; None for a one-document file."""
+
+    @property
+    def label(self) -> str:
+        return self.file if self.line is None else f"{self.file}:{self.line}"
+
+    def to_json(self) -> dict[str, str | int | None]:
+        return {"file": self.file, "line": self.line}
+
+
+@dataclass(frozen=True, slots=True)
+class Input:
+    """One file to read: a JSON document, or a JSONL stream of them."""
+
+    display: str
+    jsonl: bool
+    opener: Callable[[], AbstractContextManager[BinaryIO]]
+
+
+@dataclass(frozen=True, slots=True)
+class BundleResult:
+    """What scoring one bundle gives: picklable, bytes ready to write."""
+
+    source: Source
+    outcome: str
+    """``selected`` or ``no_op`` (SPEC §5.5), or ``error`` when the bundle was refused."""
+    run: str | None
+    selected: tuple[str, ...]
+    error: Mapping[str, str | None] | None
+    """``{"code", "pointer", "message"}`` of the input error, as in ``error.json``."""
+    files: tuple[tuple[str, bytes], ...]
+    """(file name, canonical bytes) for the bundle's folder."""
+
+
+# --- File access: the only place this module touches files ------------------------
+
+
+def _unreadable(display: str, e: OSError) -> ConfigError:
+    return ConfigError("usage.unreadable", f"cannot read {display!r}: {e.strerror or e}")
+
+
+def _raise_unreadable(e: OSError) -> None:
+    raise _unreadable(os.fsdecode(e.filename or ""), e)
+
+
+def _printable(name: str) -> str:
+    """A file name as UTF-8 text, even when the filesystem's bytes are not."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def _local_inputs(given: str, exclude: Path | None) -> list[Input]:
+    path = Path(given)
+    if path.is_file():
+        return [Input(given, path.suffix.lower() == ".jsonl", partial(open, path, "rb"))]
+    if not path.is_dir():
+        raise ConfigError("usage.unreadable", f"cannot read {given!r}: no such file or folder")
+    skip = exclude.resolve() if exclude is not None else None
+    found: list[tuple[str, Path]] = []
+    for folder, dirs, files in os.walk(path, onerror=_raise_unreadable):
+        if skip is not None:
+            # The batch's own output folder is never read back as input.
+            dirs[:] = [d for d in dirs if (Path(folder) / d).resolve() != skip]
+        for name in files:
+            if name.lower().endswith(_SUFFIXES):
+                full = Path(folder) / name
+                found.append((full.relative_to(path).as_posix(), full))
+    found.sort(key=lambda f: f[0])
+    return [
+        Input(_printable(os.path.join(given, rel)), rel.lower().endswith(".jsonl"), partial(open, full, "rb"))
+        for rel, full in found
+    ]
+
+
+def _url_inputs(given: str) -> list[Input]:
+    try:
+        import fsspec
+    except ImportError as e:
+        raise ConfigError(
+            "usage.missing_extra", f"reading {given!r} needs fsspec: pip install 'evidence-rank[dask]'"
+        ) from e
+    try:
+        fs, root = fsspec.core.url_to_fs(given)
+        if fs.isfile(root):
+            return [Input(given, root.lower().endswith(".jsonl"), partial(fs.open, root, "rb"))]
+        if not fs.isdir(root):
+            raise ConfigError("usage.unreadable", f"cannot read {given!r}: no such file or folder")
+        found = sorted(p for p in fs.find(root) if p.lower().endswith(_SUFFIXES))
+    except OSError as e:
+        raise _unreadable(given, e) from e
+    return [Input(fs.unstrip_protocol(p), p.lower().endswith(".jsonl"), partial(fs.open, p, "rb")) for p in found]
+
+
+def find_inputs(paths: Iterable[str], *, exclude: Path | None = None, stdin: BinaryIO | None = None) -> list[Input]:
+    """Every file to read, in order: paths as given; a folder's *.json/*.jsonl sorted by relative path.
+
+    ``-`` is ``stdin``, read as JSONL; a URL (``scheme://``) is read through fsspec.
+    A path that does not exist is a usage error, raised before anything is read.
+    """
+    inputs: list[Input] = []
+    for given in paths:
+        if given == "-":
+            if stdin is None:
+                raise ConfigError("usage.unreadable", "'-' given but there is no standard input")
+            inputs.append(Input("-", True, partial(nullcontext, stdin)))
+        elif "://" in given:
+            inputs.extend(_url_inputs(given))
+        else:
+            inputs.extend(_local_inputs(given, exclude))
+    return inputs
+
+
+def _jsonl_lines(stream: BinaryIO) -> Iterator[tuple[int, bytes]]:
+    """SPEC §0: each line without its terminator (``\\n`` or ``\\r\\n``) is one document; blank lines are skipped."""
+    for number, line in enumerate(iter(stream.readline, b""), start=1):
+        if line.endswith(b"\n"):
+            line = line[:-1]
+        if line.endswith(b"\r"):
+            line = line[:-1]
+        if line.strip(b" \t\r"):
+            yield number, line
+
+
+def iter_sources(inputs: Iterable[Input]) -> Iterator[tuple[Source, bytes]]:
+    """Each bundle's source and bytes, lazily: one document, or one JSONL line, at a time."""
+    for item in inputs:
+        try:
+            with item.opener() as stream:
+                if not item.jsonl:
+                    yield Source(item.display), stream.read()
+                    continue
+                for number, line in _jsonl_lines(stream):
+                    yield Source(item.display, number), line
+        except OSError as e:
+            raise _unreadable(item.display, e) from e
+
+
+# --- Scoring one bundle (pure) ------------------------------------------------------
+
+
+def score_one(source: Source, raw: bytes, config: Config) -> BundleResult:
+    """The two reports of one bundle, or its input error; the same bytes as ``evidence-rank score``."""
+    try:
+        result = rank_bytes(raw, config)
+    except InputError as e:
+        # SPEC §1: an input error refuses this bundle only; it is recorded, not raised.
+        error = e.to_json()
+        return BundleResult(source, "error", None, (), error, (("error.json", canon(error)),))
+    report = result.report
+    files = (("validation.json", canon(result.validation.report)), ("report.json", canon(report)))
+    return BundleResult(source, report["outcome"], report["run"], tuple(report["selected"]), None, files)
+
+
+def score_item(item: tuple[Source, bytes], config: Config) -> BundleResult:
+    """:func:`score_one` on one ``(source, bytes)`` pair, the unit an engine maps."""
+    return score_one(item[0], item[1], config)
+
+
+# --- Engines: map a function over items, results in input order ----------------------
+
+
+class Engine(Protocol):
+    def map(self, fn: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
+        """``fn`` of each item, in the items' order, with a bounded number in flight."""
+        ...
+
+
+class SerialEngine:
+    """In this process, one at a time (``--workers 1``)."""
+
+    def map(self, fn: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
+        return map(fn, items)
+
+
+def _apply_all(fn: Callable[[T], R], chunk: list[T]) -> list[R]:
+    return [fn(item) for item in chunk]
+
+
+def _chunks(items: Iterable[T], size: int) -> Iterator[list[T]]:
+    iterator = iter(items)
+    while chunk := list(islice(iterator, size)):
+        yield chunk
+
+
+class ProcessEngine:
+    """A local process pool; chunks go out in order and come back in order, a few in flight at most."""
+
+    def __init__(self, workers: int, *, chunk_size: int = 4, in_flight_per_worker: int = 4) -> None:
+        self.workers = workers
+        self.chunk_size = chunk_size
+        self.window = workers * in_flight_per_worker
+
+    def map(self, fn: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
+        # forkserver where there is one: never fork a process that may hold other threads' locks.
+        method = "forkserver" if "forkserver" in get_all_start_methods() else None
+        pool = ProcessPoolExecutor(self.workers, mp_context=get_context(method))
+        pending: deque[Future[list[R]]] = deque()
+        try:
+            for chunk in _chunks(items, self.chunk_size):
+                pending.append(pool.submit(_apply_all, fn, chunk))
+                if len(pending) >= self.window:
+                    yield from pending.popleft().result()
+            while pending:
+                yield from pending.popleft().result()
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+# --- Output layout and summary (pure) -------------------------------------------------
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def output_folder(index: int, source: Source) -> str:
+    """``reports/<index>-<file stem>[-L<line>]``: the index (1-based, input order) keeps names unique."""
+    name = "stdin" if source.file == "-" else Path(source.file).stem
+    stem = _UNSAFE.sub("_", name).strip("._-")[:48] or "bundle"
+    line = "" if source.line is None else f"-L{source.line}"
+    return f"reports/{index:06d}-{stem}{line}"
+
+
+def summary_entry(index: int, folder: str, result: BundleResult) -> dict[str, Any]:
+    return {
+        "index": index,
+        "source": result.source.to_json(),
+        "run": result.run,
+        "outcome": result.outcome,
+        "selected": list(result.selected),
+        "error": None if result.error is None else dict(result.error),
+        "output": folder,
+    }
+
+
+def build_summary(entries: list[dict[str, Any]], config: Config) -> dict[str, Any]:
+    """The sealed summary: one entry per bundle, in input order, whatever engine scored them."""
+    outcomes = [e["outcome"] for e in entries]
+    counts = {"bundles": len(entries), **{name: outcomes.count(name) for name in ("selected", "no_op", "error")}}
+    return seal({"schema": SUMMARY_SCHEMA, "config": config.to_json(), "counts": counts, "bundles": entries})
+
+
+def render_summary(summary: Mapping[str, Any]) -> str:
+    """A table: source, outcome, selected ids or error code; then the totals."""
+    rows = [("source", "outcome", "selected / error")]
+    for e in summary["bundles"]:
+        source = Source(e["source"]["file"], e["source"]["line"]).label
+        detail = e["error"]["code"] if e["error"] is not None else ", ".join(e["selected"]) or "-"
+        rows.append((source, e["outcome"], detail))
+    widths = [max(len(r[i]) for r in rows) for i in range(2)]
+    lines = [f"{r[0]:<{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]}".rstrip() for r in rows]
+    c = summary["counts"]
+    lines.append("")
+    lines.append(f"bundles: {c['bundles']} · selected {c['selected']} · no_op {c['no_op']} · error {c['error']}")
+    return "\n".join(lines)

@@ -1,0 +1,177 @@
+"""``evidence-rank batch PATH... --out-dir DIR``: score many bundles, one folder each, and a summary.
+
+The engine only computes: it gets ``(source, bytes)`` and gives back bytes.
+This command writes every file, in input order, so DIR holds the same bytes
+whatever the engine (local process pool or Dask) and the number of workers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Iterable
+from contextlib import AbstractContextManager, nullcontext
+from functools import partial
+from pathlib import Path
+from typing import Any, TextIO
+
+import structlog
+
+from curator_io.canonical import canon
+from curator_io.errors import ConfigError
+from curator_io.files import remove_if_present, write_atomic
+from ranking.batch import (
+    OUTPUTS,
+    BundleResult,
+    Engine,
+    ProcessEngine,
+    SerialEngine,
+    build_summary,
+    find_inputs,
+    iter_sources,
+    output_folder,
+    render_summary,
+    score_item,
+    summary_entry,
+)
+from ranking.cli.common import read_config
+
+_DASK_WORKERS = 2
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text}")
+    return value
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "batch",
+        help="score many bundles (files, folders, JSONL); one folder per bundle and DIR/summary.json",
+        description="Score every bundle found in PATH... : files, folders (recursively, *.json and *.jsonl) and "
+        "JSONL streams (one bundle per line; '-' is standard input). Writes DIR/reports/<index>-<name>/ "
+        "(validation.json and report.json, or error.json) and DIR/summary.json. A refused bundle is recorded "
+        "and the batch goes on. Exits 0 when every bundle was scored, 3 when any was refused.",
+    )
+    p.add_argument("paths", nargs="+", metavar="PATH", help="a bundle file, a JSONL file, a folder, a URL, or -")
+    p.add_argument("--out-dir", metavar="DIR", required=True, help="where to write the reports and summary.json")
+    p.add_argument("--config", metavar="CONFIG.json", help="ranking config for every bundle (SPEC §2)")
+    p.add_argument(
+        "--workers", metavar="N", type=_positive_int, default=None,
+        help=f"local engine: processes (default 1); dask engine: LocalCluster workers (default {_DASK_WORKERS})",
+    )
+    p.add_argument("--engine", choices=("local", "dask"), default="local", help="where to score (default: local)")
+    p.add_argument("--scheduler", metavar="tcp://HOST:8786", help="dask engine: connect to this scheduler")
+    p.add_argument(
+        "--connect-timeout", metavar="SECONDS", type=_positive_float, default=10.0,
+        help="dask engine: give up connecting to --scheduler after this long (default 10)",
+    )
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    config = read_config(args.config)
+    out = Path(args.out_dir)
+    inputs = find_inputs(args.paths, exclude=out, stdin=sys.stdin.buffer if "-" in args.paths else None)
+    fn = partial(score_item, config=config)
+    with _engine(args) as engine:
+        entries = _write_all(engine.map(fn, iter_sources(inputs)), out)
+    summary = build_summary(entries, config)
+    write_atomic(out / "summary.json", canon(summary))
+    print(render_summary(summary))
+    counts = summary["counts"]
+    structlog.get_logger("evidence_rank").info("batch.done", out_dir=str(out), **counts)
+    if counts["error"]:
+        print(
+            f"evidence-rank: {counts['error']} of {counts['bundles']} bundles refused; see {out / 'summary.json'}",
+            file=sys.stderr,
+        )
+        return 3
+    return 0
+
+
+def _engine(args: argparse.Namespace) -> AbstractContextManager[Engine]:
+    if args.engine == "local":
+        if args.scheduler is not None:
+            raise ConfigError("usage.invalid_option", "--scheduler needs --engine dask")
+        workers = args.workers or 1
+        return nullcontext(SerialEngine() if workers == 1 else ProcessEngine(workers))
+    if args.scheduler is not None and args.workers is not None:
+        raise ConfigError(
+            "usage.invalid_option", "--workers sizes a LocalCluster; with --scheduler the cluster decides"
+        )
+    try:
+        # Imported only here: Dask is an optional extra.
+        from ranking.integrations.dask_engine import dask_engine
+    except ImportError as e:
+        raise ConfigError(
+            "usage.missing_extra", "--engine dask needs Dask, an optional extra: pip install 'evidence-rank[dask]'"
+        ) from e
+    return dask_engine(args.scheduler, workers=args.workers or _DASK_WORKERS, connect_timeout=args.connect_timeout)
+
+
+def _write_all(results: Iterable[BundleResult], out: Path) -> list[dict[str, Any]]:
+    """Write each bundle's folder as its result arrives (input order); the summary entries, in order."""
+    log = structlog.get_logger("evidence_rank")
+    entries: list[dict[str, Any]] = []
+    with _Progress(sys.stderr) as progress:
+        for index, result in enumerate(results, start=1):
+            folder = output_folder(index, result.source)
+            written = {name for name, _ in result.files}
+            for name, data in result.files:
+                write_atomic(out / folder / name, data)
+            for name in OUTPUTS:
+                if name not in written:
+                    # Nothing stale may pass for this bundle's outcome (as `score` does).
+                    remove_if_present(out / folder / name)
+            if result.error is not None:
+                log.info("bundle.refused", source=result.source.label, code=result.error["code"])
+            entries.append(summary_entry(index, folder, result))
+            progress.update(index, result)
+    return entries
+
+
+class _Progress:
+    """One line on stderr, redrawn in place, when stderr is a terminal; nothing otherwise."""
+
+    _INTERVAL = 0.1
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.enabled = stream.isatty()
+        self.refused = 0
+        self.last = float("-inf")
+        self.line = ""
+
+    def __enter__(self) -> _Progress:
+        return self
+
+    def update(self, done: int, result: BundleResult) -> None:
+        self.refused += result.outcome == "error"
+        if not self.enabled:
+            return
+        self.line = f"[{done:>7}] scored, {self.refused} refused · {result.source.label}"
+        now = time.monotonic()
+        if now - self.last >= self._INTERVAL:
+            self.last = now
+            self._draw()
+
+    def _draw(self) -> None:
+        self.stream.write("\r\x1b[K" + self.line[:120])
+        self.stream.flush()
+
+    def __exit__(self, *exc: object) -> None:
+        if self.enabled and self.line:
+            self._draw()  # the final count, whatever the throttle skipped
+            self.stream.write("\n")
+            self.stream.flush()

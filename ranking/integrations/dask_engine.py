@@ -1,0 +1,127 @@
+"""Batch scoring on a Dask cluster: ``evidence-rank batch ... --engine dask [--scheduler tcp://HOST:8786]``.
+
+Each bundle is one task: the client sends ``(source, bytes)`` and gets back a
+:class:`ranking.batch.BundleResult` (bytes ready to write), so the files the
+CLI writes are the same as the local engine's. An input error is a result,
+not a task failure. Tasks are submitted a window at a time and collected in
+input order, so a 100k-line JSONL is never held whole on the client; a task
+whose worker dies is run again by the scheduler (its result was never
+collected, so it is neither lost nor counted twice).
+
+Without a scheduler address a ``LocalCluster`` of worker processes is started
+for the run. Workers of a remote cluster need ``evidence-rank`` installed.
+
+Needs the optional extra: ``pip install 'evidence-rank[dask]'``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from itertools import islice
+from typing import TypeVar
+
+try:
+    from dask.distributed import Client, Future, LocalCluster, as_completed
+    from distributed.comm.addressing import parse_address
+    from distributed.comm.registry import backends
+except ImportError as e:
+    raise ImportError("ranking.integrations.dask_engine needs Dask: pip install 'evidence-rank[dask]'") from e
+
+from curator_io.errors import ConfigError
+
+__all__ = ["DaskEngine", "dask_engine"]
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+_RETRIES = 2
+"""Re-runs of a task that raised; a worker that died is handled by the scheduler (allowed-failures)."""
+
+
+class DaskEngine:
+    """Map a function over items on a Dask cluster, one task per item, results in input order."""
+
+    def __init__(self, client: Client, *, window: int | None = None) -> None:
+        self.client = client
+        threads = sum(client.nthreads().values())
+        self.window = window or max(16, 4 * threads)
+        """Tasks in flight at most: bounds what the client and the cluster hold."""
+
+    def map(self, fn: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
+        """Results in input order; at most ``window`` tasks submitted and not yet yielded.
+
+        1. Submit items until the window is full.
+        2. As each task completes (in any order), keep its result by position.
+        3. Yield every result that is next in input order; refill the window.
+        """
+        iterator = iter(items)
+        completed = as_completed(with_results=True, loop=self.client.loop)
+        pending: dict[str, tuple[int, Future]] = {}
+        done: dict[int, R] = {}
+        submitted = yielded = 0
+
+        def refill() -> None:
+            nonlocal submitted
+            room = self.window - (submitted - yielded)
+            if room < self.window // 2:
+                return  # submit in batches: one call per batch is much cheaper than one per task
+            batch = list(islice(iterator, room))
+            if not batch:
+                return
+            # pure=False: two identical lines are two bundles, two tasks.
+            for future in self.client.map(fn, batch, pure=False, retries=_RETRIES):
+                pending[future.key] = (submitted, future)
+                completed.add(future)
+                submitted += 1
+
+        try:
+            refill()  # 1
+            for future, result in completed:
+                done[pending.pop(future.key)[0]] = result  # 2
+                while yielded in done:  # 3
+                    yield done.pop(yielded)
+                    yielded += 1
+                refill()
+        finally:
+            if pending:
+                self.client.cancel([f for _, f in pending.values()])
+
+
+def _connect(scheduler: str, timeout: float) -> Client:
+    scheme, location = parse_address(scheduler)
+    if scheme not in backends or not location:
+        # Checked before a Client exists: a half-built one lingers until exit.
+        raise ConfigError(
+            "usage.scheduler_unreachable",
+            f"{scheduler!r} is not a Dask scheduler address (expected e.g. tcp://HOST:8786)",
+        )
+    try:
+        return Client(scheduler, timeout=timeout, set_as_default=False)
+    except (OSError, ValueError) as e:
+        # OSError covers refused connections, unknown hosts and the timeout (TimeoutError).
+        raise ConfigError(
+            "usage.scheduler_unreachable", f"cannot reach the Dask scheduler {scheduler!r} within {timeout:g} s: {e}"
+        ) from e
+
+
+@contextmanager
+def dask_engine(
+    scheduler: str | None = None, *, workers: int = 2, connect_timeout: float = 10.0
+) -> Iterator[DaskEngine]:
+    """A :class:`DaskEngine` on the cluster at ``scheduler``, or on a LocalCluster started (and closed) here."""
+    cluster = None
+    if scheduler is None:
+        cluster = LocalCluster(
+            n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=logging.ERROR
+        )
+        client = Client(cluster, set_as_default=False)
+    else:
+        client = _connect(scheduler, connect_timeout)
+    try:
+        yield DaskEngine(client)
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
