@@ -13,7 +13,7 @@ first in that order:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any, NoReturn, TypeVar
 
 from curator_io import grammar as g
@@ -180,7 +180,9 @@ def _index(items: list[T], ident: Callable[[T], str], name: str) -> dict[str, T]
     for i, item in enumerate(items):
         key = ident(item)
         if key in out:
-            raise InputError("input.duplicate_id", f"{name} id {key!r} appears twice", pointer=pointer_of(name, i, "id"))
+            raise InputError(
+                "input.duplicate_id", f"{name} id {key!r} appears twice", pointer=pointer_of(name, i, "id")
+            )
         out[key] = item
     return out
 
@@ -212,7 +214,11 @@ def bundle_from_document(doc: Any) -> Bundle:
     keys = set(by_key)
     for i, inst in enumerate(applicable):
         if inst.key in keys:
-            raise InputError("input.duplicate_id", f"instruction key {inst.key!r} appears twice", pointer=pointer_of("instructions", i, "key"))
+            raise InputError(
+                "input.duplicate_id",
+                f"instruction key {inst.key!r} appears twice",
+                pointer=pointer_of("instructions", i, "key"),
+            )
         keys.add(inst.key)
     mats = _index(materializations, lambda x: x.id, "materializations")
     trace_index = _index(traces, lambda x: x.id, "traces")
@@ -223,7 +229,9 @@ def bundle_from_document(doc: Any) -> Bundle:
         pid = proposal.get("id") if type(proposal) is dict else None
         if g.is_id(pid):
             if pid in proposal_ids:
-                raise InputError("input.duplicate_id", f"proposal id {pid!r} appears twice", pointer=pointer_of("proposals", i, "id"))
+                raise InputError(
+                    "input.duplicate_id", f"proposal id {pid!r} appears twice", pointer=pointer_of("proposals", i, "id")
+                )
             proposal_ids.add(pid)
 
     # 4. input.inconsistent_trace.
@@ -231,14 +239,19 @@ def bundle_from_document(doc: Any) -> Bundle:
         if t.verified_prefix > t.steps or (t.completeness == "complete" and t.verified_prefix != t.steps):
             raise InputError(
                 "input.inconsistent_trace",
-                f"trace {t.id!r}: verified_prefix {t.verified_prefix} does not fit {t.completeness} with {t.steps} steps",
+                f"trace {t.id!r}: verified_prefix {t.verified_prefix} does not fit "
+                f"{t.completeness} with {t.steps} steps",
                 pointer=pointer_of("traces", i, "verified_prefix"),
             )
 
     # 5. input.frozen_digest_mismatch.
     actual = digest({k: v for k, v in doc.items() if k != "frozen"})
     if actual != frozen_digest:
-        raise InputError("input.frozen_digest_mismatch", f"frozen.digest is {frozen_digest}, the content digests to {actual}", pointer="/frozen/digest")
+        raise InputError(
+            "input.frozen_digest_mismatch",
+            f"frozen.digest is {frozen_digest}, the content digests to {actual}",
+            pointer="/frozen/digest",
+        )
 
     return Bundle(
         run_id=run_id,
@@ -258,5 +271,3 @@ def bundle_from_document(doc: Any) -> Bundle:
 def load_bundle(raw: bytes) -> Bundle:
     """Parse (strict I-JSON) and check one bundle document."""
     return bundle_from_document(parse_json(raw))
-
-

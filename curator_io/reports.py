@@ -27,9 +27,7 @@ __all__ = [
 
 ID = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$")]
 DIGEST = Annotated[str, Field(pattern=r"^sha256:[0-9a-f]{64}$")]
-TIMESTAMP = Annotated[
-    str, Field(pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?Z$")
-]
+TIMESTAMP = Annotated[str, Field(pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?Z$")]
 INT = Annotated[int, Field(ge=0, le=2**53 - 1)]
 Number = int | float
 

@@ -1,6 +1,6 @@
 """The pipeline, as its table of contents (SPEC §3-§6):
 
-    load -> validate -> score -> order -> select -> build reports
+load -> validate -> score -> order -> select -> build reports
 """
 
 from __future__ import annotations
@@ -35,7 +35,9 @@ def rank_validation(validation: Validation) -> dict[str, Any]:
     config = validation.config
     scores: dict[str, Score] = {e.id: score_entry(e) for e in validation.entries if e.validation == "accepted"}
     threshold = config.threshold_exact
-    eligible = [Ranked(e, scores[e.id].final) for e in validation.entries if e.id in scores and scores[e.id].final >= threshold]
+    eligible = [
+        Ranked(e, scores[e.id].final) for e in validation.entries if e.id in scores and scores[e.id].final >= threshold
+    ]
     ordered = order_eligible(eligible)
     decisions = select_survivors(ordered, config.max_selected)
     return build_report(validation, scores, [r.entry.id for r in ordered], decisions)

@@ -17,7 +17,9 @@ REPORT_SCHEMA = "evidence-ranking-v1"
 _BELOW_THRESHOLD = Decision("deferred", ("rank.below_threshold", None))
 
 
-def ranking_entry(entry: ValidationEntry, score: Score | None, rank: int | None, decision: Decision | None) -> dict[str, Any]:
+def ranking_entry(
+    entry: ValidationEntry, score: Score | None, rank: int | None, decision: Decision | None
+) -> dict[str, Any]:
     disposition = entry.validation if decision is None else decision.disposition
     reasons = entry.reasons if decision is None else sort_reasons(entry.reasons + (decision.reason,))
     out = entry.to_json()

@@ -54,5 +54,12 @@ def score_entry(entry: ValidationEntry) -> Score:
         penalty = r2(Fraction(40 * facts.contradiction, facts.strength))
     total = recurrence + provenance + source_signal + scope_coverage + confidence + completeness - penalty
     return Score(
-        recurrence, provenance, source_signal, scope_coverage, confidence, completeness, penalty, max(Fraction(0), total)
+        recurrence,
+        provenance,
+        source_signal,
+        scope_coverage,
+        confidence,
+        completeness,
+        penalty,
+        max(Fraction(0), total),
     )

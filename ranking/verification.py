@@ -33,8 +33,16 @@ __all__ = ["INVARIANTS", "check_report", "replay_report", "check_validation", "p
 
 #: SPEC §7, in the order they are checked.
 INVARIANTS = (
-    "sealed", "schema", "partition", "components", "threshold",
-    "order", "limit", "selection", "unique", "conflict_free",
+    "sealed",
+    "schema",
+    "partition",
+    "components",
+    "threshold",
+    "order",
+    "limit",
+    "selection",
+    "unique",
+    "conflict_free",
 )
 
 _REPORT_VALIDATOR = jsonschema.Draft202012Validator(published_schema("report"))
@@ -96,7 +104,13 @@ def _check_partition(report: Mapping[str, Any], entries: list[Mapping[str, Any]]
         else:
             ok = disposition == validation
         if not ok:
-            raise _fail("partition", f"proposal {e['id']}: validation {validation} cannot end {disposition}", "proposals", i, "disposition")
+            raise _fail(
+                "partition",
+                f"proposal {e['id']}: validation {validation} cannot end {disposition}",
+                "proposals",
+                i,
+                "disposition",
+            )
     counts = report["counts"]
     validations = [e["validation"] for e in entries]
     dispositions = [e["disposition"] for e in entries]
@@ -133,28 +147,55 @@ def _check_components(e: Mapping[str, Any], i: int) -> None:
     """SPEC §4, as far as the report's own support summary determines it."""
     score, support, pid = e["score"], e["support"], e["id"]
     if (score is not None) != (e["validation"] == "accepted"):
-        raise _fail("components", f"proposal {pid}: a score goes with accepted validation only", "proposals", i, "score")
+        raise _fail(
+            "components", f"proposal {pid}: a score goes with accepted validation only", "proposals", i, "score"
+        )
     if score is None:
         return
     c = {k: _exact(v) for k, v in score.items()}
     expected = {
         "recurrence": Fraction(min(30, 10 * support["lineages"])),
         "completeness": Fraction(10),
-        "contradiction_penalty": Fraction(0) if support["contradiction"] == 0
+        "contradiction_penalty": Fraction(0)
+        if support["contradiction"] == 0
         else r2(Fraction(40 * support["contradiction"], max(support["strength"], 1))),
     }
     for name, value in expected.items():
         if c[name] != value:
-            raise _fail("components", f"proposal {pid}: {name} is {score[name]}, SPEC §4 makes it {value}", "proposals", i, "score", name)
+            raise _fail(
+                "components",
+                f"proposal {pid}: {name} is {score[name]}, SPEC §4 makes it {value}",
+                "proposals",
+                i,
+                "score",
+                name,
+            )
     if c["source_signal"] not in _SIGNAL_WEIGHTS or c["scope_coverage"] not in (5, 10, 15):
-        raise _fail("components", f"proposal {pid}: source_signal or scope_coverage is not a value §4 can give", "proposals", i, "score")
+        raise _fail(
+            "components",
+            f"proposal {pid}: source_signal or scope_coverage is not a value §4 can give",
+            "proposals",
+            i,
+            "score",
+        )
     for name in ("provenance", "confidence"):
         if c[name] != r2(c[name]):
-            raise _fail("components", f"proposal {pid}: {name} is not rounded to 2 decimals", "proposals", i, "score", name)
-    parts = sum(c[k] for k in ("recurrence", "provenance", "source_signal", "scope_coverage", "confidence", "completeness"))
+            raise _fail(
+                "components", f"proposal {pid}: {name} is not rounded to 2 decimals", "proposals", i, "score", name
+            )
+    parts = sum(
+        c[k] for k in ("recurrence", "provenance", "source_signal", "scope_coverage", "confidence", "completeness")
+    )
     total = max(Fraction(0), parts - c["contradiction_penalty"])
     if c["final"] != total:
-        raise _fail("components", f"proposal {pid}: final is {score['final']}, its components make {float(total):g}", "proposals", i, "score", "final")
+        raise _fail(
+            "components",
+            f"proposal {pid}: final is {score['final']}, its components make {float(total):g}",
+            "proposals",
+            i,
+            "score",
+            "final",
+        )
 
 
 def _check_threshold(entries: list[Mapping[str, Any]], config: Config) -> None:
@@ -164,12 +205,25 @@ def _check_threshold(entries: list[Mapping[str, Any]], config: Config) -> None:
             continue
         final = _exact(e["score"]["final"])
         if e["rank"] is not None and final < threshold:
-            raise _fail("threshold", f"proposal {e['id']} is ranked with {e['score']['final']} < {config.threshold}", "proposals", i)
+            raise _fail(
+                "threshold",
+                f"proposal {e['id']} is ranked with {e['score']['final']} < {config.threshold}",
+                "proposals",
+                i,
+            )
         below = e["disposition"] == "deferred"
         if below and final >= threshold:
-            raise _fail("threshold", f"proposal {e['id']} is below_threshold with {e['score']['final']}", "proposals", i)
+            raise _fail(
+                "threshold", f"proposal {e['id']} is below_threshold with {e['score']['final']}", "proposals", i
+            )
         if below != (e["rank"] is None):
-            raise _fail("threshold", f"proposal {e['id']}: accepted, so ranked exactly when not below the threshold", "proposals", i, "rank")
+            raise _fail(
+                "threshold",
+                f"proposal {e['id']}: accepted, so ranked exactly when not below the threshold",
+                "proposals",
+                i,
+                "rank",
+            )
 
 
 def _order_key(e: Mapping[str, Any]) -> tuple[Fraction, int, str, str]:
@@ -183,7 +237,9 @@ def _check_order(ranking: list[str], by_id: Mapping[str, Mapping[str, Any]]) -> 
             raise _fail("order", f"{ranking[i - 1]} is ranked before {ranking[i]} against SPEC §5.2", "ranking", i)
     for position, pid in enumerate(ranking, start=1):
         if by_id[pid]["rank"] != position:
-            raise _fail("order", f"proposal {pid} has rank {by_id[pid]['rank']} at position {position}", "ranking", position - 1)
+            raise _fail(
+                "order", f"proposal {pid} has rank {by_id[pid]['rank']} at position {position}", "ranking", position - 1
+            )
 
 
 def _check_limit(report: Mapping[str, Any], config: Config) -> None:
@@ -199,14 +255,18 @@ def _check_selection(report: Mapping[str, Any], by_id: Mapping[str, Mapping[str,
         if e["disposition"] == "superseded":
             blocker = e["superseded_by"]
             if blocker not in survivors:
-                raise _fail("selection", f"proposal {pid} is superseded by {blocker}, which is not an earlier survivor", "proposals")
+                raise _fail(
+                    "selection",
+                    f"proposal {pid} is superseded by {blocker}, which is not an earlier survivor",
+                    "proposals",
+                )
             continue
         if e["superseded_by"] is not None:
             raise _fail("selection", f"proposal {pid} names superseded_by but is {e['disposition']}", "proposals")
         survivors.append(pid)
     if report["selected"] != survivors[: config.max_selected]:
         raise _fail("selection", "selected is not the first survivors of ranking in rank order", "selected")
-    for pid in survivors[config.max_selected:]:
+    for pid in survivors[config.max_selected :]:
         if by_id[pid]["disposition"] != "unselected":
             raise _fail("selection", f"survivor {pid} beyond the limit must be unselected", "proposals")
 
@@ -232,16 +292,24 @@ def replay_report(bundle: Bundle, report: Mapping[str, Any], *, config: Config |
     """Recompute the report from the bundle (with the report's own config unless
     one is given) and refuse ``report.tampered`` on any byte of difference."""
     if report.get("input_digest") != bundle.input_digest:
-        raise TamperError("report.tampered", "the report is not this bundle's: input_digest differs", pointer="/input_digest")
+        raise TamperError(
+            "report.tampered", "the report is not this bundle's: input_digest differs", pointer="/input_digest"
+        )
     if config is None:
         try:
             config = parse_config(report.get("config"))
         except ConfigError as e:
-            raise TamperError("report.tampered", f"the report's config is invalid: {e.detail}", pointer="/config") from e
+            raise TamperError(
+                "report.tampered", f"the report's config is invalid: {e.detail}", pointer="/config"
+            ) from e
     expected = rank(bundle, config).report
     if canon(dict(report)) != canon(expected):
         where = _where(report, expected)
-        raise TamperError("report.tampered", f"the report differs from the replay at {', '.join(where) or '/'}", pointer=where[0] if where else "")
+        raise TamperError(
+            "report.tampered",
+            f"the report differs from the replay at {', '.join(where) or '/'}",
+            pointer=where[0] if where else "",
+        )
     return expected
 
 
@@ -252,7 +320,11 @@ def check_validation(bundle: Bundle, given: Mapping[str, Any], *, config: Config
         raise TamperError("validation.tampered", "the validation report is not sealed", pointer="/digest")
     if canon(dict(given)) != canon(recomputed.report):
         where = _where(given, recomputed.report)
-        raise TamperError("validation.tampered", f"the validation report differs from the recomputed one at {', '.join(where)}", pointer=where[0] if where else "")
+        raise TamperError(
+            "validation.tampered",
+            f"the validation report differs from the recomputed one at {', '.join(where)}",
+            pointer=where[0] if where else "",
+        )
     return recomputed
 
 

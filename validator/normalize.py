@@ -8,9 +8,7 @@ import unicodedata
 __all__ = ["norm"]
 
 # SPEC §0: exactly the Unicode White_Space property, not a regex \s.
-_WHITESPACE = re.compile(
-    "[\u0009-\u000d\u0020\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+"
-)
+_WHITESPACE = re.compile("[\u0009-\u000d\u0020\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+")
 _TRAILING = ".!;:,"
 
 

@@ -89,7 +89,7 @@ def check_support(p: Proposal, ctx: Context) -> tuple[list[Reason], SupportFacts
 
     # 2-3. Integrity; verified support V and counter-support VC.
     points = tuple(integrity(ev, t) for ev, t, _ in s_prime)
-    v = [x for x, pts in zip(s_prime, points) if pts > 0]
+    v = [x for x, pts in zip(s_prime, points, strict=True) if pts > 0]
     vc = [x for x in c_prime if integrity(x[0], x[1]) > 0]
 
     # 4-5. Lineages and strength.

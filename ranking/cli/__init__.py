@@ -32,7 +32,9 @@ def build_parser() -> argparse.ArgumentParser:
         "3 input error, 4 tampered or invariant violated.",
     )
     parser.add_argument(
-        "--log-format", choices=("console", "json"), default=None,
+        "--log-format",
+        choices=("console", "json"),
+        default=None,
         help="log rendering on stderr (default: console on a terminal, json otherwise or when CI is set)",
     )
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging (-v info, -vv debug)")

@@ -48,7 +48,8 @@ def render_table(report: Mapping[str, Any]) -> str:
     lines.append(
         f"outcome: {report['outcome']} · selected {counts['selected']} of {counts['proposals']} "
         f"(accepted {counts['accepted']}, deferred {counts['deferred']}, quarantined {counts['quarantined']}, "
-        f"rejected {counts['rejected']}, below threshold {counts['below_threshold']}, superseded {counts['superseded']})"
+        f"rejected {counts['rejected']}, below threshold {counts['below_threshold']}, "
+        f"superseded {counts['superseded']})"
     )
     return "\n".join(lines)
 
@@ -66,5 +67,3 @@ def log_decisions(report: Mapping[str, Any], **context: Any) -> None:
             final=None if score is None else score["final"],
             **context,
         )
-
-

@@ -16,7 +16,11 @@ def configure_logging(fmt: str | None, verbosity: int) -> None:
     if fmt is None:
         fmt = "console" if sys.stderr.isatty() and not os.environ.get("CI") else "json"
     level = {0: logging.WARNING, 1: logging.INFO}.get(verbosity, logging.DEBUG)
-    renderer = structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty()) if fmt == "console" else structlog.processors.JSONRenderer(sort_keys=True)
+    renderer = (
+        structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty())
+        if fmt == "console"
+        else structlog.processors.JSONRenderer(sort_keys=True)
+    )
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,

@@ -14,8 +14,14 @@ from curator_io.config import DEFAULT_CONFIG
 def test_members_not_given_take_their_defaults_and_reports_carry_all_eight() -> None:
     config = parse_config({"threshold": 55})
     assert config.to_json() == {
-        "threshold": 55, "max_selected": 5, "max_operations": 6, "max_operation_bytes": 1200,
-        "max_delta_bytes": 4000, "min_lineages": 2, "min_lineages_broad": 3, "min_lineages_user": 1,
+        "threshold": 55,
+        "max_selected": 5,
+        "max_operations": 6,
+        "max_operation_bytes": 1200,
+        "max_delta_bytes": 4000,
+        "min_lineages": 2,
+        "min_lineages_broad": 3,
+        "min_lineages_user": 1,
     }
     assert parse_config({}) == DEFAULT_CONFIG
 

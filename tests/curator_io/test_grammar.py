@@ -41,11 +41,25 @@ def test_timestamps_compare_as_instants_with_the_fraction_padded() -> None:
     assert g.instant_key("2026-01-01T00:00:00Z") < g.instant_key("2026-01-01T00:00:00.000000001Z")
 
 
-@pytest.mark.parametrize(("value", "ok"), [(7, True), (7.0, True), (-0.0, True), (7.5, False), (True, False), (-1, False), (2**53, False)])
+@pytest.mark.parametrize(
+    ("value", "ok"), [(7, True), (7.0, True), (-0.0, True), (7.5, False), (True, False), (-1, False), (2**53, False)]
+)
 def test_an_int_is_an_integral_binary64_never_a_boolean(value: object, ok: bool) -> None:
     assert g.is_int(value) is ok
 
 
-@pytest.mark.parametrize(("value", "ok"), [("src/app.py", True), ("a", True), ("/abs", False), ("a//b", False), ("a/./b", False), ("a/../b", False), ("a\tb", False), ("", False)])
+@pytest.mark.parametrize(
+    ("value", "ok"),
+    [
+        ("src/app.py", True),
+        ("a", True),
+        ("/abs", False),
+        ("a//b", False),
+        ("a/./b", False),
+        ("a/../b", False),
+        ("a\tb", False),
+        ("", False),
+    ],
+)
 def test_paths_are_relative_posix_without_dot_segments(value: str, ok: bool) -> None:
     assert g.is_path(value) is ok

@@ -9,7 +9,13 @@ import jsonschema
 import pytest
 
 from curator_io import canon, load_bundle, parse_config, parse_json
-from curator_io.reports import SCHEMA_MODELS, RankingReportModel, ValidationReportModel, generate_schema, published_schema
+from curator_io.reports import (
+    SCHEMA_MODELS,
+    RankingReportModel,
+    ValidationReportModel,
+    generate_schema,
+    published_schema,
+)
 from ranking.pipeline import rank
 from tests.conftest import FIXTURES, parity_cases
 

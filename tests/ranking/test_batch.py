@@ -251,7 +251,10 @@ def test_standard_input_is_read_as_a_jsonl_stream(tmp_path) -> None:
     stream = one_line(SCORED[0]) + b"\nnot json\n"
     done = subprocess.run(
         [sys.executable, "-m", "ranking.cli", "batch", "-", "--out-dir", str(tmp_path / "out")],
-        input=stream, capture_output=True, cwd=REPO, check=False,
+        input=stream,
+        capture_output=True,
+        cwd=REPO,
+        check=False,
     )
     assert done.returncode == 3, done.stderr
     entries = read_summary(tmp_path / "out")["bundles"]

@@ -133,7 +133,11 @@ def test_seal_then_score_on_a_hand_edited_bundle(tmp_path: Path, capsys) -> None
 
 
 def test_schema_prints_each_published_schema(capsys) -> None:
-    for name, title in [("bundle", "BundleModel"), ("validation", "ValidationReportModel"), ("report", "RankingReportModel")]:
+    for name, title in [
+        ("bundle", "BundleModel"),
+        ("validation", "ValidationReportModel"),
+        ("report", "RankingReportModel"),
+    ]:
         assert main(["schema", name]) == 0
         assert json.loads(capsys.readouterr().out)["title"] == title
 
@@ -157,7 +161,9 @@ def test_one_debug_event_per_decision(tmp_path: Path, monkeypatch) -> None:
 def test_logs_go_to_stderr_and_never_mix_with_stdout(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "ranking.cli", "-vv", "--log-format", "json", "validate", str(EXAMPLE)],
-        cwd=REPO, capture_output=True, text=True,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
     )
     assert done.returncode == 0
     assert parse_json(done.stdout.strip().encode())["schema"] == "evidence-validation-v1"

@@ -85,10 +85,20 @@ def test_an_unreachable_scheduler_is_a_usage_error_after_the_timeout(tmp_path, c
     shutil.copy(FIXTURES / "example.json", tmp_path / "example.json")
     address = "tcp://127.0.0.1:9"  # discard port: nothing listens there
 
-    rc = main([
-        "batch", str(tmp_path / "example.json"), "--out-dir", str(tmp_path / "out"),
-        "--engine", "dask", "--scheduler", address, "--connect-timeout", "1",
-    ])
+    rc = main(
+        [
+            "batch",
+            str(tmp_path / "example.json"),
+            "--out-dir",
+            str(tmp_path / "out"),
+            "--engine",
+            "dask",
+            "--scheduler",
+            address,
+            "--connect-timeout",
+            "1",
+        ]
+    )
 
     assert rc == 2
     err = capsys.readouterr().err
@@ -101,8 +111,18 @@ def test_an_unreachable_scheduler_is_a_usage_error_after_the_timeout(tmp_path, c
 def test_a_scheduler_address_that_is_not_one_is_a_usage_error(tmp_path, capsys) -> None:
     shutil.copy(FIXTURES / "example.json", tmp_path / "example.json")
 
-    rc = main(["batch", str(tmp_path / "example.json"), "--out-dir", str(tmp_path / "out"), "--engine", "dask",
-               "--scheduler", "http://example.org:8786"])
+    rc = main(
+        [
+            "batch",
+            str(tmp_path / "example.json"),
+            "--out-dir",
+            str(tmp_path / "out"),
+            "--engine",
+            "dask",
+            "--scheduler",
+            "http://example.org:8786",
+        ]
+    )
 
     assert rc == 2
     assert capsys.readouterr().err == (
@@ -112,8 +132,20 @@ def test_a_scheduler_address_that_is_not_one_is_a_usage_error(tmp_path, capsys) 
 
 
 def test_workers_with_a_scheduler_is_a_usage_error(tmp_path, capsys) -> None:
-    rc = main(["batch", str(FIXTURES / "example.json"), "--out-dir", str(tmp_path / "out"), "--engine", "dask",
-               "--scheduler", "tcp://127.0.0.1:8786", "--workers", "4"])
+    rc = main(
+        [
+            "batch",
+            str(FIXTURES / "example.json"),
+            "--out-dir",
+            str(tmp_path / "out"),
+            "--engine",
+            "dask",
+            "--scheduler",
+            "tcp://127.0.0.1:8786",
+            "--workers",
+            "4",
+        ]
+    )
 
     assert rc == 2
     assert "usage.invalid_option: --workers sizes a LocalCluster" in capsys.readouterr().err
@@ -140,8 +172,18 @@ def test_the_dask_engine_keeps_order_and_submits_a_bounded_window(cluster) -> No
 def test_an_input_error_is_a_result_not_a_task_failure(tmp_path, cluster) -> None:
     (tmp_path / "bad.json").write_bytes(b"[")
 
-    rc = main(["batch", str(tmp_path / "bad.json"), "--out-dir", str(tmp_path / "out"), "--engine", "dask",
-               "--scheduler", cluster.scheduler_address])
+    rc = main(
+        [
+            "batch",
+            str(tmp_path / "bad.json"),
+            "--out-dir",
+            str(tmp_path / "out"),
+            "--engine",
+            "dask",
+            "--scheduler",
+            cluster.scheduler_address,
+        ]
+    )
 
     assert rc == 3
     (entry,) = json.loads((tmp_path / "out" / "summary.json").read_bytes())["bundles"]

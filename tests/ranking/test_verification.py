@@ -15,11 +15,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from curator_io import InvariantError, TamperError, canon, load_bundle, parse_json, seal
+from curator_io.config import DEFAULT_CONFIG
 from curator_io.sealing import seal_bundle
 from ranking.verification import INVARIANTS, check_report, check_validation, proposals_of, replay_report
 from tests.conftest import PARITY, REPO
 from validator import validate
-from curator_io.config import DEFAULT_CONFIG
 
 LIMIT_CASE = PARITY / "074-rank-limit-more-than-5-survivors"
 CONFLICT_CASE = PARITY / "069-rank-conflict-same-key-different-text"
@@ -220,7 +220,9 @@ def test_a_report_scored_in_a_fresh_process_from_shuffled_arrays_replays(tmp_pat
     out = tmp_path / "out"
     done = subprocess.run(
         [sys.executable, "-m", "ranking.cli", "score", str(shuffled), "--out-dir", str(out)],
-        cwd=REPO, capture_output=True, text=True,
+        cwd=REPO,
+        capture_output=True,
+        text=True,
     )
     assert done.returncode == 0, done.stderr
     report = parse_json((out / "report.json").read_bytes())
@@ -238,7 +240,9 @@ def test_validation_recomputation_refuses_an_unsealed_or_edited_report() -> None
     given = json.loads((LIMIT_CASE / "expected.validation.json").read_bytes())
     assert check_validation(bundle, given, config=DEFAULT_CONFIG).report == given
     edited = copy.deepcopy(given)
-    edited["proposals"][0]["validation"] = "rejected" if edited["proposals"][0]["validation"] != "rejected" else "accepted"
+    edited["proposals"][0]["validation"] = (
+        "rejected" if edited["proposals"][0]["validation"] != "rejected" else "accepted"
+    )
     with pytest.raises(TamperError, match="not sealed") as caught:
         check_validation(bundle, edited, config=DEFAULT_CONFIG)
     assert caught.value.code == "validation.tampered"

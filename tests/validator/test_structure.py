@@ -70,10 +70,16 @@ def test_rationale_is_optional_and_defaults_to_empty() -> None:
         (with_(rationale="x" * 2001), ("p-1", "rationale")),
         (with_(base_memory_version=7.5), ("p-1", "base_memory_version")),
         (with_(operations=[]), ("p-1", "operations")),
-        (with_(operations=[{"action": "add", "key": "a", "text": "t", "expected_digest": DIGEST}]), ("p-1", "operations")),
+        (
+            with_(operations=[{"action": "add", "key": "a", "text": "t", "expected_digest": DIGEST}]),
+            ("p-1", "operations"),
+        ),
         (with_(operations=[{"action": "remove", "key": "a"}]), ("p-1", "operations")),
         (with_(operations=[{"action": "add", "key": "a", "text": ""}]), ("p-1", "operations")),
-        (with_(operations=[{"action": "add", "key": "a", "text": "x"}, {"action": "add", "key": "a", "text": "y"}]), ("p-1", "operations")),
+        (
+            with_(operations=[{"action": "add", "key": "a", "text": "x"}, {"action": "add", "key": "a", "text": "y"}]),
+            ("p-1", "operations"),
+        ),
         (with_(support=[]), ("p-1", "support")),
         (with_(support=["ev-1", "ev-1"]), ("p-1", "support")),
         (with_(contradict=KeyError), ("p-1", "contradict")),

@@ -67,13 +67,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out-dir", metavar="DIR", required=True, help="where to write the reports and summary.json")
     p.add_argument("--config", metavar="CONFIG.json", help="ranking config for every bundle (SPEC §2)")
     p.add_argument(
-        "--workers", metavar="N", type=_positive_int, default=None,
+        "--workers",
+        metavar="N",
+        type=_positive_int,
+        default=None,
         help=f"local engine: processes (default 1); dask engine: LocalCluster workers (default {_DASK_WORKERS})",
     )
     p.add_argument("--engine", choices=("local", "dask"), default="local", help="where to score (default: local)")
     p.add_argument("--scheduler", metavar="tcp://HOST:8786", help="dask engine: connect to this scheduler")
     p.add_argument(
-        "--connect-timeout", metavar="SECONDS", type=_positive_float, default=10.0,
+        "--connect-timeout",
+        metavar="SECONDS",
+        type=_positive_float,
+        default=10.0,
         help="dask engine: give up connecting to --scheduler after this long (default 10)",
     )
     p.set_defaults(run=run)

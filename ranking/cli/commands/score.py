@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from curator_io.bundle import load_bundle
 from curator_io.canonical import canon
 from curator_io.errors import InputError
 from curator_io.files import read_bytes, remove_if_present, write_atomic
-from curator_io.bundle import load_bundle
 from ranking.cli.common import log_decisions, read_config, read_report, render_table
 from ranking.pipeline import Result, rank, rank_validation
 from ranking.verification import check_validation
@@ -24,10 +24,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         "(canonical RFC 8785 bytes, atomically). Exits 0 on any report, no_op included.",
     )
     p.add_argument("bundle", metavar="BUNDLE", help="a curator-bundle-v1 JSON file")
-    p.add_argument("--config", metavar="CONFIG.json", help="ranking config (SPEC §2); defaults apply to members not given")
+    p.add_argument(
+        "--config", metavar="CONFIG.json", help="ranking config (SPEC §2); defaults apply to members not given"
+    )
     p.add_argument("--out-dir", metavar="DIR", default="out", help="where to write the reports (default: out)")
     p.add_argument(
-        "--validation", metavar="V.json",
+        "--validation",
+        metavar="V.json",
         help="score against this earlier validation report; refused (exit 4) unless it is sealed and identical "
         "to the one recomputed from BUNDLE and the config",
     )
