@@ -2,18 +2,29 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import structlog
 
+from curator_io.bundle import load_bundle
 from curator_io.config import DEFAULT_CONFIG, Config, parse_config
-from curator_io.errors import ConfigError, InputError
+from curator_io.errors import ConfigError, InputError, TamperError
 from curator_io.files import read_bytes
 from curator_io.jsonio import parse_json
+from curator_io.models import Bundle
 
-__all__ = ["read_config", "read_report", "render_table", "log_decisions", "format_score"]
+__all__ = [
+    "read_config",
+    "read_bundle",
+    "read_report",
+    "write_stdout",
+    "render_table",
+    "log_decisions",
+    "format_score",
+]
 
 
 def read_config(path: str | None) -> Config:
@@ -26,9 +37,33 @@ def read_config(path: str | None) -> Config:
     return parse_config(doc)
 
 
-def read_report(path: str | Path) -> Any:
-    """A report document (strict JSON); its trust is the caller's to check."""
-    return parse_json(read_bytes(path))
+def read_bundle(path: str) -> Bundle:
+    """Load a bundle; an input error names the file."""
+    try:
+        return load_bundle(read_bytes(path))
+    except InputError as e:
+        raise InputError(e.code, f"{path}: {e.detail}", pointer=e.pointer) from e
+
+
+def read_report(path: str | Path) -> Mapping[str, Any]:
+    """A report document: strict JSON (``input.malformed_json``, exit 3), and an object.
+
+    Whether it can be trusted is the caller's to check (``ranking.verification``).
+    """
+    try:
+        doc = parse_json(read_bytes(path))
+    except InputError as e:
+        raise InputError(e.code, f"{path}: {e.detail}", pointer=e.pointer) from e
+    if type(doc) is not dict:
+        raise TamperError("report.tampered", f"{path}: a ranking report is a JSON object", pointer="")
+    return doc
+
+
+def write_stdout(data: bytes) -> None:
+    """Exact bytes on stdout, whatever its text encoding."""
+    sys.stdout.flush()
+    sys.stdout.buffer.write(data)
+    sys.stdout.buffer.flush()
 
 
 def format_score(score: Mapping[str, Any] | None) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ranking.cli.commands.apply import read_bundle, read_report_object
+from ranking.cli.common import read_bundle, read_report
 from ranking.explain import explain
 
 __all__ = ["register", "run"]
@@ -27,7 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    report = read_report_object(args.report)
+    report = read_report(args.report)
     bundle = read_bundle(args.bundle) if args.bundle else None
     print(explain(report, args.proposal_id, bundle).render())
     return 0

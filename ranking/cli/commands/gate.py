@@ -9,7 +9,7 @@ from curator_io.errors import ConfigError, InputError
 from curator_io.files import read_bytes
 from curator_io.jsonio import parse_json
 from ranking.apply import apply_selection
-from ranking.cli.commands.apply import read_bundle, read_report_object, write_stdout
+from ranking.cli.common import read_bundle, read_report, write_stdout
 from ranking.gate import compare_memory, render_github, render_json, render_summary, render_text, selected_edits
 
 __all__ = ["register", "run"]
@@ -39,7 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     bundle = read_bundle(args.bundle)
-    report = read_report_object(args.report)
+    report = read_report(args.report)
     permitted = apply_selection(bundle, report)  # report.tampered unless the report is this bundle's
     try:
         actual = parse_json(read_bytes(args.memory_after))

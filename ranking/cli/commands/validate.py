@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
-from curator_io.bundle import load_bundle
 from curator_io.canonical import canon
-from curator_io.files import read_bytes, write_atomic
-from ranking.cli.common import read_config
+from curator_io.files import write_atomic
+from ranking.cli.common import read_bundle, read_config, write_stdout
 from validator import validate
 
 
@@ -27,10 +25,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     config = read_config(args.config)
-    report = validate(load_bundle(read_bytes(args.bundle)), config=config).report
+    report = validate(read_bundle(args.bundle), config=config).report
     data = canon(report)
     if args.out:
         write_atomic(args.out, data)
     else:
-        sys.stdout.buffer.write(data + b"\n")
+        write_stdout(data + b"\n")
     return 0

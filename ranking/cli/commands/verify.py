@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from curator_io.bundle import load_bundle
-from curator_io.files import read_bytes
-from ranking.cli.common import read_config, read_report
+from ranking.cli.common import read_bundle, read_config, read_report
 from ranking.verification import INVARIANTS, check_report, proposals_of, replay_report
 
 
@@ -36,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
         checked = [name for name in INVARIANTS if name != "conflict_free"]
         print(f"{args.report}: invariants hold ({', '.join(checked)}); conflict_free needs --bundle")
         return 0
-    bundle = load_bundle(read_bytes(args.bundle))
+    bundle = read_bundle(args.bundle)
     check_report(report, proposals=proposals_of(bundle))
     replay_report(bundle, report, config=config)
     print(f"{args.report}: every invariant holds and the replay from {args.bundle} is byte-identical")
