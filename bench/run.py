@@ -1,0 +1,252 @@
+"""The pipeline against the floor of parse + canonicalize + hash, and batch throughput.
+
+    python bench/run.py            # N in 1k, 2k, 4k, 8k, 16k, then the batch
+    python bench/run.py --quick    # N in 1k, 2k, and a batch of 200
+
+For each N the generated bundle (bench/generate.py) is measured in fresh
+subprocesses, so memory does not accumulate across sizes:
+
+- floor: ``orjson.loads`` of the bytes, then ``orjson.dumps(..., OPT_SORT_KEYS)``
+  and ``hashlib.sha256`` of every sealed artifact and of the bundle;
+- pipeline: ``rank_bytes`` (load to both reports) and ``canon`` of both reports;
+- peak RSS of the pipeline's process (``ru_maxrss``), after reading the file.
+
+Then 1,000 small bundles are scored with ``evidence-rank batch --workers 1``
+and ``--workers 2``, and the throughputs compared.
+
+Times are the best of ``--repeat`` runs. No timing is asserted anywhere.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import multiprocessing
+import os
+import platform
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+SIZES = (1000, 2000, 4000, 8000, 16000)
+QUICK_SIZES = (1000, 2000)
+ARTIFACT_LISTS = (
+    ("memory", "instructions"),
+    ("instructions",),
+    ("materializations",),
+    ("traces",),
+    ("evidence",),
+    ("lessons",),
+)
+MB = 1024 * 1024
+
+
+# --- measured in a child process -------------------------------------------------
+
+
+def floor_once(raw: bytes) -> None:
+    """The unavoidable work: parse, then canonicalize and hash every sealed artifact and the bundle."""
+    import orjson
+
+    doc = orjson.loads(raw)
+    for path in ARTIFACT_LISTS:
+        node = doc
+        for token in path:
+            node = node[token]
+        for artifact in node:
+            hashlib.sha256(orjson.dumps(artifact, option=orjson.OPT_SORT_KEYS)).hexdigest()
+    hashlib.sha256(orjson.dumps(doc, option=orjson.OPT_SORT_KEYS)).hexdigest()
+
+
+def pipeline_once(raw: bytes) -> None:
+    """Load to both reports, and the canonical bytes of both, as ``evidence-rank score`` writes them."""
+    from curator_io.canonical import canon
+    from ranking.pipeline import rank_bytes
+
+    result = rank_bytes(raw)
+    canon(result.validation.report)
+    canon(result.report)
+
+
+def measure(kind: str, path: Path, repeat: int) -> dict[str, Any]:
+    run = {"floor": floor_once, "pipeline": pipeline_once}[kind]
+    raw = path.read_bytes()
+    run(raw)  # warm: imports, regex compilation
+    best = min(_timed(run, raw) for _ in range(repeat))
+    return {"seconds": best, "peak_rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}
+
+
+def _timed(run: Any, raw: bytes) -> float:
+    start = time.perf_counter()
+    run(raw)
+    return time.perf_counter() - start
+
+
+def in_child(kind: str, path: Path, repeat: int) -> dict[str, Any]:
+    out = subprocess.run(
+        [sys.executable, __file__, "--measure", kind, str(path), "--repeat", str(repeat)],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return json.loads(out.stdout)
+
+
+# --- batch throughput --------------------------------------------------------------
+
+
+def run_batch(bundles: list[Path], workers: int, out_dir: Path) -> float:
+    """Seconds for ``evidence-rank batch FOLDER --workers N`` to score every bundle, start to exit.
+
+    The one place that knows how a batch is run: :func:`run_batch_pool` is the
+    stand-in used before the command existed (``--batch-engine pool``).
+    """
+    cli = [sys.executable, "-m", "ranking.cli", "batch", str(bundles[0].parent), "--out-dir", str(out_dir)]
+    start = time.perf_counter()
+    done = subprocess.run([*cli, "--workers", str(workers)], capture_output=True, text=True)
+    elapsed = time.perf_counter() - start
+    if done.returncode != 0:
+        raise SystemExit(f"evidence-rank batch exited {done.returncode}: {done.stderr.strip()[-500:]}")
+    return elapsed
+
+
+def _score_file(args: tuple[str, str]) -> str:
+    from curator_io.canonical import canon
+    from ranking.pipeline import rank_bytes
+
+    bundle, out_dir = args
+    result = rank_bytes(Path(bundle).read_bytes())
+    stem = Path(bundle).stem
+    Path(out_dir, f"{stem}.validation.json").write_bytes(canon(result.validation.report))
+    Path(out_dir, f"{stem}.report.json").write_bytes(canon(result.report))
+    return result.report["digest"]
+
+
+def run_batch_pool(bundles: list[Path], workers: int, out_dir: Path) -> float:
+    """Seconds for a multiprocessing.Pool of ``workers`` over ``rank_bytes``, writing both reports of each."""
+    import ranking.pipeline  # noqa: F401  (imported once, before the workers fork)
+
+    start = time.perf_counter()
+    jobs = [(str(b), str(out_dir)) for b in bundles]
+    with multiprocessing.get_context("fork").Pool(workers) as pool:
+        pool.map(_score_file, jobs, chunksize=max(1, len(jobs) // (workers * 8)))
+    return time.perf_counter() - start
+
+
+def batch_throughput(count: int, proposals: int, seed: int, work: Path, engine: str, repeat: int) -> dict[int, float]:
+    """Bundles per second with 1 and 2 workers, each the best of ``repeat`` runs (alternating)."""
+    from bench.generate import VERSION, generate_bundle
+    from curator_io.canonical import canon
+
+    folder = work / f"batch-{count}x{proposals}-seed{seed}-v{VERSION}"
+    folder.mkdir(parents=True, exist_ok=True)
+    bundles = []
+    for i in range(count):
+        path = folder / f"bundle-{i:04d}.json"
+        if not path.exists():
+            path.write_bytes(canon(generate_bundle(proposals, seed * 100_000 + i)))
+        bundles.append(path)
+    run = run_batch if engine == "cli" else run_batch_pool
+    best = {1: math.inf, 2: math.inf}
+    for _ in range(repeat):
+        for workers in (1, 2):
+            with tempfile.TemporaryDirectory() as out_dir:
+                best[workers] = min(best[workers], run(bundles, workers, Path(out_dir)))
+    return {workers: count / seconds for workers, seconds in best.items()}
+
+
+# --- the report ---------------------------------------------------------------------
+
+
+def bundle_file(n: int, seed: int, work: Path) -> Path:
+    from bench.generate import VERSION
+
+    path = work / f"bundle-{n}-seed{seed}-v{VERSION}.json"
+    if not path.exists():
+        # A child process, so the generator's memory is gone before anything is measured.
+        subprocess.run(
+            [sys.executable, str(REPO / "bench" / "generate.py"), str(n), "--seed", str(seed), "--out", str(path)],
+            check=True,
+        )
+    return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--quick", action="store_true", help="N in 1k, 2k and a batch of 200 bundles")
+    p.add_argument("--sizes", help="comma-separated proposal counts (default 1000,2000,4000,8000,16000)")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--repeat", type=int, default=3, help="runs per measurement; the best counts (default 3)")
+    p.add_argument("--batch", type=int, help="small bundles in the batch (default 1000; 0 skips it)")
+    p.add_argument("--batch-proposals", type=int, default=10, help="proposals per small bundle (default 10)")
+    p.add_argument(
+        "--batch-engine",
+        choices=("cli", "pool"),
+        default="cli",
+        help="evidence-rank batch (default), or a multiprocessing.Pool over rank_bytes",
+    )
+    p.add_argument(
+        "--work-dir",
+        type=Path,
+        default=Path(tempfile.gettempdir()) / "evidence-rank-bench",
+        help="where generated bundles are cached",
+    )
+    p.add_argument("--measure", nargs=2, metavar=("KIND", "BUNDLE"), help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+
+    if args.measure:
+        print(json.dumps(measure(args.measure[0], Path(args.measure[1]), args.repeat)))
+        return 0
+
+    sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else list(QUICK_SIZES if args.quick else SIZES)
+    batch = args.batch if args.batch is not None else (200 if args.quick else 1000)
+    args.work_dir.mkdir(parents=True, exist_ok=True)
+    print(
+        f"machine: nproc={os.cpu_count()}, Python {platform.python_version()}, {platform.machine()}, "
+        f"load average {os.getloadavg()[0]:.2f} at start (other work on the machine skews every number)"
+    )
+    print(f"command: python bench/run.py {' '.join(sys.argv[1:] if argv is None else argv)}".rstrip())
+    print()
+    print(
+        "| N | bundle MB | floor s | pipeline s | pipeline/floor | x per doubling | peak RSS MB "
+        "| RSS limit MB | floor RSS MB |"
+    )
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    previous = None
+    for n in sizes:
+        path = bundle_file(n, args.seed, args.work_dir)
+        size = path.stat().st_size
+        floor = in_child("floor", path, args.repeat)
+        pipe = in_child("pipeline", path, args.repeat)
+        step = f"{pipe['seconds'] / previous:.2f}" if previous else "-"
+        previous = pipe["seconds"]
+        print(
+            f"| {n} | {size / MB:.1f} | {floor['seconds']:.3f} | {pipe['seconds']:.3f} "
+            f"| {pipe['seconds'] / floor['seconds']:.2f} | {step} | {pipe['peak_rss'] / MB:.0f} "
+            f"| {(3 * size + 100 * MB) / MB:.0f} | {floor['peak_rss'] / MB:.0f} |",
+            flush=True,
+        )
+    if batch:
+        rates = batch_throughput(batch, args.batch_proposals, args.seed, args.work_dir, args.batch_engine, args.repeat)
+        how = "evidence-rank batch FOLDER --out-dir DIR" if args.batch_engine == "cli" else "a Pool over rank_bytes"
+        print()
+        print(f"batch of {batch} bundles x {args.batch_proposals} proposals ({how}, process start to exit):")
+        print(
+            f"  --workers 1: {rates[1]:.0f} bundles/s; --workers 2: {rates[2]:.0f} bundles/s; "
+            f"speed-up {rates[2] / rates[1]:.2f}x"
+        )
+    print(f"\nload average {os.getloadavg()[0]:.2f} at the end")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
