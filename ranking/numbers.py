@@ -1,11 +1,16 @@
-"""Exact score arithmetic (SPEC §0 "Rounding", "Numbers in output")."""
+"""Exact score arithmetic (SPEC §0 "Rounding", "Numbers in output").
+
+Every §4 component is ``r2`` of an exact rational, so it is a whole number of
+hundredths. Scores are kept as ``int`` hundredths from the moment they are
+rounded until they are written: exact, and far cheaper than ``Fraction``.
+"""
 
 from __future__ import annotations
 
 import math
 from fractions import Fraction
 
-__all__ = ["r2", "to_json_number"]
+__all__ = ["r2", "r2_hundredths", "hundredths_to_json", "to_json_number"]
 
 
 def r2(x: Fraction) -> Fraction:
@@ -13,13 +18,27 @@ def r2(x: Fraction) -> Fraction:
     return Fraction(math.floor(100 * x + Fraction(1, 2)), 100)
 
 
-def to_json_number(x: Fraction) -> int | float:
+def r2_hundredths(numerator: int, denominator: int) -> int:
+    """``100 · r2(numerator / denominator)`` for non-negative integers, exactly.
+
+    floor(100·n/d + 1/2) = floor((200·n + d) / (2·d)).
+    """
+    return (200 * numerator + denominator) // (2 * denominator)
+
+
+def hundredths_to_json(h: int) -> int | float:
     """The shortest decimal that round-trips: an int when whole, else the nearest binary64.
 
-    A multiple of 1/100 below 2^53/100 converts to the float whose shortest
-    repr is exactly that 2-decimal value, so JCS writes ``33.33``, never a
-    float that merely happens to print right.
+    ``h / 100`` is correctly rounded (Python's int true division), and the
+    shortest repr of the binary64 nearest a 2-decimal value is that value, so
+    JCS writes ``33.33``, never a float that merely happens to print right.
     """
+    whole, rest = divmod(h, 100)
+    return whole if rest == 0 else h / 100
+
+
+def to_json_number(x: Fraction) -> int | float:
+    """A 2-decimal rational as the JSON number a report writes for it."""
     if x.denominator == 1:
         return int(x)
     return float(x)

@@ -1,38 +1,44 @@
-"""Scoring (SPEC §4): six components minus a contradiction penalty, exactly."""
+"""Scoring (SPEC §4): six components minus a contradiction penalty, exactly.
+
+Each component is held as ``int`` hundredths (see :mod:`ranking.numbers`).
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from fractions import Fraction
 
-from ranking.numbers import r2, to_json_number
+from ranking.numbers import hundredths_to_json, r2_hundredths
 from validator import ValidationEntry
 
 __all__ = ["Score", "score_entry"]
 
+_COMPONENTS = (
+    "recurrence",
+    "provenance",
+    "source_signal",
+    "scope_coverage",
+    "confidence",
+    "completeness",
+    "contradiction_penalty",
+    "final",
+)
+
 
 @dataclass(frozen=True, slots=True)
 class Score:
-    recurrence: Fraction
-    provenance: Fraction
-    source_signal: Fraction
-    scope_coverage: Fraction
-    confidence: Fraction
-    completeness: Fraction
-    contradiction_penalty: Fraction
-    final: Fraction
+    """The §4 components, each in hundredths of a point."""
+
+    recurrence: int
+    provenance: int
+    source_signal: int
+    scope_coverage: int
+    confidence: int
+    completeness: int
+    contradiction_penalty: int
+    final: int
 
     def to_json(self) -> dict[str, int | float]:
-        return {
-            "recurrence": to_json_number(self.recurrence),
-            "provenance": to_json_number(self.provenance),
-            "source_signal": to_json_number(self.source_signal),
-            "scope_coverage": to_json_number(self.scope_coverage),
-            "confidence": to_json_number(self.confidence),
-            "completeness": to_json_number(self.completeness),
-            "contradiction_penalty": to_json_number(self.contradiction_penalty),
-            "final": to_json_number(self.final),
-        }
+        return {name: hundredths_to_json(getattr(self, name)) for name in _COMPONENTS}
 
 
 def score_entry(entry: ValidationEntry) -> Score:
@@ -41,25 +47,16 @@ def score_entry(entry: ValidationEntry) -> Score:
     # Cannot fail: an accepted proposal is complete and §3.5 ran on it.
     assert facts is not None and proposal is not None
     points = facts.integrity_points
-    recurrence = Fraction(min(30, 10 * facts.lineages))
-    provenance = r2(Fraction(sum(points), len(points)))
-    source_signal = Fraction(facts.source_signal)
-    scope_coverage = Fraction(min(10, 5 * facts.materializations) + (5 if facts.revisions >= 2 else 0))
-    # SPEC §4: the exact value of the binary64 the JSON number parsed to.
-    confidence = r2(10 * Fraction(proposal.confidence))
-    completeness = Fraction(10)
-    if facts.contradiction == 0:
-        penalty = Fraction(0)
-    else:
-        penalty = r2(Fraction(40 * facts.contradiction, facts.strength))
+    recurrence = 100 * min(30, 10 * facts.lineages)
+    provenance = r2_hundredths(sum(points), len(points))
+    source_signal = 100 * facts.source_signal
+    scope_coverage = 100 * (min(10, 5 * facts.materializations) + (5 if facts.revisions >= 2 else 0))
+    # SPEC §4: r2(10 · c) on the exact value of the binary64 c, never by multiplying floats.
+    n, d = proposal.confidence.as_integer_ratio()
+    confidence = r2_hundredths(10 * n, d)
+    completeness = 100 * 10
+    penalty = 0 if facts.contradiction == 0 else r2_hundredths(40 * facts.contradiction, facts.strength)
     total = recurrence + provenance + source_signal + scope_coverage + confidence + completeness - penalty
     return Score(
-        recurrence,
-        provenance,
-        source_signal,
-        scope_coverage,
-        confidence,
-        completeness,
-        penalty,
-        max(Fraction(0), total),
+        recurrence, provenance, source_signal, scope_coverage, confidence, completeness, penalty, max(0, total)
     )

@@ -8,7 +8,6 @@ never by comparing all pairs.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from fractions import Fraction
 
 from curator_io.grammar import instant_key
 from validator import Operation, Proposal, ValidationEntry
@@ -21,7 +20,8 @@ class Ranked:
     """An eligible proposal with its score."""
 
     entry: ValidationEntry
-    final: Fraction
+    final: int
+    """In hundredths (:mod:`ranking.numbers`)."""
 
     @property
     def proposal(self) -> Proposal:
@@ -40,7 +40,7 @@ class Decision:
     superseded_by: str | None = None
 
 
-def order_key(r: Ranked) -> tuple[Fraction, int, str, str]:
+def order_key(r: Ranked) -> tuple[int, int, str, str]:
     """SPEC §5.2: final desc, lineages desc, earliest asc (as instants), id asc."""
     facts = r.entry.support
     assert facts is not None and facts.earliest is not None  # Cannot fail: V is non-empty when accepted.
