@@ -127,6 +127,10 @@ def _materialization(value: Any, path: Path) -> Materialization:
 
 
 def _trace(value: Any, path: Path) -> Trace:
+    fast = _trace_fast(value)
+    if fast is not None:
+        return fast
+    # The slow path names the first offending member.
     obj = _object(value, path)
     return Trace(
         _member(obj, "id", path, g.is_id, "an ID"),
@@ -141,6 +145,10 @@ def _trace(value: Any, path: Path) -> Trace:
 
 
 def _evidence(value: Any, path: Path) -> Evidence:
+    fast = _evidence_fast(value)
+    if fast is not None:
+        return fast
+    # The slow path names the first offending member.
     obj = _object(value, path)
     return Evidence(
         _member(obj, "id", path, g.is_id, "an ID"),
@@ -153,6 +161,55 @@ def _evidence(value: Any, path: Path) -> Evidence:
         _member(obj, "digest", path, _is_str, "a string"),
         obj,
     )
+
+
+# Traces and evidence are most of a bundle: each is checked in one straight
+# expression first, and only a failure goes member by member to name the place.
+_is_id = g.is_id
+
+
+def _trace_fast(obj: Any) -> Trace | None:
+    if type(obj) is not dict:
+        return None
+    get = obj.get
+    tid, lineage, mat, steps = get("id"), get("lineage"), get("materialization"), get("steps")
+    completeness, prefix, dig = get("completeness"), get("verified_prefix"), get("digest")
+    if (
+        _is_id(tid)
+        and _is_id(lineage)
+        and _is_id(mat)
+        and type(steps) is int
+        and 1 <= steps <= g.MAX_INT
+        and (completeness == "complete" or completeness == "partial")
+        and type(prefix) is int
+        and 0 <= prefix <= g.MAX_INT
+        and type(dig) is str
+    ):
+        return Trace(tid, lineage, mat, steps, completeness, prefix, dig, obj)
+    return None
+
+
+def _evidence_fast(obj: Any) -> Evidence | None:
+    if type(obj) is not dict or "path" not in obj:
+        return None
+    get = obj.get
+    eid, trace, step, signal, observed = get("id"), get("trace"), get("step"), get("signal"), get("observed_at")
+    where, summary, dig = obj["path"], get("summary"), get("digest")
+    if (
+        _is_id(eid)
+        and _is_id(trace)
+        and type(step) is int
+        and 0 <= step <= g.MAX_INT
+        and type(signal) is str
+        and signal in SIGNAL_WEIGHTS
+        and g.is_timestamp(observed)
+        and (where is None or g.is_path(where))
+        and type(summary) is str
+        and g.utf8_len(summary) <= 1000
+        and type(dig) is str
+    ):
+        return Evidence(eid, trace, step, signal, observed, where, summary, dig, obj)
+    return None
 
 
 def _unique_ids(v: Any) -> bool:

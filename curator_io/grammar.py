@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import calendar
 import re
-from datetime import datetime
 from typing import Any
 
 __all__ = [
@@ -24,6 +24,10 @@ MAX_INT = 2**53 - 1
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}")
 _DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 _TIMESTAMP = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]{1,9}))?Z")
+# The TIMESTAMP grammar with each field bounded, so a match is a real instant but for the month's length.
+_TIMESTAMP_FIELDS = re.compile(
+    r"([0-9]{4})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\.[0-9]{1,9})?Z"
+)
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
@@ -55,17 +59,14 @@ def is_timestamp(v: Any) -> bool:
     """RFC 3339 UTC, ASCII digits, a real proleptic-Gregorian instant, no leap second."""
     if type(v) is not str:
         return False
-    m = _TIMESTAMP.fullmatch(v)
+    m = _TIMESTAMP_FIELDS.fullmatch(v)
     if m is None:
         return False
-    year, month, day, hour, minute, second = (int(g) for g in m.groups()[:6])
-    if year < 1:
+    year, month, day = m.group(1, 2, 3)
+    if year == "0000":
         return False
-    try:
-        datetime(year, month, day, hour, minute, second)
-    except ValueError:
-        return False
-    return True
+    # The pattern bounds every field; only a day past the 28th needs the calendar.
+    return day <= "28" or int(day) <= calendar.monthrange(int(year), int(month))[1]
 
 
 def instant_key(ts: str) -> str:

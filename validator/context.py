@@ -26,17 +26,23 @@ class Context:
     """Memory instruction key -> norm(text)."""
     memory_keys_by_norm: Mapping[str, frozenset[str]]
     applicable_scopes_by_norm: Mapping[str, tuple[Scope, ...]]
-    _sealed: dict[int, bool] = field(default_factory=dict)
+    _verdicts: dict[int, str | None] = field(default_factory=dict)
+    """id(artifact) -> its §3.3 code or None; the bundle keeps every artifact alive."""
 
     def artifact_reason(self, raw: Mapping[str, Any], digest_member: str, subject: str) -> Reason | None:
-        """SPEC §3.3 for one artifact; each artifact is hashed at most once per validation."""
-        if not g.is_digest(digest_member):
-            return ("artifact.invalid_digest", subject)
+        """SPEC §3.3 for one artifact; each artifact's verdict is computed once per validation."""
         key = id(raw)
-        sealed = self._sealed.get(key)
-        if sealed is None:
-            sealed = self._sealed[key] = is_sealed(raw)
-        return None if sealed else ("artifact.digest_mismatch", subject)
+        try:
+            verdict = self._verdicts[key]
+        except KeyError:
+            if not g.is_digest(digest_member):
+                verdict = "artifact.invalid_digest"
+            elif not is_sealed(raw):
+                verdict = "artifact.digest_mismatch"
+            else:
+                verdict = None
+            self._verdicts[key] = verdict
+        return None if verdict is None else (verdict, subject)
 
 
 def make_context(bundle: Bundle, config: Config) -> Context:
