@@ -262,7 +262,11 @@ class ProcessEngine:
     def map(self, fn: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
         # forkserver where there is one: never fork a process that may hold other threads' locks.
         method = "forkserver" if "forkserver" in get_all_start_methods() else None
-        pool = ProcessPoolExecutor(self.workers, mp_context=get_context(method))
+        context = get_context(method)
+        if method == "forkserver":
+            # The server imports the pipeline once; each worker is a fork of it, not a fresh import.
+            context.set_forkserver_preload(["ranking.pipeline", "ranking.batch"])
+        pool = ProcessPoolExecutor(self.workers, mp_context=context)
         pending: deque[Future[list[R]]] = deque()
         try:
             for chunk in _chunks(items, self.chunk_size):

@@ -20,7 +20,7 @@ import structlog
 
 from curator_io.canonical import canon
 from curator_io.errors import ConfigError
-from curator_io.files import remove_if_present, write_atomic
+from curator_io.files import flush_to_disk, remove_if_present, write_atomic
 from ranking.batch import (
     OUTPUTS,
     BundleResult,
@@ -93,6 +93,7 @@ def run(args: argparse.Namespace) -> int:
     with _engine(args) as engine:
         entries = _write_all(engine.map(fn, iter_sources(inputs)), out)
     summary = build_summary(entries, config)
+    flush_to_disk()  # every bundle's folder is on disk before the summary that names them
     write_atomic(out / "summary.json", canon(summary))
     print(render_summary(summary))
     counts = summary["counts"]
@@ -127,24 +128,34 @@ def _engine(args: argparse.Namespace) -> AbstractContextManager[Engine]:
 
 
 def _write_all(results: Iterable[BundleResult], out: Path) -> list[dict[str, Any]]:
-    """Write each bundle's folder as its result arrives (input order); the summary entries, in order."""
+    """Write each bundle's folder as its result arrives (input order); the summary entries, in order.
+
+    Each file is written atomically (temporary file, rename) but not flushed
+    one by one: a flush per file serialized every engine behind the writer.
+    The caller flushes everything once before it writes summary.json, the
+    record of the run, so the summary never names a file that is not on disk.
+    """
     log = structlog.get_logger("evidence_rank")
     entries: list[dict[str, Any]] = []
     with _Progress(sys.stderr) as progress:
         for index, result in enumerate(results, start=1):
             folder = output_folder(index, result.source)
-            written = {name for name, _ in result.files}
-            for name, data in result.files:
-                write_atomic(out / folder / name, data)
-            for name in OUTPUTS:
-                if name not in written:
-                    # Nothing stale may pass for this bundle's outcome (as `score` does).
-                    remove_if_present(out / folder / name)
+            _write_folder(out / folder, result)
             if result.error is not None:
                 log.info("bundle.refused", source=result.source.label, code=result.error["code"])
             entries.append(summary_entry(index, folder, result))
             progress.update(index, result)
     return entries
+
+
+def _write_folder(folder: Path, result: BundleResult) -> None:
+    written = {name for name, _ in result.files}
+    for name, data in result.files:
+        write_atomic(folder / name, data, durable=False)
+    for name in OUTPUTS:
+        if name not in written:
+            # Nothing stale may pass for this bundle's outcome (as `score` does).
+            remove_if_present(folder / name)
 
 
 class _Progress:
