@@ -9,20 +9,22 @@ same whatever engine or worker count produced it. An input error refuses one
 bundle (SPEC §1, "Input errors") and is a result like any other, never the end
 of the batch.
 
-Reading is the one impure part, kept to the section "File access" below:
-folders are listed eagerly (names only), bundles are read lazily, and a JSONL
-file is read line by line, never whole.
+Reading and writing files are the impure parts, kept to the section "File
+access" below: folders are listed eagerly (names only), bundles are read
+lazily, a JSONL file is read line by line, never whole, and a local engine's
+workers write each bundle's folder where they scored it.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from itertools import islice
 from multiprocessing import get_all_start_methods, get_context
@@ -32,6 +34,7 @@ from typing import Any, BinaryIO, Protocol, TypeVar
 from curator_io.canonical import canon, seal
 from curator_io.config import Config
 from curator_io.errors import ConfigError, InputError
+from curator_io.files import remove_if_present, write_atomic
 from ranking.pipeline import rank_bytes
 
 __all__ = [
@@ -47,6 +50,8 @@ __all__ = [
     "iter_sources",
     "score_one",
     "score_item",
+    "score_and_write",
+    "write_result",
     "output_folder",
     "summary_entry",
     "build_summary",
@@ -204,6 +209,18 @@ def iter_sources(inputs: Iterable[Input]) -> Iterator[tuple[Source, bytes]]:
             raise _unreadable(item.display, e) from e
 
 
+def write_result(folder: Path, result: BundleResult) -> None:
+    """A bundle's files, atomically but not yet flushed (the caller flushes once,
+    before the summary); a file of the other outcome left by an earlier run is removed."""
+    written = {name for name, _ in result.files}
+    for name, data in result.files:
+        write_atomic(folder / name, data, durable=False)
+    for name in OUTPUTS:
+        if name not in written:
+            # Nothing stale may pass for this bundle's outcome (as `score` does).
+            remove_if_present(folder / name)
+
+
 # --- Scoring one bundle (pure) ------------------------------------------------------
 
 
@@ -220,9 +237,22 @@ def score_one(source: Source, raw: bytes, config: Config) -> BundleResult:
     return BundleResult(source, report["outcome"], report["run"], tuple(report["selected"]), None, files)
 
 
-def score_item(item: tuple[Source, bytes], config: Config) -> BundleResult:
-    """:func:`score_one` on one ``(source, bytes)`` pair, the unit an engine maps."""
-    return score_one(item[0], item[1], config)
+def score_item(item: tuple[int, Source, bytes], config: Config) -> BundleResult:
+    """:func:`score_one` on one ``(index, source, bytes)`` item, the unit a remote engine maps."""
+    return score_one(item[1], item[2], config)
+
+
+def score_and_write(item: tuple[int, Source, bytes], config: Config, out: Path) -> BundleResult:
+    """Score one item and write its folder where it was scored; the result without its bytes.
+
+    The unit a local engine maps: each worker writes its own folders, so the
+    file-system calls (most of a small bundle's cost in the kernel) run in
+    parallel instead of in the one process that collects results.
+    """
+    index, source, raw = item
+    result = score_one(source, raw, config)
+    write_result(out / output_folder(index, source), result)
+    return replace(result, files=())
 
 
 # --- Engines: map a function over items, results in input order ----------------------
@@ -251,6 +281,17 @@ def _chunks(items: Iterable[T], size: int) -> Iterator[list[T]]:
         yield chunk
 
 
+def _start_method() -> str | None:
+    """``fork`` when this process runs no other thread: a worker then starts as a copy of a
+    process that has already imported the pipeline (a fresh interpreter's imports are a
+    large share of a small batch). Otherwise ``forkserver``, since forking a process that
+    holds other threads' locks is unsafe; the platform default where neither exists."""
+    methods = get_all_start_methods()
+    if "fork" in methods and threading.active_count() == 1:
+        return "fork"
+    return "forkserver" if "forkserver" in methods else None
+
+
 class ProcessEngine:
     """A local process pool; chunks go out in order and come back in order, a few in flight at most."""
 
@@ -260,12 +301,7 @@ class ProcessEngine:
         self.window = workers * in_flight_per_worker
 
     def map(self, fn: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
-        # forkserver where there is one: never fork a process that may hold other threads' locks.
-        method = "forkserver" if "forkserver" in get_all_start_methods() else None
-        context = get_context(method)
-        if method == "forkserver":
-            # The server imports the pipeline once; each worker is a fork of it, not a fresh import.
-            context.set_forkserver_preload(["ranking.pipeline", "ranking.batch"])
+        context = get_context(_start_method())
         pool = ProcessPoolExecutor(self.workers, mp_context=context)
         pending: deque[Future[list[R]]] = deque()
         try:

@@ -20,9 +20,8 @@ import structlog
 
 from curator_io.canonical import canon
 from curator_io.errors import ConfigError
-from curator_io.files import flush_to_disk, remove_if_present, write_atomic
+from curator_io.files import flush_to_disk, write_atomic
 from ranking.batch import (
-    OUTPUTS,
     BundleResult,
     Engine,
     ProcessEngine,
@@ -32,8 +31,10 @@ from ranking.batch import (
     iter_sources,
     output_folder,
     render_summary,
+    score_and_write,
     score_item,
     summary_entry,
+    write_result,
 )
 from ranking.cli.common import read_config
 
@@ -89,9 +90,12 @@ def run(args: argparse.Namespace) -> int:
     config = read_config(args.config)
     out = Path(args.out_dir)
     inputs = find_inputs(args.paths, exclude=out, stdin=sys.stdin.buffer if "-" in args.paths else None)
-    fn = partial(score_item, config=config)
+    # A local engine's workers write their own folders; a remote one's results come back as bytes.
+    local = args.engine == "local"
+    fn = partial(score_and_write, config=config, out=out) if local else partial(score_item, config=config)
+    items = ((index, source, raw) for index, (source, raw) in enumerate(iter_sources(inputs), start=1))
     with _engine(args) as engine:
-        entries = _write_all(engine.map(fn, iter_sources(inputs)), out)
+        entries = _write_all(engine.map(fn, items), out)
     summary = build_summary(entries, config)
     flush_to_disk()  # every bundle's folder is on disk before the summary that names them
     write_atomic(out / "summary.json", canon(summary))
@@ -128,34 +132,25 @@ def _engine(args: argparse.Namespace) -> AbstractContextManager[Engine]:
 
 
 def _write_all(results: Iterable[BundleResult], out: Path) -> list[dict[str, Any]]:
-    """Write each bundle's folder as its result arrives (input order); the summary entries, in order.
+    """Collect results in input order, writing the folders a remote engine sent back as bytes;
+    the summary entries, in order.
 
-    Each file is written atomically (temporary file, rename) but not flushed
-    one by one: a flush per file serialized every engine behind the writer.
-    The caller flushes everything once before it writes summary.json, the
-    record of the run, so the summary never names a file that is not on disk.
+    Files are written atomically but not flushed one by one; the caller
+    flushes everything once before it writes summary.json, the record of the
+    run, so the summary never names a file that is not on disk.
     """
     log = structlog.get_logger("evidence_rank")
     entries: list[dict[str, Any]] = []
     with _Progress(sys.stderr) as progress:
         for index, result in enumerate(results, start=1):
             folder = output_folder(index, result.source)
-            _write_folder(out / folder, result)
+            if result.files:
+                write_result(out / folder, result)
             if result.error is not None:
                 log.info("bundle.refused", source=result.source.label, code=result.error["code"])
             entries.append(summary_entry(index, folder, result))
             progress.update(index, result)
     return entries
-
-
-def _write_folder(folder: Path, result: BundleResult) -> None:
-    written = {name for name, _ in result.files}
-    for name, data in result.files:
-        write_atomic(folder / name, data, durable=False)
-    for name in OUTPUTS:
-        if name not in written:
-            # Nothing stale may pass for this bundle's outcome (as `score` does).
-            remove_if_present(folder / name)
 
 
 class _Progress:
