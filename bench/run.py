@@ -39,14 +39,6 @@ sys.path.insert(0, str(REPO))
 
 SIZES = (1000, 2000, 4000, 8000, 16000)
 QUICK_SIZES = (1000, 2000)
-ARTIFACT_LISTS = (
-    ("memory", "instructions"),
-    ("instructions",),
-    ("materializations",),
-    ("traces",),
-    ("evidence",),
-    ("lessons",),
-)
 MB = 1024 * 1024
 
 
@@ -56,6 +48,8 @@ MB = 1024 * 1024
 def floor_once(raw: bytes) -> None:
     """The unavoidable work: parse, then canonicalize and hash every sealed artifact and the bundle."""
     import orjson
+
+    from curator_io.sealing import ARTIFACT_LISTS
 
     doc = orjson.loads(raw)
     for path in ARTIFACT_LISTS:
