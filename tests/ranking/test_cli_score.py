@@ -183,3 +183,31 @@ def test_an_atomic_write_that_fails_leaves_the_old_file_whole(tmp_path: Path, mo
         write_atomic(target, b"new")
     assert target.read_bytes() == b"old"
     assert [p.name for p in tmp_path.iterdir()] == ["report.json"]
+
+
+MALFORMED = PARITY / "076-input-malformed-not-json" / "bundle.json"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["validate", str(MALFORMED)],
+        ["seal", str(MALFORMED)],
+        ["verify", str(MALFORMED)],
+        ["verify", "{report}", "--bundle", str(MALFORMED)],
+        ["apply", str(MALFORMED), "{report}"],
+        ["explain", str(MALFORMED), "p-make-test"],
+    ],
+)
+def test_every_command_refuses_a_document_that_is_not_json_with_exit_3(argv: list[str], tmp_path: Path, capsys) -> None:
+    assert main(["score", str(EXAMPLE), "--out-dir", str(tmp_path)]) == 0
+    argv = [a.replace("{report}", str(tmp_path / "report.json")) for a in argv]
+    assert main(argv) == 3
+    err = capsys.readouterr().err
+    assert "input.malformed_json" in err and "Traceback" not in err
+
+
+def test_an_unknown_schema_name_is_a_usage_error() -> None:
+    with pytest.raises(SystemExit) as caught:
+        main(["schema", "bundles"])
+    assert caught.value.code == 2
