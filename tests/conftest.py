@@ -23,3 +23,8 @@ def parity_cases() -> list[Path]:
 @pytest.fixture
 def parity_dir() -> Path:
     return PARITY
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Parity is the first test: the reference corpus runs before everything else."""
+    items.sort(key=lambda item: item.path.name != "test_parity.py")
