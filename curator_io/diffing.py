@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from curator_io.errors import pointer_of
+from curator_io.grammar import is_number
 
 __all__ = ["differences"]
 
@@ -33,9 +34,5 @@ def _walk(a: Any, b: Any, path: tuple[str | int, ...]) -> Iterator[str]:
                 yield pointer_of(*path, i)
             else:
                 yield from _walk(a[i], b[i], (*path, i))
-    elif type(a) is not type(b) and not (_is_number(a) and _is_number(b)) or a != b:
+    elif type(a) is not type(b) and not (is_number(a) and is_number(b)) or a != b:
         yield pointer_of(*path)
-
-
-def _is_number(x: Any) -> bool:
-    return type(x) in (int, float)

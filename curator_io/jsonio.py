@@ -31,7 +31,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, BinaryIO
 
 import orjson
 
@@ -188,12 +188,16 @@ def _has_escaped_surrogate(text: str) -> bool:
     return any(f"\\ud{c}" in lowered for c in "89abcdef")
 
 
-def iter_jsonl_lines(raw: bytes) -> Iterator[tuple[int, bytes]]:
-    """Yield ``(line_number, line_bytes)`` for each non-blank JSONL line (1-based).
+def iter_jsonl_lines(stream: BinaryIO) -> Iterator[tuple[int, bytes]]:
+    """Yield ``(line_number, line_bytes)`` for each non-blank JSONL line (1-based), lazily.
 
-    A line's terminator (``\\n`` or ``\\r\\n``) is not part of its document.
+    SPEC §0: a line's terminator (``\n`` or ``\r\n``) is not part of its
+    document; blank lines are skipped. The stream is read a line at a time,
+    never whole.
     """
-    for number, line in enumerate(raw.split(b"\n"), start=1):
+    for number, line in enumerate(iter(stream.readline, b""), start=1):
+        if line.endswith(b"\n"):
+            line = line[:-1]
         if line.endswith(b"\r"):
             line = line[:-1]
         if line.strip(b" \t\r"):

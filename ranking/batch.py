@@ -35,6 +35,7 @@ from curator_io.canonical import canon, seal
 from curator_io.config import Config
 from curator_io.errors import ConfigError, InputError
 from curator_io.files import remove_if_present, write_atomic
+from curator_io.jsonio import iter_jsonl_lines
 from ranking.pipeline import rank_bytes
 
 __all__ = [
@@ -184,17 +185,6 @@ def find_inputs(paths: Iterable[str], *, exclude: Path | None = None, stdin: Bin
     return inputs
 
 
-def _jsonl_lines(stream: BinaryIO) -> Iterator[tuple[int, bytes]]:
-    """SPEC §0: each line without its terminator (``\\n`` or ``\\r\\n``) is one document; blank lines are skipped."""
-    for number, line in enumerate(iter(stream.readline, b""), start=1):
-        if line.endswith(b"\n"):
-            line = line[:-1]
-        if line.endswith(b"\r"):
-            line = line[:-1]
-        if line.strip(b" \t\r"):
-            yield number, line
-
-
 def iter_sources(inputs: Iterable[Input]) -> Iterator[tuple[Source, bytes]]:
     """Each bundle's source and bytes, lazily: one document, or one JSONL line, at a time."""
     for item in inputs:
@@ -203,7 +193,7 @@ def iter_sources(inputs: Iterable[Input]) -> Iterator[tuple[Source, bytes]]:
                 if not item.jsonl:
                     yield Source(item.display), stream.read()
                     continue
-                for number, line in _jsonl_lines(stream):
+                for number, line in iter_jsonl_lines(stream):
                     yield Source(item.display, number), line
         except OSError as e:
             raise _unreadable(item.display, e) from e

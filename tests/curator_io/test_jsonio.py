@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import math
 from fractions import Fraction
@@ -91,7 +92,7 @@ def test_members_keep_their_document_order() -> None:
 
 def test_jsonl_lines_are_numbered_and_blank_lines_skipped() -> None:
     raw = b'{"a":1}\r\n\n  \n{"b":2}'
-    assert list(iter_jsonl_lines(raw)) == [(1, b'{"a":1}'), (4, b'{"b":2}')]
+    assert list(iter_jsonl_lines(io.BytesIO(raw))) == [(1, b'{"a":1}'), (4, b'{"b":2}')]
 
 
 @settings(max_examples=500, deadline=None)
