@@ -9,267 +9,122 @@ first in that order:
 3. ``input.duplicate_id``;
 4. ``input.inconsistent_trace``;
 5. ``input.frozen_digest_mismatch``.
+
+:func:`load_bundle` reads a document a chunk at a time
+(:mod:`curator_io.jsonstream`), so a large bundle is never held parsed whole:
+each chunk of artifacts is checked, built and hashed, then dropped. A document
+that passes 1 and 2 that way is the same bundle the whole parse would give.
+Any doubt (malformed JSON, a schema error, an unusual layout) sends the
+document to the whole parse, :func:`bundle_from_document`, which decides
+exactly and names the first error.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, NoReturn, TypeVar
+from dataclasses import dataclass
+from typing import Any
 
 from curator_io import grammar as g
-from curator_io.canonical import digest
+from curator_io.artifacts import (
+    BUILDERS,
+    Path,
+    build_instruction,
+    fail,
+    is_str,
+    member,
+    parse_scope,
+)
+from curator_io.canonical import ObjectDigest, canon, canon_with_echo, digest
 from curator_io.errors import InputError, pointer_of
 from curator_io.jsonio import parse_json
-from curator_io.models import (
-    SIGNAL_WEIGHTS,
-    Bundle,
-    Evidence,
-    Instruction,
-    Lesson,
-    Materialization,
-    Scope,
-    Trace,
-)
+from curator_io.jsonstream import ArrayMember, Unsure, iter_members, parse_chunk
+from curator_io.models import Bundle, Instruction
 
 __all__ = ["load_bundle", "bundle_from_document", "parse_scope", "SCHEMA"]
 
 SCHEMA = "curator-bundle-v1"
 
-T = TypeVar("T")
-Path = tuple[str | int, ...]
+#: How many members each artifact kind has when it has no unknown one (then orjson writes it as JCS).
+_PLAIN_MEMBERS = {"instructions": 5, "materializations": 5, "traces": 7, "evidence": 8, "lessons": 4}
 
 
-def _fail(path: Path, detail: str) -> NoReturn:
-    raise InputError("input.schema", detail, pointer=pointer_of(*path))
+@dataclass(frozen=True, slots=True)
+class _Head:
+    """``schema``, ``run`` and ``memory``, checked."""
+
+    run_id: str
+    version: int
+    memory: dict[str, Any]
+    memory_instructions: list[Instruction]
 
 
 def _object(value: Any, path: Path) -> dict[str, Any]:
     if type(value) is not dict:
-        _fail(path, "expected an object")
+        fail(path, "expected an object")
     return value
 
 
 def _array(value: Any, path: Path) -> list[Any]:
     if type(value) is not list:
-        _fail(path, "expected an array")
+        fail(path, "expected an array")
     return value
 
 
-def _member(obj: dict[str, Any], name: str, path: Path, check: Callable[[Any], bool], what: str) -> Any:
-    if name not in obj:
-        _fail(path + (name,), f"missing required member {name!r}")
-    value = obj[name]
-    if not check(value):
-        _fail(path + (name,), f"expected {what}")
-    return value
+def _anything(v: Any) -> bool:
+    return True
 
 
-def _text(lo: int, hi: int) -> Callable[[Any], bool]:
-    return lambda v: type(v) is str and lo <= g.utf8_len(v) <= hi
+def _check_head(doc: dict[str, Any]) -> _Head:
+    if doc.get("schema") != SCHEMA:
+        fail(("schema",), f"expected {SCHEMA!r}")
+    run = _object(member(doc, "run", (), _anything, "an object"), ("run",))
+    run_id = member(run, "id", ("run",), g.is_id, "an ID")
+    member(run, "curator", ("run",), is_str, "a string")
+    member(run, "frozen_at", ("run",), g.is_timestamp, "a TIMESTAMP")
+    memory = _object(member(doc, "memory", (), _anything, "an object"), ("memory",))
+    version = int(member(memory, "version", ("memory",), g.is_int, "an INT"))
+    listed = _array(member(memory, "instructions", ("memory",), _anything, "an array"), ("memory", "instructions"))
+    instructions = [build_instruction(item, ("memory", "instructions", i)) for i, item in enumerate(listed)]
+    return _Head(run_id, version, memory, instructions)
 
 
-def _one_of(*choices: str) -> Callable[[Any], bool]:
-    return lambda v: type(v) is str and v in choices
-
-
-def _is_str(v: Any) -> bool:
-    return type(v) is str
-
-
-_SCOPE_MEMBERS = {
-    "global": frozenset({"level"}),
-    "repository": frozenset({"level", "repository"}),
-    "path": frozenset({"level", "repository", "path"}),
-}
-
-
-def parse_scope(value: Any) -> Scope | None:
-    """A Scope when ``value`` has exactly the members of its level, else None."""
-    if type(value) is not dict:
-        return None
-    level = value.get("level")
-    members = _SCOPE_MEMBERS.get(level) if type(level) is str else None
-    if members is None or value.keys() != members:
-        return None
-    if level == "global":
-        return Scope("global")
-    if not g.is_repo(value["repository"]):
-        return None
-    if level == "repository":
-        return Scope("repository", value["repository"])
-    if not g.is_path(value["path"]):
-        return None
-    return Scope("path", value["repository"], value["path"])
-
-
-def _instruction(value: Any, path: Path) -> Instruction:
-    obj = _object(value, path)
-    key = _member(obj, "key", path, g.is_id, "a KEY")
-    text = _member(obj, "text", path, _text(1, 4000), "a string of 1-4000 bytes")
-    scope = parse_scope(_member(obj, "scope", path, lambda v: True, "a scope"))
-    if scope is None:
-        _fail(path + ("scope",), "expected a scope with exactly the members of its level")
-    origin = _member(obj, "origin", path, _one_of("user", "curated", "repository"), "user, curated or repository")
-    dig = _member(obj, "digest", path, _is_str, "a string")
-    return Instruction(key, text, scope, origin, dig, obj)
-
-
-def _materialization(value: Any, path: Path) -> Materialization:
-    obj = _object(value, path)
-    return Materialization(
-        _member(obj, "id", path, g.is_id, "an ID"),
-        _member(obj, "repository", path, g.is_repo, "a REPO"),
-        _member(obj, "source_revision", path, _text(1, 100), "a string of 1-100 bytes"),
-        _member(obj, "status", path, _one_of("compatible", "incompatible", "invalid"), "a status"),
-        _member(obj, "digest", path, _is_str, "a string"),
-        obj,
-    )
-
-
-def _trace(value: Any, path: Path) -> Trace:
-    fast = _trace_fast(value)
-    if fast is not None:
-        return fast
-    # The slow path names the first offending member.
-    obj = _object(value, path)
-    return Trace(
-        _member(obj, "id", path, g.is_id, "an ID"),
-        _member(obj, "lineage", path, g.is_id, "an ID"),
-        _member(obj, "materialization", path, g.is_id, "an ID"),
-        int(_member(obj, "steps", path, lambda v: g.is_int(v) and v >= 1, "an INT >= 1")),
-        _member(obj, "completeness", path, _one_of("complete", "partial"), "complete or partial"),
-        int(_member(obj, "verified_prefix", path, g.is_int, "an INT")),
-        _member(obj, "digest", path, _is_str, "a string"),
-        obj,
-    )
-
-
-def _evidence(value: Any, path: Path) -> Evidence:
-    fast = _evidence_fast(value)
-    if fast is not None:
-        return fast
-    # The slow path names the first offending member.
-    obj = _object(value, path)
-    return Evidence(
-        _member(obj, "id", path, g.is_id, "an ID"),
-        _member(obj, "trace", path, g.is_id, "an ID"),
-        int(_member(obj, "step", path, g.is_int, "an INT")),
-        _member(obj, "signal", path, lambda v: type(v) is str and v in SIGNAL_WEIGHTS, "a signal"),
-        _member(obj, "observed_at", path, g.is_timestamp, "a TIMESTAMP"),
-        _member(obj, "path", path, lambda v: v is None or g.is_path(v), "a PATH or null"),
-        _member(obj, "summary", path, _text(0, 1000), "a string of 0-1000 bytes"),
-        _member(obj, "digest", path, _is_str, "a string"),
-        obj,
-    )
-
-
-# Traces and evidence are most of a bundle: each is checked in one straight
-# expression first, and only a failure goes member by member to name the place.
-_is_id = g.is_id
-
-
-def _trace_fast(obj: Any) -> Trace | None:
-    if type(obj) is not dict:
-        return None
-    get = obj.get
-    tid, lineage, mat, steps = get("id"), get("lineage"), get("materialization"), get("steps")
-    completeness, prefix, dig = get("completeness"), get("verified_prefix"), get("digest")
-    if (
-        _is_id(tid)
-        and _is_id(lineage)
-        and _is_id(mat)
-        and type(steps) is int
-        and 1 <= steps <= g.MAX_INT
-        and (completeness == "complete" or completeness == "partial")
-        and type(prefix) is int
-        and 0 <= prefix <= g.MAX_INT
-        and type(dig) is str
-    ):
-        return Trace(tid, lineage, mat, steps, completeness, prefix, dig, obj)
-    return None
-
-
-def _evidence_fast(obj: Any) -> Evidence | None:
-    if type(obj) is not dict or "path" not in obj:
-        return None
-    get = obj.get
-    eid, trace, step, signal, observed = get("id"), get("trace"), get("step"), get("signal"), get("observed_at")
-    where, summary, dig = obj["path"], get("summary"), get("digest")
-    if (
-        _is_id(eid)
-        and _is_id(trace)
-        and type(step) is int
-        and 0 <= step <= g.MAX_INT
-        and type(signal) is str
-        and signal in SIGNAL_WEIGHTS
-        and g.is_timestamp(observed)
-        and (where is None or g.is_path(where))
-        and type(summary) is str
-        and g.utf8_len(summary) <= 1000
-        and type(dig) is str
-    ):
-        return Evidence(eid, trace, step, signal, observed, where, summary, dig, obj)
-    return None
-
-
-def _unique_ids(v: Any) -> bool:
-    return type(v) is list and len(v) >= 1 and all(g.is_id(x) for x in v)
-
-
-def _lesson(value: Any, path: Path) -> Lesson:
-    obj = _object(value, path)
-    lesson_id = _member(obj, "id", path, g.is_id, "an ID")
-    text = _member(obj, "text", path, _text(1, 2000), "a string of 1-2000 bytes")
-    cited = _member(obj, "evidence", path, _unique_ids, "a non-empty array of IDs")
-    if len(set(cited)) != len(cited):
-        _fail(path + ("evidence",), "evidence IDs must be unique")
-    dig = _member(obj, "digest", path, _is_str, "a string")
-    return Lesson(lesson_id, text, tuple(cited), dig, obj)
-
-
-def _each(doc: dict[str, Any], name: str, build: Callable[[Any, Path], T], base: Path = ()) -> list[T]:
-    items = _array(_member(doc, name, base, lambda v: True, "an array"), base + (name,))
-    return [build(item, base + (name, i)) for i, item in enumerate(items)]
-
-
-def _index(items: list[T], ident: Callable[[T], str], name: str) -> dict[str, T]:
-    out: dict[str, T] = {}
-    for i, item in enumerate(items):
-        key = ident(item)
-        if key in out:
-            raise InputError(
-                "input.duplicate_id", f"{name} id {key!r} appears twice", pointer=pointer_of(name, i, "id")
-            )
-        out[key] = item
-    return out
+def _check_frozen(doc: dict[str, Any]) -> str:
+    frozen = _object(member(doc, "frozen", (), _anything, "an object"), ("frozen",))
+    return member(frozen, "digest", ("frozen",), g.is_digest, "a DIGEST")  # type: ignore[no-any-return]
 
 
 def bundle_from_document(doc: Any) -> Bundle:
     """Check a parsed document against SPEC §1 and freeze it."""
-    # 2. input.schema, over the whole document.
+    # 2. input.schema, over the whole document, in the order SPEC §1 lists it.
     doc = _object(doc, ())
-    if doc.get("schema") != SCHEMA:
-        _fail(("schema",), f"expected {SCHEMA!r}")
-    run = _object(_member(doc, "run", (), lambda v: True, "an object"), ("run",))
-    run_id = _member(run, "id", ("run",), g.is_id, "an ID")
-    _member(run, "curator", ("run",), _is_str, "a string")
-    _member(run, "frozen_at", ("run",), g.is_timestamp, "a TIMESTAMP")
-    memory = _object(_member(doc, "memory", (), lambda v: True, "an object"), ("memory",))
-    version = int(_member(memory, "version", ("memory",), g.is_int, "an INT"))
-    memory_instructions = _each(memory, "instructions", _instruction, ("memory",))
-    applicable = _each(doc, "instructions", _instruction)
-    materializations = _each(doc, "materializations", _materialization)
-    traces = _each(doc, "traces", _trace)
-    evidence = _each(doc, "evidence", _evidence)
-    lessons = _each(doc, "lessons", _lesson)
-    proposals = _array(_member(doc, "proposals", (), lambda v: True, "an array"), ("proposals",))
-    frozen = _object(_member(doc, "frozen", (), lambda v: True, "an object"), ("frozen",))
-    frozen_digest = _member(frozen, "digest", ("frozen",), g.is_digest, "a DIGEST")
+    head = _check_head(doc)
+    lists: dict[str, list[Any]] = {}
+    for name, build in BUILDERS.items():
+        items = _array(member(doc, name, (), _anything, "an array"), (name,))
+        lists[name] = [build(item, (name, i)) for i, item in enumerate(items)]
+    proposals = _array(member(doc, "proposals", (), _anything, "an array"), ("proposals",))
+    frozen_digest = _check_frozen(doc)
+    body_digest = digest({k: v for k, v in doc.items() if k != "frozen"})
+    return _freeze(head, lists, proposals, frozen_digest, body_digest)
 
+
+def load_bundle(raw: bytes) -> Bundle:
+    """Parse (strict I-JSON) and check one bundle document, a chunk at a time where it can."""
+    try:
+        head, lists, proposals, frozen_digest, body_digest = _read_in_chunks(raw)
+    except Unsure:
+        return bundle_from_document(parse_json(raw))
+    return _freeze(head, lists, proposals, frozen_digest, body_digest)
+
+
+def _freeze(
+    head: _Head, lists: dict[str, list[Any]], proposals: list[Any], frozen_digest: str, body_digest: str
+) -> Bundle:
+    """Steps 3-5 over a document that passed 1 and 2."""
     # 3. input.duplicate_id.
-    by_key = _index(memory_instructions, lambda x: x.key, "memory/instructions")
+    by_key = _index(head.memory_instructions, lambda x: x.key, "memory/instructions")
     keys = set(by_key)
-    for i, inst in enumerate(applicable):
+    for i, inst in enumerate(lists["instructions"]):
         if inst.key in keys:
             raise InputError(
                 "input.duplicate_id",
@@ -277,10 +132,10 @@ def bundle_from_document(doc: Any) -> Bundle:
                 pointer=pointer_of("instructions", i, "key"),
             )
         keys.add(inst.key)
-    mats = _index(materializations, lambda x: x.id, "materializations")
-    trace_index = _index(traces, lambda x: x.id, "traces")
-    evidence_index = _index(evidence, lambda x: x.id, "evidence")
-    lesson_index = _index(lessons, lambda x: x.id, "lessons")
+    mats = _index(lists["materializations"], lambda x: x.id, "materializations")
+    traces = _index(lists["traces"], lambda x: x.id, "traces")
+    evidence = _index(lists["evidence"], lambda x: x.id, "evidence")
+    lessons = _index(lists["lessons"], lambda x: x.id, "lessons")
     proposal_ids: set[str] = set()
     for i, proposal in enumerate(proposals):
         pid = proposal.get("id") if type(proposal) is dict else None
@@ -292,7 +147,7 @@ def bundle_from_document(doc: Any) -> Bundle:
             proposal_ids.add(pid)
 
     # 4. input.inconsistent_trace.
-    for i, t in enumerate(traces):
+    for i, t in enumerate(lists["traces"]):
         if t.verified_prefix > t.steps or (t.completeness == "complete" and t.verified_prefix != t.steps):
             raise InputError(
                 "input.inconsistent_trace",
@@ -302,29 +157,126 @@ def bundle_from_document(doc: Any) -> Bundle:
             )
 
     # 5. input.frozen_digest_mismatch.
-    actual = digest({k: v for k, v in doc.items() if k != "frozen"})
-    if actual != frozen_digest:
+    if body_digest != frozen_digest:
         raise InputError(
             "input.frozen_digest_mismatch",
-            f"frozen.digest is {frozen_digest}, the content digests to {actual}",
+            f"frozen.digest is {frozen_digest}, the content digests to {body_digest}",
             pointer="/frozen/digest",
         )
 
     return Bundle(
-        run_id=run_id,
+        run_id=head.run_id,
         input_digest=frozen_digest,
-        memory_version=version,
-        memory=memory,
+        memory_version=head.version,
+        memory=head.memory,
         memory_instructions=by_key,
-        applicable=tuple(applicable),
+        applicable=tuple(lists["instructions"]),
         materializations=mats,
-        traces=trace_index,
-        evidence=evidence_index,
-        lessons=lesson_index,
+        traces=traces,
+        evidence=evidence,
+        lessons=lessons,
         proposals=tuple(proposals),
     )
 
 
-def load_bundle(raw: bytes) -> Bundle:
-    """Parse (strict I-JSON) and check one bundle document."""
-    return bundle_from_document(parse_json(raw))
+def _index(items: list[Any], ident: Any, name: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for i, item in enumerate(items):
+        key = ident(item)
+        if key in out:
+            raise InputError(
+                "input.duplicate_id", f"{name} id {key!r} appears twice", pointer=pointer_of(name, i, "id")
+            )
+        out[key] = item
+    return out
+
+
+# --- a chunk at a time ------------------------------------------------------------
+
+
+def _read_in_chunks(raw: bytes) -> tuple[_Head, dict[str, list[Any]], list[Any], str, str]:
+    """Steps 1 and 2 a chunk at a time, and the body's digest; :class:`Unsure` when in doubt.
+
+    1. Walk the top-level members in document order (:func:`iter_members`).
+    2. Build each artifact of a listed array as its chunk arrives, and keep the
+       proposals as parsed; any other array is only hashed.
+    3. Hash each member into the body's digest, unless the members come out of
+       RFC 8785 order: then the arrays are read a second time, in that order.
+    4. Check ``schema``, ``run``, ``memory`` and ``frozen``.
+    """
+    small: dict[str, Any] = {}
+    lists: dict[str, list[Any]] = {}
+    proposals: list[Any] | None = None
+    spans: dict[str, list[tuple[int, int]]] = {}
+    body = ObjectDigest()
+    try:
+        for name, value in iter_members(raw):  # 1.
+            hashed = name != "frozen" and body.member(name)
+            if not isinstance(value, ArrayMember):
+                small[name] = value
+                if hashed:
+                    body.value(canon(value))
+                continue
+            if hashed:
+                body.open_array()
+            built = _read_array(name, value, body if hashed else None)  # 2.
+            if name == "proposals":
+                proposals = built
+            elif name in BUILDERS:
+                lists[name] = built
+            spans[name] = value.spans
+            if hashed:
+                body.close_array()
+        body_digest = body.result() if body.in_order else _digest_again(raw, small, spans)  # 3.
+        if proposals is None or len(lists) != len(BUILDERS):
+            raise Unsure("an artifact list is missing or not an array")
+        return _check_head(small), lists, proposals, _check_frozen(small), body_digest  # 4.
+    except InputError as e:
+        raise Unsure(e.detail) from None
+
+
+def _read_array(name: str, array: ArrayMember, body: ObjectDigest | None) -> list[Any]:
+    build = BUILDERS.get(name)
+    plain_members = _PLAIN_MEMBERS.get(name)
+    out: list[Any] = []
+    for items, echo in array:
+        first = len(out)
+        if build is not None:
+            out.extend(build(item, (name, first + k)) for k, item in enumerate(items))
+        elif name == "proposals":
+            out.extend(items)
+        if body is not None:
+            plain = plain_members is not None and all(len(x) == plain_members for x in items) and _integral(name, items)
+            body.elements(echo if plain else canon_with_echo(items, echo))
+    return out
+
+
+def _integral(name: str, items: list[Any]) -> bool:
+    """Whether every INT of these built artifacts was written as an integer (``7``, not ``7.0``).
+
+    With that, and no member but the known ones, a built artifact holds only
+    strings, integers up to 2^53 - 1, null and lists or scopes of strings,
+    under ASCII names: what orjson writes exactly as RFC 8785 does.
+    """
+    if name == "evidence":
+        return all(type(x["step"]) is int for x in items)
+    if name == "traces":
+        return all(type(x["steps"]) is int and type(x["verified_prefix"]) is int for x in items)
+    return True
+
+
+def _digest_again(raw: bytes, small: dict[str, Any], spans: dict[str, list[tuple[int, int]]]) -> str:
+    """The body's digest when its members came out of order: each member again, in order."""
+    body = ObjectDigest()
+    names = sorted((n for n in (*small, *spans) if n != "frozen"), key=lambda n: n.encode("utf-16-be"))
+    for name in names:
+        body.member(name)
+        if name in small:
+            body.value(canon(small[name]))
+            continue
+        body.open_array()
+        for start, end in spans[name]:
+            items, echo = parse_chunk(raw[start:end])
+            body.elements(canon_with_echo(items, echo))
+        body.close_array()
+    return body.result()

@@ -34,7 +34,7 @@ from typing import Any
 import orjson
 import rfc8785
 
-__all__ = ["canon", "digest", "digest_of_bytes", "seal", "is_sealed", "unsealed"]
+__all__ = ["canon", "canon_with_echo", "digest", "digest_of_bytes", "seal", "is_sealed", "unsealed", "ObjectDigest"]
 
 # Subclasses, dataclasses and datetimes raise instead of being encoded, so step 4 gets them.
 _OPTIONS = (
@@ -85,9 +85,7 @@ def _orjson_exact(value: Any) -> bytes | None:
         out = orjson.dumps(value, option=_OPTIONS)
     except orjson.JSONEncodeError:
         return None
-    if not out.isascii() and any(b in out for b in _ASTRAL) and any(b in out for b in _HIGH_BMP):
-        return None
-    return out
+    return out if _names_sort_alike(out) else None
 
 
 def _orjson_writes_jcs(value: dict[str, Any] | list[Any]) -> bool:
@@ -230,3 +228,68 @@ def is_sealed(obj: Mapping[str, Any]) -> bool:
     claimed = body.pop("digest", None)
     # Validation asks this of every artifact in a closure: no more work than the hash.
     return claimed == "sha256:" + hashlib.sha256(canon(body)).hexdigest()
+
+
+def canon_with_echo(value: dict[str, Any] | list[Any], echo: bytes) -> bytes:
+    """``canon(value)``, given ``orjson.dumps(value, OPT_SORT_KEYS)``: the echo itself where it is JCS."""
+    if _orjson_writes_jcs(value) and _names_sort_alike(echo):
+        return echo
+    return canon(value)
+
+
+def _names_sort_alike(out: bytes) -> bool:
+    """Step 2: orjson's code-point order of names is RFC 8785's UTF-16 order in ``out``."""
+    return out.isascii() or not any(b in out for b in _ASTRAL) or not any(b in out for b in _HIGH_BMP)
+
+
+class ObjectDigest:
+    """``digest()`` of an object whose members arrive one at a time, an array's in pieces.
+
+    The members must arrive in RFC 8785 order (names by UTF-16 code units);
+    ``in_order`` turns False at the first that does not, and the digest is
+    then the caller's to compute another way.
+    """
+
+    def __init__(self) -> None:
+        self._hash = hashlib.sha256(b"{")
+        self._last: bytes | None = None
+        self._pieces = 0
+        self.in_order = True
+
+    def member(self, name: str) -> bool:
+        """Open member ``name``; False once the members are out of order (nothing more is hashed)."""
+        key = name.encode("utf-16-be")
+        if self._last is not None and key <= self._last:
+            self.in_order = False
+        if self.in_order:
+            self._hash.update((b"," if self._last is not None else b"") + orjson.dumps(name) + b":")
+        self._last = key
+        return self.in_order
+
+    def value(self, canonical: bytes) -> None:
+        """The open member's whole value, canonical."""
+        if self.in_order:
+            self._hash.update(canonical)
+
+    def open_array(self) -> None:
+        self._pieces = 0
+        if self.in_order:
+            self._hash.update(b"[")
+
+    def elements(self, canonical: bytes) -> None:
+        """Some of the open array's elements, as the canonical bytes of an array holding them."""
+        if self.in_order and len(canonical) > 2:
+            self._hash.update(b"," if self._pieces else b"")
+            self._hash.update(memoryview(canonical)[1:-1])
+            self._pieces += 1
+
+    def close_array(self) -> None:
+        if self.in_order:
+            self._hash.update(b"]")
+
+    def result(self) -> str:
+        if not self.in_order:
+            raise ValueError("members arrived out of RFC 8785 order")
+        done = self._hash.copy()
+        done.update(b"}")
+        return "sha256:" + done.hexdigest()

@@ -1,7 +1,10 @@
 """Frozen models of a curator bundle (SPEC §1).
 
-Every artifact keeps the JSON object it was read from (``raw``), because its
-seal is computed over every member, the unknown ones included.
+An artifact keeps what validation reads of it, and its seal's verdict
+(``integrity``, SPEC §3.3), settled when it was loaded: the seal covers every
+member, the unknown ones included, so the verdict is the one place those
+members still count. Only instructions keep their JSON object (``raw``):
+applying a selection (SPEC §8) writes memory instructions back as they were.
 """
 
 from __future__ import annotations
@@ -9,6 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
+
+#: SPEC §3.3, the verdict on one artifact's seal: a reason code, or None when it is sealed.
+Integrity = Literal["artifact.invalid_digest", "artifact.digest_mismatch"] | None
 
 __all__ = [
     "Scope",
@@ -19,6 +25,7 @@ __all__ = [
     "Lesson",
     "Bundle",
     "SIGNAL_WEIGHTS",
+    "Integrity",
 ]
 
 Level = Literal["global", "repository", "path"]
@@ -76,6 +83,7 @@ class Instruction:
     origin: str
     digest: str
     """The member as written; whether it is a DIGEST is a validation question (§3.3)."""
+    integrity: Integrity
     raw: Mapping[str, Any]
 
 
@@ -85,8 +93,7 @@ class Materialization:
     repository: str
     source_revision: str
     status: str
-    digest: str
-    raw: Mapping[str, Any]
+    integrity: Integrity
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,8 +105,7 @@ class Trace:
     steps: int
     completeness: str
     verified_prefix: int
-    digest: str
-    raw: Mapping[str, Any]
+    integrity: Integrity
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,9 +116,7 @@ class Evidence:
     signal: str
     observed_at: str
     path: str | None
-    summary: str
-    digest: str
-    raw: Mapping[str, Any]
+    integrity: Integrity
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,8 +124,7 @@ class Lesson:
     id: str
     text: str
     evidence: tuple[str, ...]
-    digest: str
-    raw: Mapping[str, Any]
+    integrity: Integrity
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,10 +3,7 @@ in the frozen bundle, and every artifact in the closure is sealed."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
-from curator_io.models import Bundle, Evidence, Instruction, Trace
+from curator_io.models import Bundle, Evidence, Instruction, Integrity, Trace
 from validator.context import Context
 from validator.proposal import Proposal
 from validator.reasons import Reason
@@ -23,13 +20,13 @@ def check_closure(p: Proposal, ctx: Context) -> list[Reason]:
     """Every §3.2 and §3.3 reason of one structurally complete proposal."""
     bundle = ctx.bundle
     reasons: list[Reason] = []
-    closure: list[tuple[Mapping[str, Any], str, str]] = []  # (raw, digest member, subject)
+    closure: list[tuple[Integrity, str]] = []  # (§3.3 verdict, subject) of each artifact in the closure
 
     lesson = bundle.lessons.get(p.lesson)
     if lesson is None:
         reasons.append(("closure.unknown_lesson", p.lesson))
     else:
-        closure.append((lesson.raw, lesson.digest, lesson.id))
+        closure.append((lesson.integrity, lesson.id))
         in_lesson = set(lesson.evidence)
         # Checked even for an ID that does not resolve to evidence.
         reasons.extend(("closure.outside_lesson", e) for e in p.support if e not in in_lesson)
@@ -42,25 +39,23 @@ def check_closure(p: Proposal, ctx: Context) -> list[Reason]:
         if ev is None:
             reasons.append(("closure.unknown_evidence", evidence_id))
             continue
-        closure.append((ev.raw, ev.digest, ev.id))
+        closure.append((ev.integrity, ev.id))
         reasons.extend(_trace_closure(ev, bundle, closure))
 
     if p.base_memory_version != bundle.memory_version:
         reasons.append(("closure.stale_memory", None))
     reasons.extend(_operation_closure(p, ctx, closure))
 
-    for raw, digest_member, subject in closure:
-        reason = ctx.artifact_reason(raw, digest_member, subject)
-        if reason is not None:
-            reasons.append(reason)
+    # §3.3: each verdict was settled when the artifact was loaded.
+    reasons.extend((code, subject) for code, subject in closure if code is not None)
     return reasons
 
 
-def _trace_closure(ev: Evidence, bundle: Bundle, closure: list[tuple[Mapping[str, Any], str, str]]) -> list[Reason]:
+def _trace_closure(ev: Evidence, bundle: Bundle, closure: list[tuple[Integrity, str]]) -> list[Reason]:
     trace: Trace | None = bundle.traces.get(ev.trace)
     if trace is None:
         return [("closure.unknown_trace", ev.trace)]
-    closure.append((trace.raw, trace.digest, trace.id))
+    closure.append((trace.integrity, trace.id))
     reasons: list[Reason] = []
     if ev.step >= trace.steps:
         reasons.append(("closure.step_out_of_range", ev.id))
@@ -68,11 +63,11 @@ def _trace_closure(ev: Evidence, bundle: Bundle, closure: list[tuple[Mapping[str
     if mat is None:
         reasons.append(("closure.unknown_materialization", trace.materialization))
     else:
-        closure.append((mat.raw, mat.digest, mat.id))
+        closure.append((mat.integrity, mat.id))
     return reasons
 
 
-def _operation_closure(p: Proposal, ctx: Context, closure: list[tuple[Mapping[str, Any], str, str]]) -> list[Reason]:
+def _operation_closure(p: Proposal, ctx: Context, closure: list[tuple[Integrity, str]]) -> list[Reason]:
     reasons: list[Reason] = []
     memory = ctx.bundle.memory_instructions
     for op in p.operations:
@@ -84,7 +79,7 @@ def _operation_closure(p: Proposal, ctx: Context, closure: list[tuple[Mapping[st
         if current is None:
             reasons.append(("closure.unknown_instruction", op.key))
             continue
-        closure.append((current.raw, current.digest, current.key))
+        closure.append((current.integrity, current.key))
         if op.expected_digest != current.digest:
             reasons.append(("closure.stale_instruction", op.key))
     return reasons

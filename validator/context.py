@@ -4,15 +4,11 @@ lookups rather than scans (SPEC §3 has no pairwise check)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
-from curator_io import grammar as g
-from curator_io.canonical import is_sealed
 from curator_io.config import Config
 from curator_io.models import Bundle, Scope
 from validator.normalize import norm
-from validator.reasons import Reason
 
 __all__ = ["Context", "make_context"]
 
@@ -26,23 +22,6 @@ class Context:
     """Memory instruction key -> norm(text)."""
     memory_keys_by_norm: Mapping[str, frozenset[str]]
     applicable_scopes_by_norm: Mapping[str, tuple[Scope, ...]]
-    _verdicts: dict[int, str | None] = field(default_factory=dict)
-    """id(artifact) -> its §3.3 code or None; the bundle keeps every artifact alive."""
-
-    def artifact_reason(self, raw: Mapping[str, Any], digest_member: str, subject: str) -> Reason | None:
-        """SPEC §3.3 for one artifact; each artifact's verdict is computed once per validation."""
-        key = id(raw)
-        try:
-            verdict = self._verdicts[key]
-        except KeyError:
-            if not g.is_digest(digest_member):
-                verdict = "artifact.invalid_digest"
-            elif not is_sealed(raw):
-                verdict = "artifact.digest_mismatch"
-            else:
-                verdict = None
-            self._verdicts[key] = verdict
-        return None if verdict is None else (verdict, subject)
 
 
 def make_context(bundle: Bundle, config: Config) -> Context:

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from curator_io import InputError, canon, load_bundle, parse_json
+from curator_io import InputError, canon, digest, load_bundle, parse_json
 from curator_io.sealing import seal_bundle
 from tests.conftest import FIXTURES
 
@@ -111,10 +111,12 @@ def test_an_edit_without_resealing_is_a_frozen_digest_mismatch() -> None:
     assert (err.code, err.pointer) == ("input.frozen_digest_mismatch", "/frozen/digest")
 
 
-def test_unknown_members_are_allowed_at_the_top_and_inside_artifacts() -> None:
-    doc = edited(x_note="kept", traces__0__x_host="runner-7")
-    bundle = load_bundle(canon(seal_bundle(doc)))
-    assert bundle.traces["tr-101-1"].raw["x_host"] == "runner-7"
+def test_unknown_members_are_allowed_at_the_top_and_inside_artifacts_and_count_in_seals() -> None:
+    doc = seal_bundle(edited(x_note="kept", traces__0__x_host="runner-7"))
+    assert load_bundle(canon(doc)).traces["tr-101-1"].integrity is None
+    doc["traces"][0]["x_host"] = "runner-8"  # the trace's own seal now fails; the bundle is resealed
+    doc["frozen"]["digest"] = digest({k: v for k, v in doc.items() if k != "frozen"})
+    assert load_bundle(canon(doc)).traces["tr-101-1"].integrity == "artifact.digest_mismatch"
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,259 @@
+"""One artifact of a bundle (SPEC §1, "Artifacts"): checked, sealed or not, frozen.
+
+Each ``build`` function takes the JSON value at ``path`` and returns the model
+or raises ``input.schema`` naming the first offending member. The seal's
+verdict (SPEC §3.3) is settled here too, once per artifact, while its JSON
+object is at hand: the model does not keep the object.
+
+Traces and evidence are most of a bundle, so each kind is first tried in one
+straight expression (``_fast``); only an artifact that fails it is checked
+member by member, to name the place. An artifact whose members are exactly
+the known ones, of the types the fast check admits, is *plain*: orjson writes
+it as RFC 8785 does (ASCII names, strings, integers up to 2^53 - 1, null), so
+its seal is hashed without the canonicalizer's walk.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from typing import Any, NoReturn
+
+import orjson
+
+from curator_io import grammar as g
+from curator_io.canonical import canon
+from curator_io.errors import InputError, pointer_of
+from curator_io.models import SIGNAL_WEIGHTS, Evidence, Instruction, Integrity, Lesson, Materialization, Scope, Trace
+
+__all__ = [
+    "BUILDERS",
+    "Path",
+    "parse_scope",
+    "build_instruction",
+    "build_materialization",
+    "build_trace",
+    "build_evidence",
+    "build_lesson",
+    "integrity_of",
+    "fail",
+    "member",
+    "is_str",
+]
+
+Path = tuple[str | int, ...]
+
+_INVALID: Integrity = "artifact.invalid_digest"
+_MISMATCH: Integrity = "artifact.digest_mismatch"
+_SORTED = orjson.OPT_SORT_KEYS
+
+
+def integrity_of(obj: dict[str, Any], plain: bool = False) -> Integrity:
+    """SPEC §3.3 for one artifact: None when ``digest`` is a DIGEST that seals the rest."""
+    claimed = obj["digest"]
+    body = dict(obj)
+    del body["digest"]
+    data = orjson.dumps(body, option=_SORTED) if plain else canon(body)
+    if claimed == "sha256:" + hashlib.sha256(data).hexdigest():
+        return None
+    return _MISMATCH if g.is_digest(claimed) else _INVALID
+
+
+def fail(path: Path, detail: str) -> NoReturn:
+    raise InputError("input.schema", detail, pointer=pointer_of(*path))
+
+
+def member(obj: dict[str, Any], name: str, path: Path, check: Callable[[Any], bool], what: str) -> Any:
+    if name not in obj:
+        fail(path + (name,), f"missing required member {name!r}")
+    value = obj[name]
+    if not check(value):
+        fail(path + (name,), f"expected {what}")
+    return value
+
+
+def _object(value: Any, path: Path) -> dict[str, Any]:
+    if type(value) is not dict:
+        fail(path, "expected an object")
+    return value
+
+
+def _text(lo: int, hi: int) -> Callable[[Any], bool]:
+    return lambda v: type(v) is str and lo <= g.utf8_len(v) <= hi
+
+
+def _one_of(*choices: str) -> Callable[[Any], bool]:
+    return lambda v: type(v) is str and v in choices
+
+
+def is_str(v: Any) -> bool:
+    return type(v) is str
+
+
+_SCOPE_MEMBERS = {
+    "global": frozenset({"level"}),
+    "repository": frozenset({"level", "repository"}),
+    "path": frozenset({"level", "repository", "path"}),
+}
+
+
+def parse_scope(value: Any) -> Scope | None:
+    """A Scope when ``value`` has exactly the members of its level, else None."""
+    if type(value) is not dict:
+        return None
+    level = value.get("level")
+    members = _SCOPE_MEMBERS.get(level) if type(level) is str else None
+    if members is None or value.keys() != members:
+        return None
+    if level == "global":
+        return Scope("global")
+    if not g.is_repo(value["repository"]):
+        return None
+    if level == "repository":
+        return Scope("repository", value["repository"])
+    if not g.is_path(value["path"]):
+        return None
+    return Scope("path", value["repository"], value["path"])
+
+
+# --- instructions and materializations: few per bundle, checked member by member -----
+
+
+def build_instruction(value: Any, path: Path) -> Instruction:
+    obj = _object(value, path)
+    key = member(obj, "key", path, g.is_id, "a KEY")
+    text = member(obj, "text", path, _text(1, 4000), "a string of 1-4000 bytes")
+    scope = parse_scope(member(obj, "scope", path, lambda v: True, "a scope"))
+    if scope is None:
+        fail(path + ("scope",), "expected a scope with exactly the members of its level")
+    origin = member(obj, "origin", path, _one_of("user", "curated", "repository"), "user, curated or repository")
+    dig = member(obj, "digest", path, is_str, "a string")
+    # Plain: a scope holds strings only (parse_scope checked its members).
+    return Instruction(key, text, scope, origin, dig, integrity_of(obj, len(obj) == 5), obj)
+
+
+def build_materialization(value: Any, path: Path) -> Materialization:
+    obj = _object(value, path)
+    fields = (
+        member(obj, "id", path, g.is_id, "an ID"),
+        member(obj, "repository", path, g.is_repo, "a REPO"),
+        member(obj, "source_revision", path, _text(1, 100), "a string of 1-100 bytes"),
+        member(obj, "status", path, _one_of("compatible", "incompatible", "invalid"), "a status"),
+    )
+    member(obj, "digest", path, is_str, "a string")
+    return Materialization(*fields, integrity_of(obj, len(obj) == 5))
+
+
+# --- traces and evidence: most of a bundle ----------------------------------------
+
+
+_is_id = g.is_id
+
+
+def _trace_fast(obj: Any) -> Trace | None:
+    if type(obj) is not dict:
+        return None
+    get = obj.get
+    tid, lineage, mat, steps = get("id"), get("lineage"), get("materialization"), get("steps")
+    completeness, prefix, dig = get("completeness"), get("verified_prefix"), get("digest")
+    if (
+        _is_id(tid)
+        and _is_id(lineage)
+        and _is_id(mat)
+        and type(steps) is int
+        and 1 <= steps <= g.MAX_INT
+        and (completeness == "complete" or completeness == "partial")
+        and type(prefix) is int
+        and 0 <= prefix <= g.MAX_INT
+        and type(dig) is str
+    ):
+        return Trace(tid, lineage, mat, steps, completeness, prefix, integrity_of(obj, len(obj) == 7))
+    return None
+
+
+def build_trace(value: Any, path: Path) -> Trace:
+    fast = _trace_fast(value)
+    if fast is not None:
+        return fast
+    # The slow path names the first offending member.
+    obj = _object(value, path)
+    fields = (
+        member(obj, "id", path, g.is_id, "an ID"),
+        member(obj, "lineage", path, g.is_id, "an ID"),
+        member(obj, "materialization", path, g.is_id, "an ID"),
+        int(member(obj, "steps", path, lambda v: g.is_int(v) and v >= 1, "an INT >= 1")),
+        member(obj, "completeness", path, _one_of("complete", "partial"), "complete or partial"),
+        int(member(obj, "verified_prefix", path, g.is_int, "an INT")),
+    )
+    member(obj, "digest", path, is_str, "a string")
+    return Trace(*fields, integrity_of(obj))
+
+
+def _evidence_fast(obj: Any) -> Evidence | None:
+    if type(obj) is not dict or "path" not in obj:
+        return None
+    get = obj.get
+    eid, trace, step, signal, observed = get("id"), get("trace"), get("step"), get("signal"), get("observed_at")
+    where, summary, dig = obj["path"], get("summary"), get("digest")
+    if (
+        _is_id(eid)
+        and _is_id(trace)
+        and type(step) is int
+        and 0 <= step <= g.MAX_INT
+        and type(signal) is str
+        and signal in SIGNAL_WEIGHTS
+        and g.is_timestamp(observed)
+        and (where is None or g.is_path(where))
+        and type(summary) is str
+        and g.utf8_len(summary) <= 1000
+        and type(dig) is str
+    ):
+        return Evidence(eid, trace, step, signal, observed, where, integrity_of(obj, len(obj) == 8))
+    return None
+
+
+def build_evidence(value: Any, path: Path) -> Evidence:
+    fast = _evidence_fast(value)
+    if fast is not None:
+        return fast
+    # The slow path names the first offending member.
+    obj = _object(value, path)
+    fields = (
+        member(obj, "id", path, g.is_id, "an ID"),
+        member(obj, "trace", path, g.is_id, "an ID"),
+        int(member(obj, "step", path, g.is_int, "an INT")),
+        member(obj, "signal", path, lambda v: type(v) is str and v in SIGNAL_WEIGHTS, "a signal"),
+        member(obj, "observed_at", path, g.is_timestamp, "a TIMESTAMP"),
+        member(obj, "path", path, lambda v: v is None or g.is_path(v), "a PATH or null"),
+    )
+    member(obj, "summary", path, _text(0, 1000), "a string of 0-1000 bytes")
+    member(obj, "digest", path, is_str, "a string")
+    return Evidence(*fields, integrity_of(obj))
+
+
+# --- lessons --------------------------------------------------------------------------
+
+
+def _unique_ids(v: Any) -> bool:
+    return type(v) is list and len(v) >= 1 and all(g.is_id(x) for x in v)
+
+
+def build_lesson(value: Any, path: Path) -> Lesson:
+    obj = _object(value, path)
+    lesson_id = member(obj, "id", path, g.is_id, "an ID")
+    text = member(obj, "text", path, _text(1, 2000), "a string of 1-2000 bytes")
+    cited = member(obj, "evidence", path, _unique_ids, "a non-empty array of IDs")
+    if len(set(cited)) != len(cited):
+        fail(path + ("evidence",), "evidence IDs must be unique")
+    member(obj, "digest", path, is_str, "a string")
+    return Lesson(lesson_id, text, tuple(cited), integrity_of(obj, len(obj) == 4))
+
+
+#: The top-level artifact lists, in the order SPEC §1 lists them, and how each item is built.
+BUILDERS: dict[str, Callable[[Any, Path], Any]] = {
+    "instructions": build_instruction,
+    "materializations": build_materialization,
+    "traces": build_trace,
+    "evidence": build_evidence,
+    "lessons": build_lesson,
+}
