@@ -16,6 +16,7 @@ its seal is hashed without the canonicalizer's walk.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable
 from typing import Any, NoReturn
 
@@ -35,6 +36,7 @@ __all__ = [
     "build_trace",
     "build_evidence",
     "build_lesson",
+    "build_chunk",
     "integrity_of",
     "fail",
     "member",
@@ -247,6 +249,138 @@ def build_lesson(value: Any, path: Path) -> Lesson:
         fail(path + ("evidence",), "evidence IDs must be unique")
     member(obj, "digest", path, is_str, "a string")
     return Lesson(lesson_id, text, tuple(cited), integrity_of(obj, len(obj) == 4))
+
+
+# --- a chunk of traces or evidence at once ----------------------------------------
+#
+# A chunk of a few thousand well-formed traces or evidence items is checked a
+# member at a time across the chunk: one regular-expression match over all its
+# IDs, one over all its timestamps, and so on. Each check is the fast check's
+# condition for every item at once, so a chunk that passes them all builds
+# what ``_trace_fast``/``_evidence_fast`` would; any doubt sends the chunk to
+# them, item by item.
+
+_ID = r"[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}"
+_IDS = re.compile(rf"{_ID}(?:\n{_ID})*")
+_TIMESTAMP = g.TIMESTAMP_FIELDS.pattern
+_TIMESTAMPS = re.compile(rf"{_TIMESTAMP}(?:\n{_TIMESTAMP})*")
+# What a PATH may not hold, "\n" aside (it joins them): a control character, or an empty, "." or ".." segment.
+_NOT_PATHS = re.compile(r"[\x00-\x09\x0b-\x1f\x7f]|(?:\A|/|\n)\.{0,2}(?:/|\n|\Z)")
+_SIGNALS = frozenset(SIGNAL_WEIGHTS)
+_SIGNAL_NAMES = {name: name for name in SIGNAL_WEIGHTS}
+_COMPLETENESS = frozenset({"complete", "partial"})
+
+
+def _all_match(pattern: re.Pattern[str], values: list[Any]) -> bool:
+    """Every value is a string and ``pattern`` matches it whole (none holds the joining newline)."""
+    if not all(type(v) is str for v in values):
+        return False
+    joined = "\n".join(values)
+    return joined.count("\n") == len(values) - 1 and pattern.fullmatch(joined) is not None
+
+
+def _all_ints(values: list[Any], lo: int) -> bool:
+    return all(type(v) is int for v in values) and lo <= min(values) and max(values) <= g.MAX_INT
+
+
+def _all_paths(values: list[Any]) -> bool:
+    """Every value is null or a PATH."""
+    paths = [v for v in values if v is not None]
+    if not paths:
+        return True
+    if not all(type(v) is str for v in paths):
+        return False
+    joined = "\n".join(paths)
+    if joined.count("\n") != len(paths) - 1 or _NOT_PATHS.search(joined):
+        return False
+    return max(map(len, paths)) <= 100 or all(1 <= g.utf8_len(v) <= 400 for v in paths)
+
+
+def _traces(items: list[Any]) -> list[Trace] | None:
+    try:
+        ids, lineages = [x["id"] for x in items], [x["lineage"] for x in items]
+        mats, steps = [x["materialization"] for x in items], [x["steps"] for x in items]
+        completeness, prefixes = [x["completeness"] for x in items], [x["verified_prefix"] for x in items]
+        digests = [x["digest"] for x in items]
+        known_completeness = _COMPLETENESS.issuperset(completeness)
+    except (KeyError, TypeError):
+        return None
+    if not (
+        _all_match(_IDS, ids)
+        and _all_match(_IDS, lineages)
+        and _all_match(_IDS, mats)
+        and _all_ints(steps, 1)
+        and _all_ints(prefixes, 0)
+        and known_completeness
+        and all(type(v) is str for v in digests)
+    ):
+        return None
+    integrity = [integrity_of(x, len(x) == 7) for x in items]
+    return list(map(Trace, ids, lineages, mats, steps, completeness, prefixes, integrity))
+
+
+def _evidence(items: list[Any]) -> list[Evidence] | None:
+    try:
+        ids, traces = [x["id"] for x in items], [x["trace"] for x in items]
+        steps, signals = [x["step"] for x in items], [x["signal"] for x in items]
+        observed, paths = [x["observed_at"] for x in items], [x["path"] for x in items]
+        summaries, digests = [x["summary"] for x in items], [x["digest"] for x in items]
+        known_signals = _SIGNALS.issuperset(signals)
+    except (KeyError, TypeError):
+        return None
+    if not (
+        _all_match(_IDS, ids)
+        and _all_match(_IDS, traces)
+        and _all_ints(steps, 0)
+        and known_signals
+        and _all_match(_TIMESTAMPS, observed)
+        and all(g.is_timestamp(t) for t in observed if t[8:10] > "28" or t[:4] == "0000")
+        and _all_paths(paths)
+        and all(type(v) is str for v in summaries)
+        and (max(map(len, summaries)) <= 250 or all(g.utf8_len(v) <= 1000 for v in summaries))
+        and all(type(v) is str for v in digests)
+    ):
+        return None
+    integrity = [integrity_of(x, len(x) == 8) for x in items]
+    signals = list(map(_SIGNAL_NAMES.__getitem__, signals))  # one string per signal name, not per item
+    return list(map(Evidence, ids, traces, steps, signals, observed, paths, integrity))
+
+
+def _lessons(items: list[Any]) -> list[Lesson] | None:
+    try:
+        ids, texts = [x["id"] for x in items], [x["text"] for x in items]
+        cited, digests = [x["evidence"] for x in items], [x["digest"] for x in items]
+    except (KeyError, TypeError):
+        return None
+    if not (
+        _all_match(_IDS, ids)
+        and all(type(v) is str and v for v in texts)
+        and (max(map(len, texts)) <= 500 or all(g.utf8_len(v) <= 2000 for v in texts))
+        and all(type(v) is list and v for v in cited)
+        and _all_match(_IDS, [e for v in cited for e in v])
+        and all(len(set(v)) == len(v) for v in cited)
+        and all(type(v) is str for v in digests)
+    ):
+        return None
+    integrity = [integrity_of(x, len(x) == 4) for x in items]
+    return list(map(Lesson, ids, texts, map(tuple, cited), integrity))
+
+
+_IN_BULK: dict[str, Callable[[list[Any]], list[Any] | None]] = {
+    "traces": _traces,
+    "evidence": _evidence,
+    "lessons": _lessons,
+}
+
+
+def build_chunk(name: str, items: list[Any], first: int) -> list[Any]:
+    """The artifacts of list ``name`` in ``items``, the first of which is at index ``first``."""
+    bulk = _IN_BULK.get(name)
+    built = bulk(items) if bulk is not None else None
+    if built is not None:
+        return built
+    build = BUILDERS[name]
+    return [build(item, (name, first + k)) for k, item in enumerate(items)]
 
 
 #: The top-level artifact lists, in the order SPEC §1 lists them, and how each item is built.

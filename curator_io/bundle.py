@@ -21,6 +21,7 @@ exactly and names the first error.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +29,7 @@ from curator_io import grammar as g
 from curator_io.artifacts import (
     BUILDERS,
     Path,
+    build_chunk,
     build_instruction,
     fail,
     is_str,
@@ -43,9 +45,6 @@ from curator_io.models import Bundle, Instruction
 __all__ = ["load_bundle", "bundle_from_document", "parse_scope", "SCHEMA"]
 
 SCHEMA = "curator-bundle-v1"
-
-#: How many members each artifact kind has when it has no unknown one (then orjson writes it as JCS).
-_PLAIN_MEMBERS = {"instructions": 5, "materializations": 5, "traces": 7, "evidence": 8, "lessons": 4}
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,9 +98,8 @@ def bundle_from_document(doc: Any) -> Bundle:
     doc = _object(doc, ())
     head = _check_head(doc)
     lists: dict[str, list[Any]] = {}
-    for name, build in BUILDERS.items():
-        items = _array(member(doc, name, (), _anything, "an array"), (name,))
-        lists[name] = [build(item, (name, i)) for i, item in enumerate(items)]
+    for name in BUILDERS:
+        lists[name] = build_chunk(name, _array(member(doc, name, (), _anything, "an array"), (name,)), 0)
     proposals = _array(member(doc, "proposals", (), _anything, "an array"), ("proposals",))
     frozen_digest = _check_frozen(doc)
     body_digest = digest({k: v for k, v in doc.items() if k != "frozen"})
@@ -236,33 +234,31 @@ def _read_in_chunks(raw: bytes) -> tuple[_Head, dict[str, list[Any]], list[Any],
 
 
 def _read_array(name: str, array: ArrayMember, body: ObjectDigest | None) -> list[Any]:
-    build = BUILDERS.get(name)
-    plain_members = _PLAIN_MEMBERS.get(name)
+    plain = _PLAIN.get(name)
     out: list[Any] = []
     for items, echo in array:
-        first = len(out)
-        if build is not None:
-            out.extend(build(item, (name, first + k)) for k, item in enumerate(items))
+        if name in BUILDERS:
+            out.extend(build_chunk(name, items, len(out)))
         elif name == "proposals":
             out.extend(items)
         if body is not None:
-            plain = plain_members is not None and all(len(x) == plain_members for x in items) and _integral(name, items)
-            body.elements(echo if plain else canon_with_echo(items, echo))
+            # Built artifacts that are plain need no walk to know orjson wrote them as JCS.
+            suspects = None if plain is None else [x for x in items if not plain(x)]
+            body.elements(canon_with_echo(items, echo, suspects))
     return out
 
 
-def _integral(name: str, items: list[Any]) -> bool:
-    """Whether every INT of these built artifacts was written as an integer (``7``, not ``7.0``).
-
-    With that, and no member but the known ones, a built artifact holds only
-    strings, integers up to 2^53 - 1, null and lists or scopes of strings,
-    under ASCII names: what orjson writes exactly as RFC 8785 does.
-    """
-    if name == "evidence":
-        return all(type(x["step"]) is int for x in items)
-    if name == "traces":
-        return all(type(x["steps"]) is int and type(x["verified_prefix"]) is int for x in items)
-    return True
+#: Whether a built artifact is plain: no member but the known ones, every INT
+#: written as an integer (``7``, not ``7.0``). Its members are then strings,
+#: integers up to 2^53 - 1, null, and lists or scopes of strings, under ASCII
+#: names: what orjson writes exactly as RFC 8785 does.
+_PLAIN: dict[str, Callable[[dict[str, Any]], bool]] = {
+    "instructions": lambda x: len(x) == 5,
+    "materializations": lambda x: len(x) == 5,
+    "traces": lambda x: len(x) == 7 and type(x["steps"]) is int and type(x["verified_prefix"]) is int,
+    "evidence": lambda x: len(x) == 8 and type(x["step"]) is int,
+    "lessons": lambda x: len(x) == 4,
+}
 
 
 def _digest_again(raw: bytes, small: dict[str, Any], spans: dict[str, list[tuple[int, int]]]) -> str:
@@ -276,7 +272,7 @@ def _digest_again(raw: bytes, small: dict[str, Any], spans: dict[str, list[tuple
             continue
         body.open_array()
         for start, end in spans[name]:
-            items, echo = parse_chunk(raw[start:end])
+            items, echo = parse_chunk(raw, start, end)
             body.elements(canon_with_echo(items, echo))
         body.close_array()
     return body.result()

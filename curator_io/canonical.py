@@ -230,9 +230,13 @@ def is_sealed(obj: Mapping[str, Any]) -> bool:
     return claimed == "sha256:" + hashlib.sha256(canon(body)).hexdigest()
 
 
-def canon_with_echo(value: dict[str, Any] | list[Any], echo: bytes) -> bytes:
-    """``canon(value)``, given ``orjson.dumps(value, OPT_SORT_KEYS)``: the echo itself where it is JCS."""
-    if _orjson_writes_jcs(value) and _names_sort_alike(echo):
+def canon_with_echo(value: list[Any], echo: bytes, suspects: list[Any] | None = None) -> bytes:
+    """``canon(value)``, given ``orjson.dumps(value, OPT_SORT_KEYS)``: the echo itself where it is JCS.
+
+    ``suspects``: the elements of ``value`` that may hold what orjson writes
+    otherwise (step 1); by default, all of them.
+    """
+    if _orjson_writes_jcs(value if suspects is None else suspects) and _names_sort_alike(echo):
         return echo
     return canon(value)
 

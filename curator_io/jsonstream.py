@@ -70,14 +70,14 @@ class _ClosedEarly(Exception):
         """Bytes of the chunk that belong to the array."""
 
 
-def parse_chunk(data: bytes) -> tuple[list[Any], bytes]:
-    """The elements in ``data`` (a run of whole array elements), and orjson's echo of them.
+def parse_chunk(raw: bytes, start: int, end: int) -> tuple[list[Any], bytes]:
+    """The elements in ``raw[start:end]`` (a run of whole array elements), and orjson's echo of them.
 
     The echo is ``orjson.dumps(elements, OPT_SORT_KEYS | OPT_STRICT_INTEGER)``:
     it proves no name repeats (step 3), and it is the chunk's canonical form
     wherever orjson writes JCS (:func:`curator_io.canonical.canon_with_echo`).
     """
-    wrapped = b"[" + data + b"]"
+    wrapped = b"".join((b"[", memoryview(raw)[start:end], b"]"))
     try:
         items = orjson.loads(wrapped)
     except orjson.JSONDecodeError as e:
@@ -89,13 +89,13 @@ def parse_chunk(data: bytes) -> tuple[list[Any], bytes]:
             if closed.endswith("]"):
                 raise _ClosedEarly(len(closed.encode()) - 2) from None
         raise Unsure(e.msg) from None
-    if b"\\u003a" in wrapped or b"\\u003A" in wrapped:
+    if raw.find(b"\\u003", start, end) != -1 and (b"\\u003a" in wrapped or b"\\u003A" in wrapped):
         raise Unsure("an escaped colon spoils the count of names")
     try:
         echo = orjson.dumps(items, option=_ECHO)
     except orjson.JSONEncodeError as e:
         raise Unsure(str(e)) from None  # an integer beyond 2^53 - 1, or nesting beyond orjson's limit
-    if echo.count(b":") != data.count(b":"):
+    if echo.count(b":") != raw.count(b":", start, end):
         raise Unsure("a member name repeats")
     return items, echo
 
@@ -151,7 +151,7 @@ class ArrayMember:
             m = _GUESS.search(raw, look, s + LIMIT)
             c = m.start() + 1 if m else _char_boundary(raw, min(len(raw), s + LIMIT))
             try:
-                items, echo = parse_chunk(raw[s:c])
+                items, echo = parse_chunk(raw, s, c)
             except _Unterminated:
                 if m is None:
                     raise Unsure(f"an element longer than {LIMIT} bytes at byte {s}") from None
@@ -159,7 +159,7 @@ class ArrayMember:
                 continue
             except _ClosedEarly as early:
                 c = s + early.length
-                items, echo = parse_chunk(raw[s:c])
+                items, echo = parse_chunk(raw, s, c)
             return items, echo, c
         raise Unsure(f"no end of a chunk found after {MAX_GUESSES} guesses at byte {s}")
 

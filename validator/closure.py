@@ -3,7 +3,7 @@ in the frozen bundle, and every artifact in the closure is sealed."""
 
 from __future__ import annotations
 
-from curator_io.models import Bundle, Evidence, Instruction, Integrity, Trace
+from curator_io.models import Instruction
 from validator.context import Context
 from validator.proposal import Proposal
 from validator.reasons import Reason
@@ -17,57 +17,57 @@ UNRESOLVED = frozenset(
 
 
 def check_closure(p: Proposal, ctx: Context) -> list[Reason]:
-    """Every §3.2 and §3.3 reason of one structurally complete proposal."""
+    """Every §3.2 and §3.3 reason of one structurally complete proposal.
+
+    §3.3's verdict on each artifact in the closure was settled when the
+    artifact was loaded (``integrity``); only a failing one adds a reason.
+    """
     bundle = ctx.bundle
     reasons: list[Reason] = []
-    closure: list[tuple[Integrity, str]] = []  # (§3.3 verdict, subject) of each artifact in the closure
 
     lesson = bundle.lessons.get(p.lesson)
     if lesson is None:
         reasons.append(("closure.unknown_lesson", p.lesson))
     else:
-        closure.append((lesson.integrity, lesson.id))
+        if lesson.integrity is not None:
+            reasons.append((lesson.integrity, lesson.id))
         in_lesson = set(lesson.evidence)
         # Checked even for an ID that does not resolve to evidence.
         reasons.extend(("closure.outside_lesson", e) for e in p.support if e not in in_lesson)
 
-    contradicted = set(p.contradict)
-    reasons.extend(("closure.conflicting_stance", e) for e in p.support if e in contradicted)
+    if p.contradict:
+        contradicted = set(p.contradict)
+        reasons.extend(("closure.conflicting_stance", e) for e in p.support if e in contradicted)
 
+    evidence, traces, mats = bundle.evidence, bundle.traces, bundle.materializations
     for evidence_id in p.support + p.contradict:
-        ev = bundle.evidence.get(evidence_id)
+        ev = evidence.get(evidence_id)
         if ev is None:
             reasons.append(("closure.unknown_evidence", evidence_id))
             continue
-        closure.append((ev.integrity, ev.id))
-        reasons.extend(_trace_closure(ev, bundle, closure))
+        if ev.integrity is not None:
+            reasons.append((ev.integrity, ev.id))
+        trace = traces.get(ev.trace)
+        if trace is None:
+            reasons.append(("closure.unknown_trace", ev.trace))
+            continue
+        if trace.integrity is not None:
+            reasons.append((trace.integrity, trace.id))
+        if ev.step >= trace.steps:
+            reasons.append(("closure.step_out_of_range", ev.id))
+        mat = mats.get(trace.materialization)
+        if mat is None:
+            reasons.append(("closure.unknown_materialization", trace.materialization))
+        elif mat.integrity is not None:
+            reasons.append((mat.integrity, mat.id))
 
     if p.base_memory_version != bundle.memory_version:
         reasons.append(("closure.stale_memory", None))
-    reasons.extend(_operation_closure(p, ctx, closure))
-
-    # §3.3: each verdict was settled when the artifact was loaded.
-    reasons.extend((code, subject) for code, subject in closure if code is not None)
+    reasons.extend(_operation_closure(p, ctx))
     return reasons
 
 
-def _trace_closure(ev: Evidence, bundle: Bundle, closure: list[tuple[Integrity, str]]) -> list[Reason]:
-    trace: Trace | None = bundle.traces.get(ev.trace)
-    if trace is None:
-        return [("closure.unknown_trace", ev.trace)]
-    closure.append((trace.integrity, trace.id))
-    reasons: list[Reason] = []
-    if ev.step >= trace.steps:
-        reasons.append(("closure.step_out_of_range", ev.id))
-    mat = bundle.materializations.get(trace.materialization)
-    if mat is None:
-        reasons.append(("closure.unknown_materialization", trace.materialization))
-    else:
-        closure.append((mat.integrity, mat.id))
-    return reasons
-
-
-def _operation_closure(p: Proposal, ctx: Context, closure: list[tuple[Integrity, str]]) -> list[Reason]:
+def _operation_closure(p: Proposal, ctx: Context) -> list[Reason]:
     reasons: list[Reason] = []
     memory = ctx.bundle.memory_instructions
     for op in p.operations:
@@ -79,7 +79,8 @@ def _operation_closure(p: Proposal, ctx: Context, closure: list[tuple[Integrity,
         if current is None:
             reasons.append(("closure.unknown_instruction", op.key))
             continue
-        closure.append((current.integrity, current.key))
+        if current.integrity is not None:
+            reasons.append((current.integrity, current.key))
         if op.expected_digest != current.digest:
             reasons.append(("closure.stale_instruction", op.key))
     return reasons
