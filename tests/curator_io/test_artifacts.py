@@ -1,0 +1,106 @@
+"""A chunk of artifacts checked member by member across the chunk builds what
+checking each item on its own builds, or refuses it at the same place."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from curator_io import InputError
+from curator_io.artifacts import BUILDERS, build_chunk
+from curator_io.canonical import seal
+
+_NEAR_IDS = st.sampled_from(["ev-1", "tr-2", "a" * 128, "a" * 129, "", "bad id", "x\ny", "é", 7, None, ["ev-1"]])
+_NEAR_TIMESTAMPS = st.sampled_from(
+    [
+        "2026-11-29T10:00:00Z",
+        "2024-02-29T23:59:59.123456789Z",
+        "2023-02-29T00:00:00Z",
+        "0000-01-01T00:00:00Z",
+        "2026-04-31T00:00:00Z",
+        "2026-11-29T10:00:00Z\n",
+        "2026-11-29T10:00:00Z\n2026-11-29T10:00:00Z",
+        "2026-11-29 10:00:00Z",
+        5,
+    ]
+)
+_NEAR_PATHS = st.sampled_from(
+    [None, "src/a.py", "a", "", "/a", "a/", "a//b", "./a", "a/..", "...", "a\nb", "a\tb", "é" * 101, "x" * 401, 3]
+)
+# Parsed JSON holds no integer beyond 2^53 - 1: such a number is a float.
+_NEAR_INTS = st.sampled_from([0, 1, 7, 7.0, 2**53 - 1, 2.0**53, -1, True, "7", None])
+
+
+def _maybe(value: Any, strategy: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    """Mostly the valid ``value``; one time in twelve, a near miss."""
+    return st.integers(0, 11).flatmap(lambda k: strategy if k == 0 else st.just(value))
+
+
+@st.composite
+def _evidence(draw: st.DrawFn) -> Any:
+    item = {
+        "id": draw(_maybe("ev-1", _NEAR_IDS)),
+        "trace": draw(_maybe("tr-1", _NEAR_IDS)),
+        "step": draw(_maybe(3, _NEAR_INTS)),
+        "signal": draw(_maybe("tool", st.sampled_from(["user", "rumour", 1, ["tool"]]))),
+        "observed_at": draw(_maybe("2026-11-29T10:00:00Z", _NEAR_TIMESTAMPS)),
+        "path": draw(_maybe(None, _NEAR_PATHS)),
+        "summary": draw(_maybe("ok", st.sampled_from(["", "é" * 300, "x" * 1001, "😀" * 251, None]))),
+    }
+    return _finish(draw, item)
+
+
+@st.composite
+def _trace(draw: st.DrawFn) -> Any:
+    item = {
+        "id": draw(_maybe("tr-1", _NEAR_IDS)),
+        "lineage": draw(_maybe("task-1", _NEAR_IDS)),
+        "materialization": draw(_maybe("mat-1", _NEAR_IDS)),
+        "steps": draw(_maybe(5, _NEAR_INTS)),
+        "completeness": draw(_maybe("partial", st.sampled_from(["complete", "done", ["partial"]]))),
+        "verified_prefix": draw(_maybe(2, _NEAR_INTS)),
+    }
+    return _finish(draw, item)
+
+
+@st.composite
+def _lesson(draw: st.DrawFn) -> Any:
+    cited = draw(_maybe(["ev-1", "ev-2"], st.lists(_NEAR_IDS, max_size=3)))
+    item = {
+        "id": draw(_maybe("les-1", _NEAR_IDS)),
+        "text": draw(_maybe("Learned.", st.sampled_from(["", "x" * 2001, "é" * 600, 5]))),
+        "evidence": cited,
+    }
+    return _finish(draw, item)
+
+
+def _finish(draw: st.DrawFn, item: dict[str, Any]) -> Any:
+    if draw(st.integers(0, 11)) == 0:
+        del item[draw(st.sampled_from(sorted(item)))]
+    if draw(st.booleans()):
+        item["x_extra"] = draw(st.sampled_from([1.0, "kept", [1, 2.5]]))
+    sealed = seal(item)
+    if draw(st.integers(0, 5)) == 0:
+        sealed["digest"] = draw(st.sampled_from(["sha256:" + "0" * 64, "sha256:XYZ", 5]))
+    return sealed if draw(st.integers(0, 20)) else draw(st.sampled_from([[], "item", None]))
+
+
+def _built(name: str, items: list[Any], in_bulk: bool) -> Any:
+    try:
+        if in_bulk:
+            return build_chunk(name, items, 0)
+        return [BUILDERS[name](item, (name, i)) for i, item in enumerate(items)]
+    except InputError as e:
+        return (e.code, e.pointer, e.detail)
+
+
+_KINDS = {"evidence": _evidence(), "traces": _trace(), "lessons": _lesson()}
+
+
+@settings(max_examples=400, deadline=None)
+@given(data=st.data(), name=st.sampled_from(sorted(_KINDS)))
+def test_a_chunk_builds_what_its_items_build_one_by_one(data: st.DataObject, name: str) -> None:
+    items = data.draw(st.lists(_KINDS[name], min_size=1, max_size=6))
+    assert _built(name, items, in_bulk=True) == _built(name, items, in_bulk=False)
