@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import sys
 from collections.abc import Callable
 from typing import Any, NoReturn
 
@@ -267,8 +268,15 @@ _TIMESTAMPS = re.compile(rf"{_TIMESTAMP}(?:\n{_TIMESTAMP})*")
 # What a PATH may not hold, "\n" aside (it joins them): a control character, or an empty, "." or ".." segment.
 _NOT_PATHS = re.compile(r"[\x00-\x09\x0b-\x1f\x7f]|(?:\A|/|\n)\.{0,2}(?:/|\n|\Z)")
 _SIGNALS = frozenset(SIGNAL_WEIGHTS)
-_SIGNAL_NAMES = {name: name for name in SIGNAL_WEIGHTS}
+_SIGNAL_NAMES = {name: name for name in SIGNAL_WEIGHTS}  # each signal's name held once, not once per item
 _COMPLETENESS = frozenset({"complete", "partial"})
+
+
+def _held_once(ids: list[str]) -> list[str]:
+    """The same IDs, each held once however often it is cited: a trace's by each of
+    its evidence items, a lineage's and a materialization's by each of their traces.
+    A large bundle's models are mostly IDs."""
+    return list(map(sys.intern, ids))
 
 
 def _all_match(pattern: re.Pattern[str], values: list[Any]) -> bool:
@@ -316,6 +324,7 @@ def _traces(items: list[Any]) -> list[Trace] | None:
     ):
         return None
     integrity = [integrity_of(x, len(x) == 7) for x in items]
+    ids, lineages, mats = _held_once(ids), _held_once(lineages), _held_once(mats)
     return list(map(Trace, ids, lineages, mats, steps, completeness, prefixes, integrity))
 
 
@@ -342,7 +351,8 @@ def _evidence(items: list[Any]) -> list[Evidence] | None:
     ):
         return None
     integrity = [integrity_of(x, len(x) == 8) for x in items]
-    signals = list(map(_SIGNAL_NAMES.__getitem__, signals))  # one string per signal name, not per item
+    signals = list(map(_SIGNAL_NAMES.__getitem__, signals))
+    traces = _held_once(traces)
     return list(map(Evidence, ids, traces, steps, signals, observed, paths, integrity))
 
 
