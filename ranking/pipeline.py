@@ -36,12 +36,15 @@ class Result:
 def rank_validation(validation: Validation) -> dict[str, Any]:
     """Score, order and select what :func:`validator.validate` produced."""
     config = validation.config
-    scores: dict[str, Score] = {e.id: score_entry(e) for e in validation.entries if e.validation == "accepted"}
     # Cannot fail to be whole: SPEC §2 allows at most 2 fractional digits.
     threshold = int(config.threshold_exact * 100)
-    eligible = [
-        Ranked(e, scores[e.id].final) for e in validation.entries if e.id in scores and scores[e.id].final >= threshold
-    ]
+    scores: dict[str, Score] = {}
+    eligible: list[Ranked] = []
+    for e in validation.entries:
+        if e.validation == "accepted":
+            score = scores[e.id] = score_entry(e)
+            if score.final >= threshold:
+                eligible.append(Ranked(e, score.final))
     ordered = order_eligible(eligible)
     decisions = select_survivors(ordered, config.max_selected)
     return build_report(validation, scores, [r.entry.id for r in ordered], decisions)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from curator_io.canonical import seal
@@ -18,19 +19,26 @@ _BELOW_THRESHOLD = Decision("deferred", ("rank.below_threshold", None))
 
 
 def ranking_entry(
-    entry: ValidationEntry, score: Score | None, rank: int | None, decision: Decision | None
+    entry: ValidationEntry,
+    validated: Mapping[str, Any],
+    score: Score | None,
+    rank: int | None,
+    decision: Decision | None,
 ) -> dict[str, Any]:
-    disposition = entry.validation if decision is None else decision.disposition
-    reasons = entry.reasons if decision is None else sort_reasons(entry.reasons + (decision.reason,))
-    out = entry.to_json()
-    out.update(
-        reasons=reasons_json(reasons),
-        disposition=disposition,
-        score=score.to_json() if score else None,
-        rank=rank,
-        superseded_by=decision.superseded_by if decision else None,
-        rationale=entry.rationale,
-    )
+    """SPEC §6: the entry as the validation report wrote it (``validated``), plus the ranking's members."""
+    out = dict(validated)
+    # Fresh containers: the two reports share nothing that can be changed.
+    if decision is None:
+        out["reasons"] = reasons_json(entry.reasons)
+    else:
+        out["reasons"] = reasons_json(sort_reasons(entry.reasons + (decision.reason,)))
+    if out["support"] is not None:
+        out["support"] = dict(out["support"])
+    out["disposition"] = entry.validation if decision is None else decision.disposition
+    out["score"] = None if score is None else score.to_json()
+    out["rank"] = rank
+    out["superseded_by"] = None if decision is None else decision.superseded_by
+    out["rationale"] = entry.rationale
     return out
 
 
@@ -47,11 +55,12 @@ def build_report(
     """
     rank_of = {pid: i for i, pid in enumerate(ranking, start=1)}
     entries = []
-    for e in validation.entries:
+    # Both are sorted by reported id (§3.7), so they pair up.
+    for e, validated in zip(validation.entries, validation.report["proposals"], strict=True):
         decision = decisions.get(e.id)
         if decision is None and e.id in scores:
             decision = _BELOW_THRESHOLD  # SPEC §5.1
-        entries.append(ranking_entry(e, scores.get(e.id), rank_of.get(e.id), decision))
+        entries.append(ranking_entry(e, validated, scores.get(e.id), rank_of.get(e.id), decision))
     selected = [pid for pid in ranking if decisions[pid].disposition == "selected"]
     dispositions = [x["disposition"] for x in entries]
     validations = [e.validation for e in validation.entries]

@@ -12,17 +12,6 @@ from validator import ValidationEntry
 
 __all__ = ["Score", "score_entry"]
 
-_COMPONENTS = (
-    "recurrence",
-    "provenance",
-    "source_signal",
-    "scope_coverage",
-    "confidence",
-    "completeness",
-    "contradiction_penalty",
-    "final",
-)
-
 
 @dataclass(frozen=True, slots=True)
 class Score:
@@ -38,7 +27,16 @@ class Score:
     final: int
 
     def to_json(self) -> dict[str, int | float]:
-        return {name: hundredths_to_json(getattr(self, name)) for name in _COMPONENTS}
+        return {
+            "recurrence": hundredths_to_json(self.recurrence),
+            "provenance": hundredths_to_json(self.provenance),
+            "source_signal": hundredths_to_json(self.source_signal),
+            "scope_coverage": hundredths_to_json(self.scope_coverage),
+            "confidence": hundredths_to_json(self.confidence),
+            "completeness": hundredths_to_json(self.completeness),
+            "contradiction_penalty": hundredths_to_json(self.contradiction_penalty),
+            "final": hundredths_to_json(self.final),
+        }
 
 
 def score_entry(entry: ValidationEntry) -> Score:

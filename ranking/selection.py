@@ -40,6 +40,10 @@ class Decision:
     superseded_by: str | None = None
 
 
+_SELECTED = Decision("selected", ("rank.selected", None))
+_UNSELECTED = Decision("unselected", ("rank.limit", None))
+
+
 def order_key(r: Ranked) -> tuple[int, int, str, str]:
     """SPEC §5.2: final desc, lineages desc, earliest asc (as instants), id asc."""
     facts = r.entry.support
@@ -81,10 +85,7 @@ def select_survivors(ordered: list[Ranked], max_selected: int) -> dict[str, Deci
         for op in p.operations:
             by_key.setdefault(op.key, []).append((rank, p, op))
         survivors += 1
-        if survivors <= max_selected:
-            decisions[p.id] = Decision("selected", ("rank.selected", None))
-        else:
-            decisions[p.id] = Decision("unselected", ("rank.limit", None))
+        decisions[p.id] = _SELECTED if survivors <= max_selected else _UNSELECTED
     return decisions
 
 

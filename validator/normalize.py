@@ -16,7 +16,10 @@ def norm(s: str) -> str:
     """1. NFC; 2. full lowercase; 3. fold whitespace runs; 4. trim; 5. strip trailing ``.!;:,``."""
     s = unicodedata.normalize("NFC", s)  # 1
     s = s.lower()  # 2
-    s = _WHITESPACE.sub(" ", s)  # 3
+    # Every White_Space character but U+0020 is unprintable (Cc, Zs, Zl, Zp), so
+    # printable text without a double space has nothing to fold.
+    if not s.isprintable() or "  " in s:
+        s = _WHITESPACE.sub(" ", s)  # 3
     s = s.strip(" ")  # 4
     while s and s[-1] in _TRAILING:  # 5
         s = s[:-1].rstrip(" ")

@@ -6,16 +6,18 @@ A proposal is a raw JSON value checked on its own: a malformed one becomes a
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
+from operator import attrgetter, itemgetter
 from typing import Any
+
+import orjson
 
 from curator_io import grammar as g
 from curator_io.bundle import parse_scope
-from curator_io.canonical import digest
+from curator_io.canonical import digest, digest_of_bytes
 from curator_io.models import Scope
 
-__all__ = ["Operation", "Proposal", "Incomplete", "check_structure", "reported_id"]
+__all__ = ["Operation", "Proposal", "Incomplete", "check_structure", "fingerprint", "reported_id"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +75,11 @@ _OPERATION_MEMBERS = {
     "replace": frozenset({"action", "key", "text", "expected_digest"}),
     "remove": frozenset({"action", "key", "expected_digest"}),
 }
+_KNOWN = frozenset(
+    {"id", "lesson", "scope", "confidence", "rationale", "base_memory_version", "operations", "support", "contradict"}
+)
+_BY_KEY = attrgetter("key")
+_RAW_BY_KEY = itemgetter("key")
 
 
 def _operation(raw: Any) -> Operation | None:
@@ -94,64 +101,92 @@ def _operation(raw: Any) -> Operation | None:
 def _operations(raw: Any) -> tuple[Operation, ...] | None:
     if type(raw) is not list or not raw:
         return None
-    ops = [_operation(item) for item in raw]
-    if any(op is None for op in ops):
+    ops = []
+    for item in raw:
+        op = _operation(item)
+        if op is None:
+            return None
+        ops.append(op)
+    if len({op.key for op in ops}) != len(ops):
         return None
-    keys = {op.key for op in ops}  # type: ignore[union-attr]
-    if len(keys) != len(ops):
-        return None
-    return tuple(sorted(ops, key=lambda op: op.key))  # type: ignore[union-attr,arg-type]
+    ops.sort(key=_BY_KEY)
+    return tuple(ops)
 
 
 def _ids(raw: Any, *, non_empty: bool) -> tuple[str, ...] | None:
-    if type(raw) is not list or (non_empty and not raw) or not all(g.is_id(x) for x in raw):
+    if type(raw) is not list or (non_empty and not raw) or not all(map(g.is_id, raw)):
         return None
     return tuple(raw) if len(set(raw)) == len(raw) else None
 
 
-def _confidence(raw: Any) -> float | None:
-    return float(raw) if g.is_number(raw) and 0 <= raw <= 1 else None
-
-
-def _rationale(raw: Any) -> str | None:
-    return raw if type(raw) is str and g.utf8_len(raw) <= 2000 else None
-
-
-# SPEC §3.1: the order in which the first offending member is named.
-_CHECKS: tuple[tuple[str, Callable[[Any], Any]], ...] = (
-    ("id", lambda v: v if g.is_id(v) else None),
-    ("lesson", lambda v: v if g.is_id(v) else None),
-    ("scope", parse_scope),
-    ("confidence", _confidence),
-    ("rationale", _rationale),
-    ("base_memory_version", lambda v: int(v) if g.is_int(v) else None),
-    ("operations", _operations),
-    ("support", lambda v: _ids(v, non_empty=True)),
-    ("contradict", lambda v: _ids(v, non_empty=False)),
-)
-_KNOWN = frozenset(name for name, _ in _CHECKS)
+def _incomplete(raw: dict[str, Any], index: int, subject: str) -> Incomplete:
+    return Incomplete(index, reported_id(raw, index), subject)
 
 
 def check_structure(raw: Any, index: int) -> Proposal | Incomplete:
-    """SPEC §3.1: a complete Proposal, or the first offending member."""
-    pid = reported_id(raw, index)
+    """SPEC §3.1: a complete Proposal, or the first offending member.
+
+    The members are checked in the spec's order, so the first that fails is the
+    subject; a missing member reads as ``None``, which fails every check.
+    """
     if type(raw) is not dict:
-        return Incomplete(index, pid, None)
-    values: dict[str, Any] = {}
-    for name, check in _CHECKS:
-        if name not in raw:
-            if name == "rationale":
-                values[name] = ""
-                continue
-            return Incomplete(index, pid, name)
-        value = check(raw[name])
-        if value is None:
-            return Incomplete(index, pid, name)
-        values[name] = value
-    unknown = sorted(name for name in raw if name not in _KNOWN)
-    if unknown:
-        return Incomplete(index, pid, unknown[0])
-    return Proposal(index=index, fingerprint=fingerprint(values["scope"], values["operations"]), **values)
+        return Incomplete(index, reported_id(raw, index), None)
+    get = raw.get
+    pid = get("id")
+    if not g.is_id(pid):
+        return _incomplete(raw, index, "id")
+    lesson = get("lesson")
+    if not g.is_id(lesson):
+        return _incomplete(raw, index, "lesson")
+    scope = parse_scope(get("scope"))
+    if scope is None:
+        return _incomplete(raw, index, "scope")
+    confidence = get("confidence")
+    if not (g.is_number(confidence) and 0 <= confidence <= 1):
+        return _incomplete(raw, index, "confidence")
+    rationale = get("rationale", "")  # §1: optional, "" when absent; null is not absent
+    if type(rationale) is not str or g.utf8_len(rationale) > 2000:
+        return _incomplete(raw, index, "rationale")
+    base_memory_version = get("base_memory_version")
+    if not g.is_int(base_memory_version):
+        return _incomplete(raw, index, "base_memory_version")
+    operations = _operations(get("operations"))
+    if operations is None:
+        return _incomplete(raw, index, "operations")
+    support = _ids(get("support"), non_empty=True)
+    if support is None:
+        return _incomplete(raw, index, "support")
+    contradict = _ids(get("contradict"), non_empty=False)
+    if contradict is None:
+        return _incomplete(raw, index, "contradict")
+    if not _KNOWN.issuperset(raw):
+        return _incomplete(raw, index, min(name for name in raw if name not in _KNOWN))
+    # §3.6 from the checked JSON itself: the scope and each operation have exactly
+    # their members, so this is fingerprint(scope, operations) without rebuilding them.
+    fp = _digest_of_strings({"scope": raw["scope"], "operations": sorted(raw["operations"], key=_RAW_BY_KEY)})
+    return Proposal(
+        index=index,
+        id=pid,
+        lesson=lesson,
+        scope=scope,
+        confidence=float(confidence),
+        rationale=rationale,
+        base_memory_version=int(base_memory_version),
+        operations=operations,
+        support=support,
+        contradict=contradict,
+        fingerprint=fp,
+    )
+
+
+def _digest_of_strings(value: dict[str, Any]) -> str:
+    """``digest(value)`` for objects and arrays of strings whose member names are ASCII.
+
+    For such a value orjson's sorted output is RFC 8785 as it stands: it holds no
+    number, and ASCII names sort the same by code point and by UTF-16 code unit
+    (the two cases :func:`curator_io.canonical.canon` otherwise walks the value for).
+    """
+    return digest_of_bytes(orjson.dumps(value, option=orjson.OPT_SORT_KEYS))
 
 
 def fingerprint(scope: Scope, operations: tuple[Operation, ...]) -> str:

@@ -57,7 +57,15 @@ def strongest(reasons: Iterable[Reason]) -> str:
 
 def sort_reasons(reasons: Iterable[Reason]) -> tuple[Reason, ...]:
     """By code, then subject (null first), ordinal, without duplicates."""
-    return tuple(sorted(set(reasons), key=lambda r: (r[0], r[1] is not None, r[1] or "")))
+    unique = set(reasons)
+    if len(unique) < 2:  # most proposals have no reason, or one
+        return tuple(unique)
+    return tuple(sorted(unique, key=_reason_order))
+
+
+def _reason_order(reason: Reason) -> tuple[str, bool, str]:
+    code, subject = reason
+    return code, subject is not None, subject or ""
 
 
 def reasons_json(reasons: Iterable[Reason]) -> list[dict[str, str | None]]:

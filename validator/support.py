@@ -3,7 +3,6 @@ counterevidence, and the scope the evidence actually covers."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 from curator_io.grammar import instant_key
@@ -58,55 +57,79 @@ def integrity(ev: Evidence, trace: Trace) -> int:
     return PREFIX if ev.step < trace.verified_prefix else UNVERIFIED
 
 
-def strength(items: Iterable[tuple[Evidence, Trace]]) -> int:
-    """§3.5.5: per distinct lineage, the largest signal weight; summed."""
-    best: dict[str, int] = {}
-    for ev, trace in items:
-        w = SIGNAL_WEIGHTS[ev.signal]
-        if w > best.get(trace.lineage, 0):
-            best[trace.lineage] = w
-    return sum(best.values())
-
-
 def check_support(p: Proposal, ctx: Context) -> tuple[list[Reason], SupportFacts]:
-    """Runs only when every reference of ``p`` resolved (§3.5)."""
+    """Runs only when every reference of ``p`` resolved (§3.5).
+
+    One pass over the support and one over the contradicting evidence; each
+    step's result is gathered as its items go by, numbered as in §3.5.
+    """
     b = ctx.bundle
-    reasons: list[Reason] = []
+    evidence, traces, materializations = b.evidence, b.traces, b.materializations
+    quarantined: set[str] = set()
+    points: list[int] = []  # 2. the integrity of each item of S'
+    best: dict[str, int] = {}  # 4-5. lineage of V -> the largest signal weight in it
+    mats: dict[str, Materialization] = {}  # the materializations of V's traces (§4)
+    repositories: set[str] = set()  # 9. of S'
+    paths: list[str | None] = []  # 9. of S'
+    verified = 0
+    has_user = False
+    earliest: tuple[str, str] | None = None  # (instant_key, as written) of V
 
-    def resolve(evidence_id: str) -> tuple[Evidence, Trace, Materialization]:
+    for evidence_id in p.support:
         # Cannot fail: §3.5 runs only when every reference resolved.
-        ev = b.evidence[evidence_id]
-        trace = b.traces[ev.trace]
-        return ev, trace, b.materializations[trace.materialization]
+        ev = evidence[evidence_id]
+        trace = traces[ev.trace]
+        mat = materializations[trace.materialization]
+        if mat.status in _QUARANTINED_STATUSES:  # 1.
+            quarantined.add(evidence_id)
+            continue
+        pts = integrity(ev, trace)  # 2.
+        points.append(pts)
+        repositories.add(mat.repository)
+        paths.append(ev.path)
+        if pts == UNVERIFIED:  # 3. not in V
+            continue
+        verified += 1
+        w = SIGNAL_WEIGHTS[ev.signal]
+        current = best.get(trace.lineage)
+        if current is None or w > current:
+            best[trace.lineage] = w
+        has_user = has_user or ev.signal == "user"
+        mats[mat.id] = mat
+        stamp = (instant_key(ev.observed_at), ev.observed_at)
+        if earliest is None or stamp < earliest:
+            earliest = stamp
+    support_quarantined = bool(quarantined)
 
-    # 1. Quarantine.
-    support = [resolve(e) for e in p.support]
-    contra = [resolve(e) for e in p.contradict]
-    quarantined = {ev.id for ev, _, mat in support + contra if mat.status in _QUARANTINED_STATUSES}
-    reasons.extend(("evidence.quarantined", e) for e in quarantined)
-    s_prime = [x for x in support if x[0].id not in quarantined]
-    c_prime = [x for x in contra if x[0].id not in quarantined]
+    counter: dict[str, int] = {}  # 5. lineage of VC -> the largest signal weight in it
+    for evidence_id in p.contradict:
+        ev = evidence[evidence_id]
+        trace = traces[ev.trace]
+        if materializations[trace.materialization].status in _QUARANTINED_STATUSES:  # 1.
+            quarantined.add(evidence_id)
+            continue
+        if integrity(ev, trace) == UNVERIFIED:  # 3. not in VC
+            continue
+        w = SIGNAL_WEIGHTS[ev.signal]
+        current = counter.get(trace.lineage)
+        if current is None or w > current:
+            counter[trace.lineage] = w
 
-    # 2-3. Integrity; verified support V and counter-support VC.
-    points = tuple(integrity(ev, t) for ev, t, _ in s_prime)
-    v = [x for x, pts in zip(s_prime, points, strict=True) if pts > 0]
-    vc = [x for x in c_prime if integrity(x[0], x[1]) > 0]
-
-    # 4-5. Lineages and strength.
-    n = len({t.lineage for _, t, _ in v})
-    ss = strength((ev, t) for ev, t, _ in v)
-    cs = strength((ev, t) for ev, t, _ in vc)
+    reasons: list[Reason] = [("evidence.quarantined", e) for e in quarantined]
+    n = len(best)
+    ss = sum(best.values())
+    cs = sum(counter.values())
 
     # 6-7. Required lineages.
     c = ctx.config
-    if any(ev.signal == "user" for ev, _, _ in v):
+    if has_user:
         required = c.min_lineages_user
     elif p.scope.is_broad:
         required = c.min_lineages_broad
     else:
         required = c.min_lineages
     if n < required:
-        if any(ev.id in quarantined for ev, _, _ in support):
+        if support_quarantined:
             reasons.append(("support.quarantined", None))
         else:
             reasons.append(("support.insufficient_lineages", None))
@@ -116,20 +139,19 @@ def check_support(p: Proposal, ctx: Context) -> tuple[list[Reason], SupportFacts
         reasons.append(("support.counterevidence", None))
 
     # 9. Scope.
-    if s_prime and p.scope != derive_scope(s_prime):
+    if points and p.scope != _evidenced_scope(repositories, paths):
         reasons.append(("scope.mismatch", None))
 
-    mats = {m.id: m for _, _, m in v}
     facts = SupportFacts(
         lineages=n,
         required=required,
         strength=ss,
         contradiction=cs,
-        verified=len(v),
+        verified=verified,
         quarantined=len(quarantined),
-        earliest=min((ev.observed_at for ev, _, _ in v), key=lambda ts: (instant_key(ts), ts), default=None),
-        integrity_points=points,
-        source_signal=max((SIGNAL_WEIGHTS[ev.signal] for ev, _, _ in v), default=0),
+        earliest=None if earliest is None else earliest[1],
+        integrity_points=tuple(points),
+        source_signal=max(best.values(), default=0),
         materializations=len(mats),
         revisions=len({(m.repository, m.source_revision) for m in mats.values()}),
     )
@@ -138,12 +160,15 @@ def check_support(p: Proposal, ctx: Context) -> tuple[list[Reason], SupportFacts
 
 def derive_scope(items: list[tuple[Evidence, Trace, Materialization]]) -> Scope:
     """§3.5.9: the scope the evidence spans."""
-    repositories = {m.repository for _, _, m in items}
+    return _evidenced_scope({m.repository for _, _, m in items}, [ev.path for ev, _, _ in items])
+
+
+def _evidenced_scope(repositories: set[str], paths: list[str | None]) -> Scope:
+    """§3.5.9 from the repositories and the paths of a non-empty S'."""
     if len(repositories) >= 2:
         return Scope("global")
     (repository,) = repositories
-    paths = [ev.path for ev, _, _ in items]
-    if all(path is not None for path in paths):
+    if None not in paths:
         prefix = _common_segments([path.split("/") for path in paths if path is not None])
         if prefix:
             return Scope("path", repository, "/".join(prefix))

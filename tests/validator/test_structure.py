@@ -7,8 +7,11 @@ import copy
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from validator import Proposal, check_structure
+from curator_io.canonical import digest
+from validator import Proposal, check_structure, fingerprint
 from validator.proposal import Incomplete
 
 DIGEST = "sha256:" + "a" * 64
@@ -106,3 +109,62 @@ def test_a_different_scope_or_text_changes_the_fingerprint() -> None:
     ops[1]["text"] = "added!"
     c = check_structure(with_(operations=ops), 0)
     assert len({a.fingerprint, b.fingerprint, c.fingerprint}) == 3  # type: ignore[union-attr]
+
+
+#: SPEC §3.1: the order in which the first offending member is named.
+_ORDER = (
+    "id",
+    "lesson",
+    "scope",
+    "confidence",
+    "rationale",
+    "base_memory_version",
+    "operations",
+    "support",
+    "contradict",
+)
+#: A value no member accepts (a missing member is drawn as KeyError).
+_WRONG = st.sampled_from([KeyError, None, True, {"x": 1}])
+
+
+@settings(max_examples=300)
+@given(
+    wrong=st.dictionaries(st.sampled_from(_ORDER), _WRONG),
+    unknown=st.sets(st.text("abcz_", min_size=1, max_size=3)),
+)
+def test_the_subject_is_the_first_wrong_member_in_the_spec_order(wrong: dict[str, Any], unknown: set[str]) -> None:
+    raw = with_(**wrong)
+    raw.update(dict.fromkeys(unknown, 1))
+    # An absent rationale is not a wrong one: §1 reads it as "".
+    offending = [name for name in _ORDER if name in wrong and (name, wrong[name]) != ("rationale", KeyError)]
+    expected = offending[0] if offending else min(unknown, default=None)
+    checked = check_structure(raw, 4)
+    if expected is None:
+        assert isinstance(checked, Proposal)
+    else:
+        assert checked == Incomplete(4, "@4" if "id" in wrong else "p-1", expected)
+
+
+#: Characters where RFC 8785 and orjson could part: escapes, and characters above
+#: U+FFFF next to U+E000-U+FFFF (they sort differently by code point and by UTF-16 unit).
+_SPECIAL = st.sampled_from('a"\\\u2028\ue000\uffff\U0001f600\U0010ffff')
+_TEXT = st.text(_SPECIAL | st.sampled_from("\x00\x1f\x7f") | st.characters(blacklist_categories=("Cs",)), min_size=1)
+#: A REPO or a one-segment PATH: no control characters, at most 200 bytes.
+_NAME = st.text(_SPECIAL | st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=50).filter(
+    lambda s: "/" not in s and s not in (".", "..")
+)
+
+
+@settings(max_examples=300)
+@given(texts=st.lists(_TEXT, min_size=1, max_size=4), repository=_NAME, path=_NAME)
+def test_the_fingerprint_is_the_digest_of_the_scope_and_the_sorted_operations(
+    texts: list[str], repository: str, path: str
+) -> None:
+    ops = [{"action": "add", "key": f"k{9 - i}", "text": text} for i, text in enumerate(texts)]
+    ops.append({"action": "replace", "key": "r", "text": texts[0], "expected_digest": DIGEST})
+    ops.append({"action": "remove", "key": "q", "expected_digest": DIGEST})
+    scope = {"level": "path", "repository": repository, "path": path}
+    p = check_structure(with_(scope=scope, operations=ops), 0)
+    assert isinstance(p, Proposal)
+    expected = digest({"scope": scope, "operations": sorted(ops, key=lambda op: op["key"])})
+    assert p.fingerprint == expected == fingerprint(p.scope, p.operations)
