@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any
 
 from curator_io import grammar as g
@@ -45,6 +46,7 @@ from curator_io.models import Bundle, Instruction
 __all__ = ["load_bundle", "bundle_from_document", "parse_scope", "SCHEMA"]
 
 SCHEMA = "curator-bundle-v1"
+_ID = attrgetter("id")
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,7 +122,7 @@ def _freeze(
 ) -> Bundle:
     """Steps 3-5 over a document that passed 1 and 2."""
     # 3. input.duplicate_id.
-    by_key = _index(head.memory_instructions, lambda x: x.key, "memory/instructions")
+    by_key = _index(head.memory_instructions, attrgetter("key"), "memory/instructions")
     keys = set(by_key)
     for i, inst in enumerate(lists["instructions"]):
         if inst.key in keys:
@@ -130,10 +132,10 @@ def _freeze(
                 pointer=pointer_of("instructions", i, "key"),
             )
         keys.add(inst.key)
-    mats = _index(lists["materializations"], lambda x: x.id, "materializations")
-    traces = _index(lists["traces"], lambda x: x.id, "traces")
-    evidence = _index(lists["evidence"], lambda x: x.id, "evidence")
-    lessons = _index(lists["lessons"], lambda x: x.id, "lessons")
+    mats = _index(lists["materializations"], _ID, "materializations")
+    traces = _index(lists["traces"], _ID, "traces")
+    evidence = _index(lists["evidence"], _ID, "evidence")
+    lessons = _index(lists["lessons"], _ID, "lessons")
     proposal_ids: set[str] = set()
     for i, proposal in enumerate(proposals):
         pid = proposal.get("id") if type(proposal) is dict else None
@@ -178,15 +180,17 @@ def _freeze(
 
 
 def _index(items: list[Any], ident: Any, name: str) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for i, item in enumerate(items):
-        key = ident(item)
-        if key in out:
+    out = dict(zip(map(ident, items), items, strict=True))
+    if len(out) == len(items):
+        return out
+    seen: set[str] = set()
+    for i, key in enumerate(map(ident, items)):
+        if key in seen:
             raise InputError(
                 "input.duplicate_id", f"{name} id {key!r} appears twice", pointer=pointer_of(name, i, "id")
             )
-        out[key] = item
-    return out
+        seen.add(key)
+    raise AssertionError("unreachable: a shorter index has a repeated key")
 
 
 # --- a chunk at a time ------------------------------------------------------------
