@@ -34,7 +34,17 @@ from typing import Any
 import orjson
 import rfc8785
 
-__all__ = ["canon", "canon_with_echo", "digest", "digest_of_bytes", "seal", "is_sealed", "unsealed", "ObjectDigest"]
+__all__ = [
+    "canon",
+    "canon_with_echo",
+    "digest",
+    "digest_of_bytes",
+    "seal",
+    "seal_canonical",
+    "is_sealed",
+    "unsealed",
+    "ObjectDigest",
+]
 
 # Subclasses, dataclasses and datetimes raise instead of being encoded, so step 4 gets them.
 _OPTIONS = (
@@ -220,6 +230,24 @@ def seal(obj: Mapping[str, Any]) -> dict[str, Any]:
     """A copy of ``obj`` whose ``digest`` member seals the rest."""
     body = unsealed(obj)
     return {**body, "digest": digest(body)}
+
+
+_DIGEST_NAME = "digest".encode("utf-16-be")
+
+
+def seal_canonical(obj: Mapping[str, Any]) -> tuple[dict[str, Any], bytes]:
+    """``seal(obj)`` and ``canon`` of it, the body canonicalized once.
+
+    A report is sealed, then written: its canonical bytes are those of the body
+    with the ``digest`` member set in among the others, in RFC 8785 order.
+    """
+    body = unsealed(obj)
+    names = sorted(body, key=lambda name: name.encode("utf-16-be"))
+    members = [orjson.dumps(name) + b":" + canon(body[name]) for name in names]
+    sealed_digest = digest_of_bytes(b"{" + b",".join(members) + b"}")
+    at = sum(1 for name in names if name.encode("utf-16-be") < _DIGEST_NAME)
+    members.insert(at, b'"digest":' + orjson.dumps(sealed_digest))
+    return {**body, "digest": sealed_digest}, b"{" + b",".join(members) + b"}"
 
 
 def is_sealed(obj: Mapping[str, Any]) -> bool:

@@ -223,7 +223,7 @@ def score_one(source: Source, raw: bytes, config: Config) -> BundleResult:
         error = e.to_json()
         return BundleResult(source, "error", None, (), error, (("error.json", canon(error)),))
     report = result.report
-    files = (("validation.json", canon(result.validation.report)), ("report.json", canon(report)))
+    files = (("validation.json", result.validation.canonical), ("report.json", result.canonical))
     return BundleResult(source, report["outcome"], report["run"], tuple(report["selected"]), None, files)
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from curator_io.bundle import load_bundle
@@ -19,7 +19,7 @@ from ranking.scoring import Score, score_entry
 from ranking.selection import Ranked, order_eligible, select_survivors
 from validator import Validation, validate
 
-__all__ = ["Result", "rank", "rank_validation", "rank_bytes"]
+__all__ = ["Result", "rank", "rank_validation", "rank_bytes", "result_of"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +27,8 @@ class Result:
     validation: Validation
     report: dict[str, Any]
     """The sealed ``evidence-ranking-v1`` report."""
+    canonical: bytes = field(compare=False, repr=False)
+    """``canon(report)``: the bytes written, made with the seal."""
 
     @property
     def selected(self) -> list[str]:
@@ -35,6 +37,11 @@ class Result:
 
 def rank_validation(validation: Validation) -> dict[str, Any]:
     """Score, order and select what :func:`validator.validate` produced."""
+    return result_of(validation).report
+
+
+def result_of(validation: Validation) -> Result:
+    """Score, order and select what :func:`validator.validate` produced: both reports."""
     config = validation.config
     # Cannot fail to be whole: SPEC §2 allows at most 2 fractional digits.
     threshold = int(config.threshold_exact * 100)
@@ -47,7 +54,7 @@ def rank_validation(validation: Validation) -> dict[str, Any]:
                 eligible.append(Ranked(e, score.final))
     ordered = order_eligible(eligible)
     decisions = select_survivors(ordered, config.max_selected)
-    return build_report(validation, scores, [r.entry.id for r in ordered], decisions)
+    return Result(validation, *build_report(validation, scores, [r.entry.id for r in ordered], decisions))
 
 
 @contextmanager
@@ -72,8 +79,7 @@ def _collector_paused() -> Iterator[None]:
 def rank(bundle: Bundle, config: Config = DEFAULT_CONFIG) -> Result:
     """The one entry point: validation and ranking reports for a loaded bundle."""
     with _collector_paused():
-        validation = validate(bundle, config=config)
-        return Result(validation, rank_validation(validation))
+        return result_of(validate(bundle, config=config))
 
 
 def rank_bytes(raw: bytes, config: Config = DEFAULT_CONFIG) -> Result:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from curator_io.canonical import seal
+from curator_io.canonical import seal_canonical
 from ranking.scoring import Score
 from ranking.selection import Decision
 from validator import Validation, ValidationEntry
@@ -47,8 +47,8 @@ def build_report(
     scores: dict[str, Score],
     ranking: list[str],
     decisions: dict[str, Decision],
-) -> dict[str, Any]:
-    """Assemble and seal the ``evidence-ranking-v1`` report.
+) -> tuple[dict[str, Any], bytes]:
+    """Assemble and seal the ``evidence-ranking-v1`` report: the report, and its canonical bytes.
 
     ``scores`` holds every accepted proposal; ``ranking`` the eligible ones in
     rank order; ``decisions`` their final dispositions.
@@ -76,7 +76,7 @@ def build_report(
         "superseded": dispositions.count("superseded"),
         "unselected": dispositions.count("unselected"),
     }
-    return seal(
+    return seal_canonical(
         {
             "schema": REPORT_SCHEMA,
             "run": validation.run,

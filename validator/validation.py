@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from curator_io.canonical import seal
+from curator_io.canonical import seal_canonical
 from curator_io.config import Config
 from curator_io.models import Bundle
 from validator.closure import UNRESOLVED, check_closure
@@ -66,6 +66,8 @@ class Validation:
     """Sorted by reported id (ordinal)."""
     report: dict[str, Any]
     """The sealed ``evidence-validation-v1`` report."""
+    canonical: bytes = field(compare=False, repr=False)
+    """``canon(report)``: the bytes written, made with the seal."""
 
 
 def validate_proposal(raw: Any, index: int, ctx: Any) -> ValidationEntry:
@@ -88,7 +90,7 @@ def validate(bundle: Bundle, *, config: Config) -> Validation:
         (validate_proposal(raw, i, ctx) for i, raw in enumerate(bundle.proposals)),
         key=lambda e: e.id,
     )
-    report = seal(
+    report, written = seal_canonical(
         {
             "schema": VALIDATION_SCHEMA,
             "run": bundle.run_id,
@@ -97,4 +99,4 @@ def validate(bundle: Bundle, *, config: Config) -> Validation:
             "proposals": [e.to_json() for e in entries],
         }
     )
-    return Validation(bundle.run_id, bundle.input_digest, config, tuple(entries), report)
+    return Validation(bundle.run_id, bundle.input_digest, config, tuple(entries), report, written)

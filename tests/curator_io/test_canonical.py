@@ -13,7 +13,7 @@ import rfc8785
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from curator_io.canonical import canon, digest, digest_of_bytes, is_sealed, seal, unsealed
+from curator_io.canonical import canon, digest, digest_of_bytes, is_sealed, seal, seal_canonical, unsealed
 
 MAX_SAFE = 2**53 - 1
 
@@ -213,3 +213,14 @@ def test_unsealed_copies_without_the_member_and_leaves_the_original() -> None:
     assert copy == {"id": "a"}
     assert original == {"digest": "x", "id": "a"}
     assert unsealed(original, member="id") == {"digest": "x"}
+
+
+@given(
+    st.dictionaries(
+        st.one_of(unicode_text, tricky_names, st.sampled_from(["digest", "dig", "digests", "d"])), json_values
+    )
+)
+def test_seal_canonical_gives_the_sealed_object_and_its_canonical_bytes(value: dict[str, Any]) -> None:
+    sealed, written = seal_canonical(value)
+    assert sealed == seal(value)
+    assert written == rfc8785.dumps(sealed)

@@ -10,7 +10,7 @@ from curator_io.canonical import canon
 from curator_io.errors import InputError
 from curator_io.files import read_bytes, remove_if_present, write_atomic
 from ranking.cli.common import log_decisions, read_config, read_report, render_table
-from ranking.pipeline import Result, rank, rank_validation
+from ranking.pipeline import rank, result_of
 from ranking.verification import check_validation
 
 OUTPUTS = ("validation.json", "report.json")
@@ -53,11 +53,11 @@ def run(args: argparse.Namespace) -> int:
     if given is not None:
         # SPEC §7: scoring recomputes validation and refuses a tampered one.
         validation = check_validation(bundle, given, config=config)
-        result = Result(validation, rank_validation(validation))
+        result = result_of(validation)
     else:
         result = rank(bundle, config)
-    write_atomic(out / "validation.json", canon(result.validation.report))
-    write_atomic(out / "report.json", canon(result.report))
+    write_atomic(out / "validation.json", result.validation.canonical)
+    write_atomic(out / "report.json", result.canonical)
     remove_if_present(out / "error.json")
     log_decisions(result.report, bundle=args.bundle)
     print(render_table(result.report))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 
-from curator_io.canonical import canon
 from curator_io.files import write_atomic
 from ranking.cli.common import read_bundle, read_config, write_stdout
 from validator import validate
@@ -25,8 +24,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     config = read_config(args.config)
-    report = validate(read_bundle(args.bundle), config=config).report
-    data = canon(report)
+    data = validate(read_bundle(args.bundle), config=config).canonical
     if args.out:
         write_atomic(args.out, data)
     else:
