@@ -261,8 +261,6 @@ def build_lesson(value: Any, path: Path) -> Lesson:
 # what ``_trace_fast``/``_evidence_fast`` would; any doubt sends the chunk to
 # them, item by item.
 
-_ID = r"[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}"
-_IDS = re.compile(rf"{_ID}(?:\n{_ID})*")
 _TIMESTAMP = g.TIMESTAMP_FIELDS.pattern
 _TIMESTAMPS = re.compile(rf"{_TIMESTAMP}(?:\n{_TIMESTAMP})*")
 # What a PATH may not hold, "\n" aside (it joins them): a control character, or an empty, "." or ".." segment.
@@ -314,9 +312,9 @@ def _traces(items: list[Any]) -> list[Trace] | None:
     except (KeyError, TypeError):
         return None
     if not (
-        _all_match(_IDS, ids)
-        and _all_match(_IDS, lineages)
-        and _all_match(_IDS, mats)
+        g.are_ids(ids)
+        and g.are_ids(lineages)
+        and g.are_ids(mats)
         and _all_ints(steps, 1)
         and _all_ints(prefixes, 0)
         and known_completeness
@@ -338,8 +336,8 @@ def _evidence(items: list[Any]) -> list[Evidence] | None:
     except (KeyError, TypeError):
         return None
     if not (
-        _all_match(_IDS, ids)
-        and _all_match(_IDS, traces)
+        g.are_ids(ids)
+        and g.are_ids(traces)
         and _all_ints(steps, 0)
         and known_signals
         and _all_match(_TIMESTAMPS, observed)
@@ -363,11 +361,11 @@ def _lessons(items: list[Any]) -> list[Lesson] | None:
     except (KeyError, TypeError):
         return None
     if not (
-        _all_match(_IDS, ids)
+        g.are_ids(ids)
         and all(type(v) is str and v for v in texts)
         and (max(map(len, texts)) <= 500 or all(g.utf8_len(v) <= 2000 for v in texts))
         and all(type(v) is list and v for v in cited)
-        and _all_match(_IDS, [e for v in cited for e in v])
+        and g.are_ids([e for v in cited for e in v])
         and all(len(set(v)) == len(v) for v in cited)
         and all(type(v) is str for v in digests)
     ):

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from curator_io import grammar as g
 
@@ -63,3 +65,14 @@ def test_an_int_is_an_integral_binary64_never_a_boolean(value: object, ok: bool)
 )
 def test_paths_are_relative_posix_without_dot_segments(value: str, ok: bool) -> None:
     assert g.is_path(value) is ok
+
+
+_ID_LIKE = st.one_of(
+    st.text(alphabet=st.sampled_from(list("aZ09._:/-\n é")), max_size=130),
+    st.sampled_from(["a" * 128, "a" * 129, "x\ny", "-a", 5, None]),
+)
+
+
+@given(st.lists(_ID_LIKE, max_size=6))
+def test_a_list_of_ids_is_checked_at_once_as_each_id_alone(values: list[object]) -> None:
+    assert g.are_ids(values) is all(map(g.is_id, values))
