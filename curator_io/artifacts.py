@@ -384,7 +384,7 @@ _IN_BULK: dict[str, Callable[[list[Any]], list[Any] | None]] = {
 def build_chunk(name: str, items: list[Any], first: int) -> list[Any]:
     """The artifacts of list ``name`` in ``items``, the first of which is at index ``first``."""
     bulk = _IN_BULK.get(name)
-    built = bulk(items) if bulk is not None else None
+    built = bulk(items) if bulk is not None and items else None
     if built is not None:
         return built
     build = BUILDERS[name]
