@@ -226,6 +226,24 @@ def test_a_path_that_does_not_exist_is_a_usage_error_and_nothing_is_written(batc
     assert not (batch_dir / "out").exists()
 
 
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_folder_that_cannot_be_written_is_a_usage_error_whichever_process_writes_it(
+    batch_dir, capsys, workers: str
+) -> None:
+    Path("in").mkdir()
+    for name in ("a", "b", "c", "d", "e"):
+        shutil.copy(FIXTURES / "example.json", f"in/{name}.json")
+    Path("out/reports").mkdir(parents=True)
+    Path("out/reports/000001-a").write_bytes(b"")  # a file where the first folder goes (the pool scores it)
+
+    assert main(["batch", "in", "--out-dir", "out", "--workers", workers]) == 2
+
+    err = capsys.readouterr().err
+    assert err.startswith("evidence-rank: usage.unwritable: cannot write 'out/reports/000001-a/")
+    assert "Traceback" not in err
+    assert not (batch_dir / "out" / "summary.json").exists()
+
+
 def test_the_out_dir_inside_an_input_folder_is_never_read_back(batch_dir) -> None:
     Path("in").mkdir()
     shutil.copy(FIXTURES / "example.json", "in/example.json")
@@ -328,7 +346,7 @@ def test_the_process_engine_keeps_order_and_pulls_a_bounded_number_of_items_ahea
             pulled.append(i)
             yield -i
 
-    engine = ProcessEngine(2, chunk_size=3, in_flight_per_worker=2)
+    engine = ProcessEngine(2, chunk_size=3, queued_per_worker=2)
     results = engine.map(abs, endless())
     first = list(itertools.islice(results, 10))
     results.close()
