@@ -43,6 +43,8 @@ __all__ = [
     "OUTPUTS",
     "Source",
     "Input",
+    "Deferred",
+    "Raw",
     "BundleResult",
     "Engine",
     "SerialEngine",
@@ -91,6 +93,29 @@ class Input:
     display: str
     jsonl: bool
     opener: Callable[[], AbstractContextManager[BinaryIO]]
+
+
+@dataclass(frozen=True, slots=True)
+class Deferred:
+    """A one-document file, read by the process that scores it, not by the one that lists inputs.
+
+    A local engine's workers read their own inputs: no bytes pass through a pipe,
+    and the process handing out work does not read every file for every worker.
+    """
+
+    display: str
+    opener: Callable[[], AbstractContextManager[BinaryIO]]
+
+    def read(self) -> bytes:
+        try:
+            with self.opener() as stream:
+                return stream.read()
+        except OSError as e:
+            raise _unreadable(self.display, e) from e
+
+
+Raw = bytes | Deferred
+"""A bundle's bytes, or where to read them."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,9 +210,17 @@ def find_inputs(paths: Iterable[str], *, exclude: Path | None = None, stdin: Bin
     return inputs
 
 
-def iter_sources(inputs: Iterable[Input]) -> Iterator[tuple[Source, bytes]]:
-    """Each bundle's source and bytes, lazily: one document, or one JSONL line, at a time."""
+def iter_sources(inputs: Iterable[Input], *, defer: bool = False) -> Iterator[tuple[Source, Raw]]:
+    """Each bundle's source and bytes, lazily: one document, or one JSONL line, at a time.
+
+    With ``defer``, a one-document file is not read here: its bytes are a
+    :class:`Deferred`, read where the bundle is scored. A JSONL line is always
+    bytes (the stream must be read to find it).
+    """
     for item in inputs:
+        if defer and not item.jsonl:
+            yield Source(item.display), Deferred(item.display, item.opener)
+            continue
         try:
             with item.opener() as stream:
                 if not item.jsonl:
@@ -227,12 +260,12 @@ def score_one(source: Source, raw: bytes, config: Config) -> BundleResult:
     return BundleResult(source, report["outcome"], report["run"], tuple(report["selected"]), None, files)
 
 
-def score_item(item: tuple[int, Source, bytes], config: Config) -> BundleResult:
+def score_item(item: tuple[int, Source, Raw], config: Config) -> BundleResult:
     """:func:`score_one` on one ``(index, source, bytes)`` item, the unit a remote engine maps."""
-    return score_one(item[1], item[2], config)
+    return score_one(item[1], _bytes_of(item[2]), config)
 
 
-def score_and_write(item: tuple[int, Source, bytes], config: Config, out: Path) -> BundleResult:
+def score_and_write(item: tuple[int, Source, Raw], config: Config, out: Path) -> BundleResult:
     """Score one item and write its folder where it was scored; the result without its bytes.
 
     The unit a local engine maps: each worker writes its own folders, so the
@@ -240,9 +273,15 @@ def score_and_write(item: tuple[int, Source, bytes], config: Config, out: Path) 
     parallel instead of in the one process that collects results.
     """
     index, source, raw = item
-    result = score_one(source, raw, config)
+    result = score_one(source, _bytes_of(raw), config)
     write_result(out / output_folder(index, source), result)
     return replace(result, files=())
+
+
+def _bytes_of(raw: Raw) -> bytes:
+    # An unreadable file stops the batch (exit 2) wherever it is read: a ConfigError,
+    # raised in input order by every engine (a pool's worker sends it back).
+    return raw.read() if isinstance(raw, Deferred) else raw
 
 
 # --- Engines: map a function over items, results in input order ----------------------

@@ -227,6 +227,22 @@ def test_a_path_that_does_not_exist_is_a_usage_error_and_nothing_is_written(batc
 
 
 @pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_file_gone_after_listing_stops_the_batch_with_a_usage_error_and_no_summary(
+    batch_dir, capsys, workers: str
+) -> None:
+    Path("in").mkdir()
+    for name in ("a", "c"):
+        shutil.copy(FIXTURES / "example.json", f"in/{name}.json")
+    Path("in/b.json").symlink_to("gone.json")  # listed, then not there to read
+
+    assert main(["batch", "in", "--out-dir", "out", "--workers", workers]) == 2
+
+    err = capsys.readouterr().err
+    assert err == "evidence-rank: usage.unreadable: cannot read 'in/b.json': No such file or directory\n"
+    assert not (batch_dir / "out" / "summary.json").exists()
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
 def test_a_folder_that_cannot_be_written_is_a_usage_error_whichever_process_writes_it(
     batch_dir, capsys, workers: str
 ) -> None:
@@ -283,11 +299,12 @@ def test_standard_input_is_read_as_a_jsonl_stream(tmp_path) -> None:
     assert [e["output"] for e in entries] == ["reports/000001-stdin-L1", "reports/000002-stdin-L2"]
 
 
-def test_a_file_url_is_read_through_fsspec_with_the_same_reports(batch_dir) -> None:
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_file_url_is_read_through_fsspec_with_the_same_reports(batch_dir, workers: str) -> None:
     paths = write_mixed_batch(batch_dir)
     url = (batch_dir / "in").as_uri()
 
-    assert main(["batch", url, "--out-dir", "by-url"]) == 3
+    assert main(["batch", url, "--out-dir", "by-url", "--workers", workers]) == 3
     assert main(["batch", paths[0], "--out-dir", "by-path"]) == 3
 
     by_url, by_path = read_summary(batch_dir / "by-url"), read_summary(batch_dir / "by-path")

@@ -93,7 +93,9 @@ def run(args: argparse.Namespace) -> int:
     # A local engine's workers write their own folders; a remote one's results come back as bytes.
     local = args.engine == "local"
     fn = partial(score_and_write, config=config, out=out) if local else partial(score_item, config=config)
-    items = ((index, source, raw) for index, (source, raw) in enumerate(iter_sources(inputs), start=1))
+    # Local workers read their own files; a remote engine's get the bytes (they may not see our disk).
+    sources = iter_sources(inputs, defer=local)
+    items = ((index, source, raw) for index, (source, raw) in enumerate(sources, start=1))
     with _engine(args) as engine:
         entries = _write_all(engine.map(fn, items), out)
     summary = build_summary(entries, config)
