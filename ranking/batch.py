@@ -4,15 +4,14 @@
 
 A *source* is where one bundle came from: a file, or one line of a JSONL file.
 Each bundle is scored on its own by :func:`score_one`, which takes bytes and
-returns bytes, so the caller (the CLI) writes every file and the output is the
-same whatever engine or worker count produced it. An input error refuses one
-bundle (SPEC §1, "Input errors") and is a result like any other, never the end
-of the batch.
+returns bytes, so the output is the same whatever engine or worker count
+produced it. An input error refuses one bundle (SPEC §1, "Input errors") and is
+a result like any other, never the end of the batch.
 
 Reading and writing files are the impure parts, kept to the section "File
 access" below: folders are listed eagerly (names only), bundles are read
 lazily, a JSONL file is read line by line, never whole, and a local engine's
-workers write each bundle's folder where they scored it.
+workers read each bundle file and write each bundle's folder where they score it.
 """
 
 from __future__ import annotations

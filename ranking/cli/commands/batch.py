@@ -1,8 +1,10 @@
 """``evidence-rank batch PATH... --out-dir DIR``: score many bundles, one folder each, and a summary.
 
-The engine only computes: it gets ``(source, bytes)`` and gives back bytes.
-This command writes every file, in input order, so DIR holds the same bytes
-whatever the engine (local process pool or Dask) and the number of workers.
+Each bundle's files depend on its bytes and the config alone, and summary.json
+lists the bundles in input order, so DIR holds the same bytes whatever the
+engine (local processes or Dask) and the number of workers. Local workers read
+and write their bundles' files themselves; a Dask engine gets bytes and gives
+back bytes, which this command writes.
 """
 
 from __future__ import annotations
