@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import itertools
 import json
 import shutil
 import subprocess
@@ -14,7 +13,7 @@ import orjson
 import pytest
 
 from curator_io import is_sealed, parse_json
-from ranking.batch import Input, ProcessEngine, iter_sources
+from ranking.batch import Input, iter_sources
 from ranking.cli import main
 from tests.conftest import FIXTURES, PARITY, REPO
 
@@ -353,20 +352,3 @@ def test_a_jsonl_file_is_read_line_by_line_and_lazily() -> None:
     assert (first[0].label, first[1]) == ("s.jsonl:1", b"first")
     assert stream.tell() == len(b"first\n")
     assert [(s.label, raw) for s, raw in sources] == [("s.jsonl:3", b"third")]
-
-
-def test_the_process_engine_keeps_order_and_pulls_a_bounded_number_of_items_ahead() -> None:
-    pulled: list[int] = []
-
-    def endless():
-        for i in itertools.count(1):
-            pulled.append(i)
-            yield -i
-
-    engine = ProcessEngine(2, chunk_size=3, queued_per_worker=2)
-    results = engine.map(abs, endless())
-    first = list(itertools.islice(results, 10))
-    results.close()
-
-    assert first == list(range(1, 11))
-    assert len(pulled) <= 10 + (engine.window + 1) * engine.chunk_size

@@ -25,9 +25,6 @@ from curator_io.errors import ConfigError
 from curator_io.files import flush_to_disk, write_atomic
 from ranking.batch import (
     BundleResult,
-    Engine,
-    ProcessEngine,
-    SerialEngine,
     build_summary,
     find_inputs,
     iter_sources,
@@ -39,6 +36,7 @@ from ranking.batch import (
     write_result,
 )
 from ranking.cli.common import read_config
+from ranking.engines import Engine, ProcessEngine, SerialEngine
 
 _DASK_WORKERS = 2
 

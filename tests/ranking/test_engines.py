@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 from functools import partial
 
 import pytest
 
 from curator_io.errors import ConfigError
-from ranking.batch import ProcessEngine
+from ranking.engines import ProcessEngine
 
 
 def scored_by(i: int) -> tuple[int, int]:
@@ -45,3 +46,20 @@ def test_an_error_is_raised_in_its_turn_after_every_earlier_chunk_whoever_scored
 def test_a_process_engine_needs_a_second_worker() -> None:
     with pytest.raises(ValueError, match="at least 2 workers, got 1"):
         ProcessEngine(1)
+
+
+def test_the_process_engine_keeps_order_and_pulls_a_bounded_number_of_items_ahead() -> None:
+    pulled: list[int] = []
+
+    def endless():
+        for i in itertools.count(1):
+            pulled.append(i)
+            yield -i
+
+    engine = ProcessEngine(2, chunk_size=3, queued_per_worker=2)
+    results = engine.map(abs, endless())
+    first = list(itertools.islice(results, 10))
+    results.close()
+
+    assert first == list(range(1, 11))
+    assert len(pulled) <= 10 + (engine.window + 1) * engine.chunk_size
