@@ -175,7 +175,7 @@ def bundle_file(n: int, seed: int, work: Path) -> Path:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true", help="N in 1k, 2k and a batch of 200 bundles")
-    p.add_argument("--sizes", help="comma-separated proposal counts (default 1000,2000,4000,8000,16000)")
+    p.add_argument("--sizes", help="comma-separated proposal counts (default 1000,2000,4000,8000,16000; '' for none)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--repeat", type=int, default=3, help="runs per measurement; the best counts (default 3)")
     p.add_argument("--batch", type=int, help="small bundles in the batch (default 1000; 0 skips it)")
@@ -199,7 +199,10 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(measure(args.measure[0], Path(args.measure[1]), args.repeat)))
         return 0
 
-    sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else list(QUICK_SIZES if args.quick else SIZES)
+    if args.sizes is not None:
+        sizes = [int(s) for s in args.sizes.split(",") if s]  # --sizes '': the batch only
+    else:
+        sizes = list(QUICK_SIZES if args.quick else SIZES)
     batch = args.batch if args.batch is not None else (200 if args.quick else 1000)
     args.work_dir.mkdir(parents=True, exist_ok=True)
     print(

@@ -8,6 +8,8 @@ one, and builds its message from those fields. A proposal that fails a rule is
 
 from __future__ import annotations
 
+from typing import Any
+
 __all__ = [
     "EvidenceRankError",
     "InputError",
@@ -52,6 +54,18 @@ class EvidenceRankError(Exception):
     def diagnostics(self) -> str:
         """Advice for a person; kept apart from the stable code."""
         return ""
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # A worker process sends its error back pickled. Exception's own reduce would
+        # call ``cls(message)``, which no subclass accepts; rebuild from the fields instead.
+        return _rebuilt, (type(self), self.__dict__)
+
+
+def _rebuilt(cls: type[EvidenceRankError], fields: dict[str, Any]) -> EvidenceRankError:
+    error = cls.__new__(cls)
+    error.__dict__.update(fields)
+    Exception.__init__(error, error.message)
+    return error
 
 
 class InputError(EvidenceRankError):

@@ -1,6 +1,29 @@
 """Scoring, ordering, selection, the pipeline entry point, the CLI and integrations."""
 
-from ranking.apply import apply_selection
-from ranking.pipeline import Result, rank, rank_bytes, rank_validation
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ranking.apply import apply_selection
+    from ranking.pipeline import Result, rank, rank_bytes, rank_validation
 
 __all__ = ["Result", "apply_selection", "rank", "rank_bytes", "rank_validation"]
+
+_HOMES = {
+    "Result": "ranking.pipeline",
+    "apply_selection": "ranking.apply",
+    "rank": "ranking.pipeline",
+    "rank_bytes": "ranking.pipeline",
+    "rank_validation": "ranking.pipeline",
+}
+
+
+def __getattr__(name: str) -> Any:
+    # PEP 562: a command that only scores (`batch`) does not pay for what `apply`
+    # imports (jsonschema, pydantic), a large share of a short run's start-up.
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'ranking' has no attribute {name!r}")
+    return getattr(import_module(home), name)

@@ -4,32 +4,26 @@
 
 A *source* is where one bundle came from: a file, or one line of a JSONL file.
 Each bundle is scored on its own by :func:`score_one`, which takes bytes and
-returns bytes, so the caller (the CLI) writes every file and the output is the
-same whatever engine or worker count produced it. An input error refuses one
-bundle (SPEC §1, "Input errors") and is a result like any other, never the end
-of the batch.
+returns bytes, so the output is the same whatever engine or worker count
+produced it. An input error refuses one bundle (SPEC §1, "Input errors") and is
+a result like any other, never the end of the batch.
 
 Reading and writing files are the impure parts, kept to the section "File
 access" below: folders are listed eagerly (names only), bundles are read
 lazily, a JSONL file is read line by line, never whole, and a local engine's
-workers write each bundle's folder where they scored it.
+workers read each bundle file and write each bundle's folder where they score it.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import threading
-from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, replace
 from functools import partial
-from itertools import islice
-from multiprocessing import get_all_start_methods, get_context
 from pathlib import Path
-from typing import Any, BinaryIO, Protocol, TypeVar
+from typing import Any, BinaryIO
 
 from curator_io.canonical import canon, seal
 from curator_io.config import Config
@@ -43,10 +37,9 @@ __all__ = [
     "OUTPUTS",
     "Source",
     "Input",
+    "Deferred",
+    "Raw",
     "BundleResult",
-    "Engine",
-    "SerialEngine",
-    "ProcessEngine",
     "find_inputs",
     "iter_sources",
     "score_one",
@@ -64,9 +57,6 @@ OUTPUTS = ("validation.json", "report.json", "error.json")
 """Every file a bundle's folder may hold; the ones a result does not write are removed."""
 
 _SUFFIXES = (".json", ".jsonl")
-
-T = TypeVar("T")
-R = TypeVar("R")
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +81,29 @@ class Input:
     display: str
     jsonl: bool
     opener: Callable[[], AbstractContextManager[BinaryIO]]
+
+
+@dataclass(frozen=True, slots=True)
+class Deferred:
+    """A one-document file, read by the process that scores it, not by the one that lists inputs.
+
+    A local engine's workers read their own inputs: no bytes pass through a pipe,
+    and the process handing out work does not read every file for every worker.
+    """
+
+    display: str
+    opener: Callable[[], AbstractContextManager[BinaryIO]]
+
+    def read(self) -> bytes:
+        try:
+            with self.opener() as stream:
+                return stream.read()
+        except OSError as e:
+            raise _unreadable(self.display, e) from e
+
+
+Raw = bytes | Deferred
+"""A bundle's bytes, or where to read them."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,9 +198,17 @@ def find_inputs(paths: Iterable[str], *, exclude: Path | None = None, stdin: Bin
     return inputs
 
 
-def iter_sources(inputs: Iterable[Input]) -> Iterator[tuple[Source, bytes]]:
-    """Each bundle's source and bytes, lazily: one document, or one JSONL line, at a time."""
+def iter_sources(inputs: Iterable[Input], *, defer: bool = False) -> Iterator[tuple[Source, Raw]]:
+    """Each bundle's source and bytes, lazily: one document, or one JSONL line, at a time.
+
+    With ``defer``, a one-document file is not read here: its bytes are a
+    :class:`Deferred`, read where the bundle is scored. A JSONL line is always
+    bytes (the stream must be read to find it).
+    """
     for item in inputs:
+        if defer and not item.jsonl:
+            yield Source(item.display), Deferred(item.display, item.opener)
+            continue
         try:
             with item.opener() as stream:
                 if not item.jsonl:
@@ -227,12 +248,12 @@ def score_one(source: Source, raw: bytes, config: Config) -> BundleResult:
     return BundleResult(source, report["outcome"], report["run"], tuple(report["selected"]), None, files)
 
 
-def score_item(item: tuple[int, Source, bytes], config: Config) -> BundleResult:
+def score_item(item: tuple[int, Source, Raw], config: Config) -> BundleResult:
     """:func:`score_one` on one ``(index, source, bytes)`` item, the unit a remote engine maps."""
-    return score_one(item[1], item[2], config)
+    return score_one(item[1], _bytes_of(item[2]), config)
 
 
-def score_and_write(item: tuple[int, Source, bytes], config: Config, out: Path) -> BundleResult:
+def score_and_write(item: tuple[int, Source, Raw], config: Config, out: Path) -> BundleResult:
     """Score one item and write its folder where it was scored; the result without its bytes.
 
     The unit a local engine maps: each worker writes its own folders, so the
@@ -240,69 +261,15 @@ def score_and_write(item: tuple[int, Source, bytes], config: Config, out: Path) 
     parallel instead of in the one process that collects results.
     """
     index, source, raw = item
-    result = score_one(source, raw, config)
+    result = score_one(source, _bytes_of(raw), config)
     write_result(out / output_folder(index, source), result)
     return replace(result, files=())
 
 
-# --- Engines: map a function over items, results in input order ----------------------
-
-
-class Engine(Protocol):
-    def map(self, fn: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
-        """``fn`` of each item, in the items' order, with a bounded number in flight."""
-        ...
-
-
-class SerialEngine:
-    """In this process, one at a time (``--workers 1``)."""
-
-    def map(self, fn: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
-        return map(fn, items)
-
-
-def _apply_all(fn: Callable[[T], R], chunk: list[T]) -> list[R]:
-    return [fn(item) for item in chunk]
-
-
-def _chunks(items: Iterable[T], size: int) -> Iterator[list[T]]:
-    iterator = iter(items)
-    while chunk := list(islice(iterator, size)):
-        yield chunk
-
-
-def _start_method() -> str | None:
-    """``fork`` when this process runs no other thread: a worker then starts as a copy of a
-    process that has already imported the pipeline (a fresh interpreter's imports are a
-    large share of a small batch). Otherwise ``forkserver``, since forking a process that
-    holds other threads' locks is unsafe; the platform default where neither exists."""
-    methods = get_all_start_methods()
-    if "fork" in methods and threading.active_count() == 1:
-        return "fork"
-    return "forkserver" if "forkserver" in methods else None
-
-
-class ProcessEngine:
-    """A local process pool; chunks go out in order and come back in order, a few in flight at most."""
-
-    def __init__(self, workers: int, *, chunk_size: int = 4, in_flight_per_worker: int = 4) -> None:
-        self.workers = workers
-        self.chunk_size = chunk_size
-        self.window = workers * in_flight_per_worker
-
-    def map(self, fn: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
-        context = get_context(_start_method())
-        pool = ProcessPoolExecutor(self.workers, mp_context=context)
-        pending: deque[Future[list[R]]] = deque()
-        try:
-            for chunk in _chunks(items, self.chunk_size):
-                pending.append(pool.submit(_apply_all, fn, chunk))
-                if len(pending) >= self.window:
-                    yield from pending.popleft().result()
-            while pending:
-                yield from pending.popleft().result()
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)
+def _bytes_of(raw: Raw) -> bytes:
+    # An unreadable file stops the batch (exit 2) wherever it is read: a ConfigError,
+    # raised in input order by every engine (a pool's worker sends it back).
+    return raw.read() if isinstance(raw, Deferred) else raw
 
 
 # --- Output layout and summary (pure) -------------------------------------------------

@@ -13,9 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from fractions import Fraction
-from typing import Any
-
-import jsonschema
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 from curator_io.canonical import canon, is_sealed, unsealed
 from curator_io.config import Config, parse_config
@@ -23,11 +22,13 @@ from curator_io.diffing import differences
 from curator_io.errors import ConfigError, InvariantError, TamperError, pointer_of
 from curator_io.grammar import instant_key
 from curator_io.models import Bundle
-from curator_io.reports import published_schema
 from ranking.numbers import r2
 from ranking.pipeline import rank
 from ranking.selection import conflicts
 from validator import Proposal, Validation, check_structure, validate
+
+if TYPE_CHECKING:
+    import jsonschema
 
 __all__ = ["INVARIANTS", "check_report", "replay_report", "check_validation", "proposals_of"]
 
@@ -45,8 +46,25 @@ INVARIANTS = (
     "conflict_free",
 )
 
-_REPORT_VALIDATOR = jsonschema.Draft202012Validator(published_schema("report"))
 _SIGNAL_WEIGHTS = frozenset({15, 12, 9, 6, 3})
+
+
+def _first_schema_error(report: Mapping[str, Any]) -> jsonschema.ValidationError | None:
+    # Imported on first use, not with the module: jsonschema and the report's schema
+    # models (pydantic) are over half of the command line's start-up, and `batch`
+    # never checks a report.
+    import jsonschema
+
+    return jsonschema.exceptions.best_match(_report_validator().iter_errors(report))
+
+
+@cache
+def _report_validator() -> jsonschema.Draft202012Validator:
+    import jsonschema
+
+    from curator_io.reports import published_schema
+
+    return jsonschema.Draft202012Validator(published_schema("report"))
 
 
 def _fail(name: str, detail: str, *path: str | int) -> InvariantError:
@@ -73,7 +91,7 @@ def check_report(report: Mapping[str, Any], *, proposals: Mapping[str, Proposal]
     if not isinstance(report, Mapping) or not is_sealed(report):
         raise _fail("sealed", "the report's digest does not seal its content", "digest")
     # schema
-    error = jsonschema.exceptions.best_match(_REPORT_VALIDATOR.iter_errors(report))
+    error = _first_schema_error(report)
     if error is not None:
         raise _fail("schema", error.message[:300], *error.absolute_path)
     config = parse_config(report["config"])

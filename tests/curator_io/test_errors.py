@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pickle
+
 import pytest
 
 from curator_io.errors import (
@@ -34,6 +36,20 @@ def test_an_error_builds_its_message_from_code_pointer_and_detail() -> None:
     assert err.message == "input.schema at '/traces/0/id': expected an ID"
     assert str(err) == err.message
     assert err.to_json() == {"code": "input.schema", "pointer": "/traces/0/id", "message": err.message}
+
+
+@pytest.mark.parametrize("cls", [InputError, ConfigError, TamperError, InvariantError])
+def test_an_error_sent_back_from_a_worker_process_keeps_its_class_code_pointer_and_message(
+    cls: type[EvidenceRankError],
+) -> None:
+    err = cls("some.code", "what went wrong", pointer="/a/0")
+
+    back = pickle.loads(pickle.dumps(err))
+
+    assert type(back) is cls
+    assert (back.code, back.detail, back.pointer) == ("some.code", "what went wrong", "/a/0")
+    assert str(back) == back.message == "some.code at '/a/0': what went wrong"
+    assert back.to_json() == err.to_json()
 
 
 def test_json_pointer_tokens_are_escaped_as_rfc_6901_says() -> None:

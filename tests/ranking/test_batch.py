@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import itertools
 import json
 import shutil
 import subprocess
@@ -14,7 +13,7 @@ import orjson
 import pytest
 
 from curator_io import is_sealed, parse_json
-from ranking.batch import Input, ProcessEngine, iter_sources
+from ranking.batch import Input, iter_sources
 from ranking.cli import main
 from tests.conftest import FIXTURES, PARITY, REPO
 
@@ -226,6 +225,40 @@ def test_a_path_that_does_not_exist_is_a_usage_error_and_nothing_is_written(batc
     assert not (batch_dir / "out").exists()
 
 
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_file_gone_after_listing_stops_the_batch_with_a_usage_error_and_no_summary(
+    batch_dir, capsys, workers: str
+) -> None:
+    Path("in").mkdir()
+    for name in ("a", "c"):
+        shutil.copy(FIXTURES / "example.json", f"in/{name}.json")
+    Path("in/b.json").symlink_to("gone.json")  # listed, then not there to read
+
+    assert main(["batch", "in", "--out-dir", "out", "--workers", workers]) == 2
+
+    err = capsys.readouterr().err
+    assert err == "evidence-rank: usage.unreadable: cannot read 'in/b.json': No such file or directory\n"
+    assert not (batch_dir / "out" / "summary.json").exists()
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_folder_that_cannot_be_written_is_a_usage_error_whichever_process_writes_it(
+    batch_dir, capsys, workers: str
+) -> None:
+    Path("in").mkdir()
+    for name in ("a", "b", "c", "d", "e"):
+        shutil.copy(FIXTURES / "example.json", f"in/{name}.json")
+    Path("out/reports").mkdir(parents=True)
+    Path("out/reports/000001-a").write_bytes(b"")  # a file where the first folder goes (the pool scores it)
+
+    assert main(["batch", "in", "--out-dir", "out", "--workers", workers]) == 2
+
+    err = capsys.readouterr().err
+    assert err.startswith("evidence-rank: usage.unwritable: cannot write 'out/reports/000001-a/")
+    assert "Traceback" not in err
+    assert not (batch_dir / "out" / "summary.json").exists()
+
+
 def test_the_out_dir_inside_an_input_folder_is_never_read_back(batch_dir) -> None:
     Path("in").mkdir()
     shutil.copy(FIXTURES / "example.json", "in/example.json")
@@ -265,11 +298,12 @@ def test_standard_input_is_read_as_a_jsonl_stream(tmp_path) -> None:
     assert [e["output"] for e in entries] == ["reports/000001-stdin-L1", "reports/000002-stdin-L2"]
 
 
-def test_a_file_url_is_read_through_fsspec_with_the_same_reports(batch_dir) -> None:
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_file_url_is_read_through_fsspec_with_the_same_reports(batch_dir, workers: str) -> None:
     paths = write_mixed_batch(batch_dir)
     url = (batch_dir / "in").as_uri()
 
-    assert main(["batch", url, "--out-dir", "by-url"]) == 3
+    assert main(["batch", url, "--out-dir", "by-url", "--workers", workers]) == 3
     assert main(["batch", paths[0], "--out-dir", "by-path"]) == 3
 
     by_url, by_path = read_summary(batch_dir / "by-url"), read_summary(batch_dir / "by-path")
@@ -318,20 +352,3 @@ def test_a_jsonl_file_is_read_line_by_line_and_lazily() -> None:
     assert (first[0].label, first[1]) == ("s.jsonl:1", b"first")
     assert stream.tell() == len(b"first\n")
     assert [(s.label, raw) for s, raw in sources] == [("s.jsonl:3", b"third")]
-
-
-def test_the_process_engine_keeps_order_and_pulls_a_bounded_number_of_items_ahead() -> None:
-    pulled: list[int] = []
-
-    def endless():
-        for i in itertools.count(1):
-            pulled.append(i)
-            yield -i
-
-    engine = ProcessEngine(2, chunk_size=3, in_flight_per_worker=2)
-    results = engine.map(abs, endless())
-    first = list(itertools.islice(results, 10))
-    results.close()
-
-    assert first == list(range(1, 11))
-    assert len(pulled) <= 10 + (engine.window + 1) * engine.chunk_size

@@ -1,8 +1,10 @@
 """``evidence-rank batch PATH... --out-dir DIR``: score many bundles, one folder each, and a summary.
 
-The engine only computes: it gets ``(source, bytes)`` and gives back bytes.
-This command writes every file, in input order, so DIR holds the same bytes
-whatever the engine (local process pool or Dask) and the number of workers.
+Each bundle's files depend on its bytes and the config alone, and summary.json
+lists the bundles in input order, so DIR holds the same bytes whatever the
+engine (local processes or Dask) and the number of workers. Local workers read
+and write their bundles' files themselves; a Dask engine gets bytes and gives
+back bytes, which this command writes.
 """
 
 from __future__ import annotations
@@ -23,9 +25,6 @@ from curator_io.errors import ConfigError
 from curator_io.files import flush_to_disk, write_atomic
 from ranking.batch import (
     BundleResult,
-    Engine,
-    ProcessEngine,
-    SerialEngine,
     build_summary,
     find_inputs,
     iter_sources,
@@ -37,6 +36,7 @@ from ranking.batch import (
     write_result,
 )
 from ranking.cli.common import read_config
+from ranking.engines import Engine, ProcessEngine, SerialEngine
 
 _DASK_WORKERS = 2
 
@@ -93,7 +93,9 @@ def run(args: argparse.Namespace) -> int:
     # A local engine's workers write their own folders; a remote one's results come back as bytes.
     local = args.engine == "local"
     fn = partial(score_and_write, config=config, out=out) if local else partial(score_item, config=config)
-    items = ((index, source, raw) for index, (source, raw) in enumerate(iter_sources(inputs), start=1))
+    # Local workers read their own files; a remote engine's get the bytes (they may not see our disk).
+    sources = iter_sources(inputs, defer=local)
+    items = ((index, source, raw) for index, (source, raw) in enumerate(sources, start=1))
     with _engine(args) as engine:
         entries = _write_all(engine.map(fn, items), out)
     summary = build_summary(entries, config)

@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 
-from curator_io.reports import SCHEMA_MODELS, published_schema
+NAMES = ("bundle", "validation", "report")
+"""The keys of ``curator_io.reports.SCHEMA_MODELS``, spelled out so that building the
+parser does not import the models (pydantic), a large share of every command's start-up."""
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -14,10 +16,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="print a published JSON Schema (Draft 2020-12)",
         description="Print the JSON Schema of a curator bundle, a validation report or a ranking report.",
     )
-    p.add_argument("name", choices=tuple(SCHEMA_MODELS), help="which document")
+    p.add_argument("name", choices=NAMES, help="which document")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    from curator_io.reports import published_schema
+
     print(json.dumps(published_schema(args.name), indent=2, sort_keys=True, ensure_ascii=False))
     return 0

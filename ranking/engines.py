@@ -1,0 +1,105 @@
+"""Engines: map a function over items in several processes, results in input order.
+
+Nothing here knows what an item is; :mod:`ranking.batch` maps its scoring over
+bundles with one of these (``--workers 1``: :class:`SerialEngine`; ``--workers N``:
+:class:`ProcessEngine`), and :mod:`ranking.integrations.dask_engine` is the remote one.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from itertools import islice
+from multiprocessing import get_all_start_methods, get_context
+from typing import Protocol, TypeVar
+
+__all__ = ["Engine", "SerialEngine", "ProcessEngine"]
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+
+class Engine(Protocol):
+    def map(self, fn: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
+        """``fn`` of each item, in the items' order, with a bounded number in flight."""
+        ...
+
+
+class SerialEngine:
+    """In this process, one at a time (``--workers 1``)."""
+
+    def map(self, fn: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
+        return map(fn, items)
+
+
+def _apply_all(fn: Callable[[T], R], chunk: list[T]) -> list[R]:
+    return [fn(item) for item in chunk]
+
+
+def _chunks(items: Iterable[T], size: int) -> Iterator[list[T]]:
+    iterator = iter(items)
+    while chunk := list(islice(iterator, size)):
+        yield chunk
+
+
+def _start_method() -> str | None:
+    """``fork`` when this process runs no other thread: a worker then starts as a copy of a
+    process that has already imported the pipeline (a fresh interpreter's imports are a
+    large share of a small batch). Otherwise ``forkserver``, since forking a process that
+    holds other threads' locks is unsafe; the platform default where neither exists."""
+    methods = get_all_start_methods()
+    if "fork" in methods and threading.active_count() == 1:
+        return "fork"
+    return "forkserver" if "forkserver" in methods else None
+
+
+class ProcessEngine:
+    """``workers`` processes score: this one, and a local pool of ``workers - 1``.
+
+    Chunks go out in order and come back in order, a few in flight at most. The
+    pool is kept a little ahead (``queued_per_worker`` chunks for each of its
+    processes); every other chunk is scored here, in the process that would
+    otherwise only wait for results while holding a share of the cores. With two
+    cores and ``--workers 2`` that is one forked process and this one, not two
+    forked processes and a third that reads, sends and collects.
+    """
+
+    def __init__(self, workers: int, *, chunk_size: int = 2, queued_per_worker: int = 2, window: int = 16) -> None:
+        if workers < 2:
+            raise ValueError(f"a process engine needs at least 2 workers, got {workers}")
+        self.workers = workers
+        self.chunk_size = chunk_size
+        self.queued = (workers - 1) * queued_per_worker
+        """Chunks the pool holds (scoring or queued) before this process takes the next one."""
+        self.window = max(window, self.queued + 1)
+        """Chunks handed out and not yet yielded, at most: bounds memory however long the input."""
+
+    def map(self, fn: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
+        context = get_context(_start_method())
+        pool = ProcessPoolExecutor(self.workers - 1, mp_context=context)
+        pending: deque[Future[list[R]]] = deque()
+        try:
+            for chunk in _chunks(items, self.chunk_size):
+                if sum(not f.done() for f in pending) < self.queued:
+                    pending.append(pool.submit(_apply_all, fn, chunk))
+                else:
+                    pending.append(_apply_here(fn, chunk))
+                while pending and (pending[0].done() or len(pending) >= self.window):
+                    yield from pending.popleft().result()
+            while pending:
+                yield from pending.popleft().result()
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _apply_here(fn: Callable[[T], R], chunk: list[T]) -> Future[list[R]]:
+    """:func:`_apply_all` in this process, as a finished future, so that an error is raised in
+    its turn in input order, as one from the pool would be, not ahead of earlier chunks'."""
+    done: Future[list[R]] = Future()
+    try:
+        done.set_result(_apply_all(fn, chunk))
+    except Exception as e:  # carried, not handled: .result() raises it again, as the pool's futures do
+        done.set_exception(e)
+    return done
