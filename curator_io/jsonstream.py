@@ -62,6 +62,10 @@ class _Unterminated(Exception):
     """A chunk was cut inside an element."""
 
 
+class _Refused(Unsure):
+    """orjson refused a chunk before its end."""
+
+
 class _ClosedEarly(Exception):
     """A chunk reached past the end of its array."""
 
@@ -88,7 +92,7 @@ def parse_chunk(raw: bytes, start: int, end: int) -> tuple[list[Any], bytes]:
             closed = e.doc[: e.pos].rstrip(" \t\n\r")
             if closed.endswith("]"):
                 raise _ClosedEarly(len(closed.encode()) - 2) from None
-        raise Unsure(e.msg) from None
+        raise _Refused(e.msg) from None
     if raw.find(b"\\u003", start, end) != -1 and (b"\\u003a" in wrapped or b"\\u003A" in wrapped):
         raise Unsure("an escaped colon spoils the count of names")
     try:
@@ -144,18 +148,31 @@ class ArrayMember:
             s = _skip(raw, q + 1)
 
     def _chunk(self, s: int) -> tuple[list[Any], bytes, int]:
-        """The elements from ``s`` to a proven end, their echo, and that end."""
+        """The elements from ``s`` to a proven end, their echo, and that end.
+
+        Guesses are looked for in a window of two chunks; without one, the
+        window's end is tried. So the chunk that reaches past its array's end
+        (the last) copies at most the window, and is parsed only up to that end.
+        """
         raw = self._raw
-        look = s + CHUNK
+        look, reach = s + CHUNK, s + 2 * CHUNK
         for _ in range(MAX_GUESSES):
-            m = _GUESS.search(raw, look, s + LIMIT)
-            c = m.start() + 1 if m else _char_boundary(raw, min(len(raw), s + LIMIT))
+            m = _GUESS.search(raw, look, reach)
+            c = m.start() + 1 if m else _char_boundary(raw, min(len(raw), reach))
             try:
                 items, echo = parse_chunk(raw, s, c)
-            except _Unterminated:
-                if m is None:
-                    raise Unsure(f"an element longer than {LIMIT} bytes at byte {s}") from None
-                look = m.end()
+            except (_Unterminated, _Refused) as e:
+                if m is not None:
+                    # A guess is just past a "}" that "," and "{" follow, so orjson reads to the
+                    # chunk's end unless the bytes before the guess are malformed.
+                    if isinstance(e, _Refused):
+                        raise
+                    look = m.end()
+                elif reach - s >= LIMIT or reach >= len(raw):
+                    raise Unsure(f"no element ends within {LIMIT} bytes of byte {s}") from None
+                else:
+                    # The window's end cuts an element anywhere, and orjson says so in its own words.
+                    look, reach = reach, reach + CHUNK
                 continue
             except _ClosedEarly as early:
                 c = s + early.length
