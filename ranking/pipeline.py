@@ -19,7 +19,7 @@ from ranking.scoring import Score, score_entry
 from ranking.selection import Ranked, order_eligible, select_survivors
 from validator import Validation, validate
 
-__all__ = ["Result", "rank", "rank_validation", "rank_bytes", "result_of"]
+__all__ = ["Result", "rank", "rank_validation", "rank_bytes", "result_of", "collector_paused"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +58,7 @@ def result_of(validation: Validation) -> Result:
 
 
 @contextmanager
-def _collector_paused() -> Iterator[None]:
+def collector_paused() -> Iterator[None]:
     """Pause the cyclic garbage collector for one run.
 
     A run allocates millions of small acyclic objects (a bundle's parsed JSON,
@@ -78,11 +78,12 @@ def _collector_paused() -> Iterator[None]:
 
 def rank(bundle: Bundle, config: Config = DEFAULT_CONFIG) -> Result:
     """The one entry point: validation and ranking reports for a loaded bundle."""
-    with _collector_paused():
+    with collector_paused():
         return result_of(validate(bundle, config=config))
 
 
 def rank_bytes(raw: bytes, config: Config = DEFAULT_CONFIG) -> Result:
     """Load (strictly) and rank one bundle document."""
-    with _collector_paused():
-        return rank(load_bundle(raw), config)
+    with collector_paused():
+        # Ranking needs only the validation: the bundle is freed before the reports are built.
+        return result_of(validate(load_bundle(raw), config=config))

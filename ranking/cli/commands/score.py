@@ -10,8 +10,9 @@ from curator_io.canonical import canon
 from curator_io.errors import InputError
 from curator_io.files import read_bytes, remove_if_present, write_atomic
 from ranking.cli.common import log_decisions, read_config, read_report, render_table
-from ranking.pipeline import rank, result_of
+from ranking.pipeline import collector_paused, result_of
 from ranking.verification import check_validation
+from validator import validate
 
 OUTPUTS = ("validation.json", "report.json")
 
@@ -50,12 +51,14 @@ def run(args: argparse.Namespace) -> int:
             remove_if_present(out / name)
         write_atomic(out / "error.json", canon(e.to_json()))
         raise
-    if given is not None:
-        # SPEC §7: scoring recomputes validation and refuses a tampered one.
-        validation = check_validation(bundle, given, config=config)
+    with collector_paused():
+        if given is not None:
+            # SPEC §7: scoring recomputes validation and refuses a tampered one.
+            validation = check_validation(bundle, given, config=config)
+        else:
+            validation = validate(bundle, config=config)
+        del bundle  # ranking needs only the validation: a large bundle is freed before the reports are built
         result = result_of(validation)
-    else:
-        result = rank(bundle, config)
     write_atomic(out / "validation.json", result.validation.canonical)
     write_atomic(out / "report.json", result.canonical)
     remove_if_present(out / "error.json")
