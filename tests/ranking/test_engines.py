@@ -9,7 +9,7 @@ from functools import partial
 import pytest
 
 from curator_io.errors import ConfigError
-from ranking.engines import ProcessEngine
+from ranking.engines import ProcessEngine, next_chunk_size
 
 
 def scored_by(i: int) -> tuple[int, int]:
@@ -36,7 +36,7 @@ def test_an_error_is_raised_in_its_turn_after_every_earlier_chunk_whoever_scored
     # The first chunks always go to the pool; later ones are mostly scored here.
     got: list[int] = []
     with pytest.raises(ConfigError, match=rf"^usage\.unwritable: cannot write item {bad}$") as raised:
-        for result in ProcessEngine(2, chunk_size=2).map(partial(fails_at, bad=bad), range(60)):
+        for result in ProcessEngine(2, chunk_size=2, adapt=False).map(partial(fails_at, bad=bad), range(60)):
             got.append(result)
 
     assert got == list(range(bad - bad % 2))  # a chunk fails as a whole
@@ -56,10 +56,27 @@ def test_the_process_engine_keeps_order_and_pulls_a_bounded_number_of_items_ahea
             pulled.append(i)
             yield -i
 
-    engine = ProcessEngine(2, chunk_size=3, queued_per_worker=2)
+    engine = ProcessEngine(2, chunk_size=3, queued_per_worker=2, adapt=False)
     results = engine.map(abs, endless())
     first = list(itertools.islice(results, 10))
     results.close()
 
     assert first == list(range(1, 11))
     assert len(pulled) <= 10 + (engine.window + 1) * engine.chunk_size
+
+
+@pytest.mark.parametrize(
+    ("seconds_per_item", "size"),
+    [(0.0025, 20), (0.0001, 64), (0.0, 64), (0.05, 1), (3.0, 1), (0.01, 5)],
+)
+def test_a_chunk_holds_about_fifty_milliseconds_of_work_between_one_and_sixty_four_items(
+    seconds_per_item: float, size: int
+) -> None:
+    assert next_chunk_size(seconds_per_item) == size
+
+
+def test_chunks_sized_from_this_process_keep_every_result_in_order() -> None:
+    results = list(ProcessEngine(2, chunk_size=1).map(scored_by, range(500)))
+
+    assert [i for i, _ in results] == list(range(500))
+    assert os.getpid() in {pid for _, pid in results}
