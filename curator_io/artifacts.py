@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import sys
 from collections.abc import Callable
 from typing import Any, NoReturn
 
@@ -270,13 +269,6 @@ _SIGNAL_NAMES = {name: name for name in SIGNAL_WEIGHTS}  # each signal's name he
 _COMPLETENESS = frozenset({"complete", "partial"})
 
 
-def _held_once(ids: list[str]) -> list[str]:
-    """The same IDs, each held once however often it is cited: a trace's by each of
-    its evidence items, a lineage's and a materialization's by each of their traces.
-    A large bundle's models are mostly IDs."""
-    return list(map(sys.intern, ids))
-
-
 def _all_match(pattern: re.Pattern[str], values: list[Any]) -> bool:
     """Every value is a string and ``pattern`` matches it whole (none holds the joining newline)."""
     if not all(type(v) is str for v in values):
@@ -322,7 +314,6 @@ def _traces(items: list[Any]) -> list[Trace] | None:
     ):
         return None
     integrity = [integrity_of(x, len(x) == 7) for x in items]
-    ids, lineages, mats = _held_once(ids), _held_once(lineages), _held_once(mats)
     return list(map(Trace, ids, lineages, mats, steps, completeness, prefixes, integrity))
 
 
@@ -350,7 +341,6 @@ def _evidence(items: list[Any]) -> list[Evidence] | None:
         return None
     integrity = [integrity_of(x, len(x) == 8) for x in items]
     signals = list(map(_SIGNAL_NAMES.__getitem__, signals))
-    traces = _held_once(traces)
     return list(map(Evidence, ids, traces, steps, signals, observed, paths, integrity))
 
 
