@@ -67,9 +67,9 @@ def test_the_process_engine_keeps_order_and_pulls_a_bounded_number_of_items_ahea
 
 @pytest.mark.parametrize(
     ("seconds_per_item", "size"),
-    [(0.0025, 20), (0.0001, 64), (0.0, 64), (0.05, 1), (3.0, 1), (0.01, 5)],
+    [(0.0025, 8), (0.0002, 64), (0.0, 64), (0.05, 1), (3.0, 1), (0.004, 5)],
 )
-def test_a_chunk_holds_about_fifty_milliseconds_of_work_between_one_and_sixty_four_items(
+def test_a_chunk_holds_about_twenty_milliseconds_of_work_between_one_and_sixty_four_items(
     seconds_per_item: float, size: int
 ) -> None:
     assert next_chunk_size(seconds_per_item) == size
