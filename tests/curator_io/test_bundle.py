@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 import pytest
 
-from curator_io import InputError, canon, digest, load_bundle, parse_json
+from curator_io import InputError, bundle_from_document, canon, digest, load_bundle, parse_json
 from curator_io.sealing import seal_bundle
 from tests.conftest import FIXTURES
 
@@ -137,3 +138,21 @@ def test_anything_but_i_json_is_malformed(raw: bytes, why: str) -> None:
     with pytest.raises(InputError, match=why) as caught:
         load_bundle(raw)
     assert caught.value.code == "input.malformed_json"
+
+
+@pytest.mark.parametrize("layout", ["canonical", "indented, in spec order"])
+def test_a_bundle_of_many_chunks_loads_in_chunks_as_it_loads_whole(
+    layout: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bench.generate import generate_bundle
+
+    doc = generate_bundle(400, 7)  # ~1.7 MB: arrays of many 128 KB chunks
+    if layout == "canonical":
+        raw = canon(doc)
+    else:
+        order = ("schema", "run", "memory", "instructions", "materializations", "traces", "evidence", "lessons")
+        spec_order = {name: doc[name] for name in (*order, "proposals", "frozen")}
+        raw = json.dumps(spec_order, indent=1, ensure_ascii=False).encode()
+    whole = bundle_from_document(parse_json(raw))
+    monkeypatch.setattr("curator_io.bundle.bundle_from_document", lambda doc: pytest.fail("parsed whole"))
+    assert load_bundle(raw) == whole
