@@ -260,21 +260,11 @@ def build_lesson(value: Any, path: Path) -> Lesson:
 # what ``_trace_fast``/``_evidence_fast`` would; any doubt sends the chunk to
 # them, item by item.
 
-_TIMESTAMP = g.TIMESTAMP_FIELDS.pattern
-_TIMESTAMPS = re.compile(rf"{_TIMESTAMP}(?:\n{_TIMESTAMP})*")
 # What a PATH may not hold, "\n" aside (it joins them): a control character, or an empty, "." or ".." segment.
 _NOT_PATHS = re.compile(r"[\x00-\x09\x0b-\x1f\x7f]|(?:\A|/|\n)\.{0,2}(?:/|\n|\Z)")
 _SIGNALS = frozenset(SIGNAL_WEIGHTS)
 _SIGNAL_NAMES = {name: name for name in SIGNAL_WEIGHTS}  # each signal's name held once, not once per item
 _COMPLETENESS = frozenset({"complete", "partial"})
-
-
-def _all_match(pattern: re.Pattern[str], values: list[Any]) -> bool:
-    """Every value is a string and ``pattern`` matches it whole (none holds the joining newline)."""
-    if not all(type(v) is str for v in values):
-        return False
-    joined = "\n".join(values)
-    return joined.count("\n") == len(values) - 1 and pattern.fullmatch(joined) is not None
 
 
 def _all_ints(values: list[Any], lo: int) -> bool:
@@ -331,7 +321,7 @@ def _evidence(items: list[Any]) -> list[Evidence] | None:
         and g.are_ids(traces)
         and _all_ints(steps, 0)
         and known_signals
-        and _all_match(_TIMESTAMPS, observed)
+        and g.are_timestamp_shaped(observed)
         and all(g.is_timestamp(t) for t in observed if t[8:10] > "28" or t[:4] == "0000")
         and _all_paths(paths)
         and all(type(v) is str for v in summaries)

@@ -9,6 +9,7 @@ from typing import Any
 __all__ = [
     "is_id",
     "are_ids",
+    "are_timestamp_shaped",
     "is_repo",
     "is_path",
     "is_timestamp",
@@ -26,7 +27,7 @@ _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}")
 _DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 _TIMESTAMP = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]{1,9}))?Z")
 # The TIMESTAMP grammar with each field bounded, so a match is a real instant but for the month's length.
-TIMESTAMP_FIELDS = _TIMESTAMP_FIELDS = re.compile(
+_TIMESTAMP_FIELDS = re.compile(
     r"([0-9]{4})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\.[0-9]{1,9})?Z"
 )
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -43,20 +44,30 @@ def is_id(v: Any) -> bool:
 
 
 _IDS = re.compile(rf"{_ID.pattern}(?:\n{_ID.pattern})*")
+_TIMESTAMPS = re.compile(rf"{_TIMESTAMP_FIELDS.pattern}(?:\n{_TIMESTAMP_FIELDS.pattern})*")
 
 
-def are_ids(values: list[Any]) -> bool:
-    """``all(map(is_id, values))`` for a non-empty list, in one match over the IDs joined by newlines.
-
-    No ID holds a newline, so each newline joins two (the count rules out one
-    inside a value). For an empty list: True.
-    """
+def _each_matches(joined_pattern: re.Pattern[str], values: list[Any]) -> bool:
+    """Every value is a string that the joined pattern's unit matches whole, in one match
+    over the values joined by newlines. No value the unit matches holds a newline, so each
+    newline joins two (the count rules out one inside a value). For an empty list: True."""
     if not values:
         return True
     if not all(type(v) is str for v in values):
         return False
     joined = "\n".join(values)
-    return joined.count("\n") == len(values) - 1 and _IDS.fullmatch(joined) is not None
+    return joined.count("\n") == len(values) - 1 and joined_pattern.fullmatch(joined) is not None
+
+
+def are_ids(values: list[Any]) -> bool:
+    """``all(map(is_id, values))``, in one match."""
+    return _each_matches(_IDS, values)
+
+
+def are_timestamp_shaped(values: list[Any]) -> bool:
+    """Every value has the TIMESTAMP form with each field in range, in one match: a real
+    instant unless its day is past the 28th or its year is 0000 (those need :func:`is_timestamp`)."""
+    return _each_matches(_TIMESTAMPS, values)
 
 
 def is_digest(v: Any) -> bool:

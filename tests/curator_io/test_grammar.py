@@ -76,3 +76,28 @@ _ID_LIKE = st.one_of(
 @given(st.lists(_ID_LIKE, max_size=6))
 def test_a_list_of_ids_is_checked_at_once_as_each_id_alone(values: list[object]) -> None:
     assert g.are_ids(values) is all(map(g.is_id, values))
+
+
+_TIMESTAMP_LIKE = st.one_of(
+    st.sampled_from(
+        [
+            "2026-11-29T10:00:00Z",
+            "2024-02-29T23:59:59.123456789Z",
+            "2023-02-29T00:00:00Z",
+            "0000-01-01T00:00:00Z",
+            "2026-13-01T00:00:00Z",
+            "2026-11-29T10:00:00Z\n",
+            "2026-11-29 10:00:00Z",
+            "2026-11-29T10:00:60Z",
+            5,
+        ]
+    ),
+    st.text(alphabet=st.sampled_from(list("0129-T:.Z\n")), max_size=24),
+)
+
+
+@given(st.lists(_TIMESTAMP_LIKE, max_size=6))
+def test_timestamps_shaped_at_once_are_real_instants_save_the_day_and_year_checks(values: list[object]) -> None:
+    checked = [v for v in values if type(v) is str and (v[8:10] > "28" or v[:4] == "0000")]
+    at_once = g.are_timestamp_shaped(values) and all(g.is_timestamp(v) for v in checked)
+    assert at_once is all(map(g.is_timestamp, values))
