@@ -29,6 +29,7 @@ from curator_io.models import SIGNAL_WEIGHTS, Evidence, Instruction, Integrity, 
 
 __all__ = [
     "BUILDERS",
+    "PLAIN",
     "Path",
     "parse_scope",
     "build_instruction",
@@ -44,6 +45,9 @@ __all__ = [
 ]
 
 Path = tuple[str | int, ...]
+
+#: How many members each kind has when it has no unknown one.
+_MEMBERS = {"instructions": 5, "materializations": 5, "traces": 7, "evidence": 8, "lessons": 4}
 
 _INVALID: Integrity = "artifact.invalid_digest"
 _MISMATCH: Integrity = "artifact.digest_mismatch"
@@ -131,7 +135,7 @@ def build_instruction(value: Any, path: Path) -> Instruction:
     origin = member(obj, "origin", path, _one_of("user", "curated", "repository"), "user, curated or repository")
     dig = member(obj, "digest", path, is_str, "a string")
     # Plain: a scope holds strings only (parse_scope checked its members).
-    return Instruction(key, text, scope, origin, dig, integrity_of(obj, len(obj) == 5), obj)
+    return Instruction(key, text, scope, origin, dig, integrity_of(obj, len(obj) == _MEMBERS["instructions"]), obj)
 
 
 def build_materialization(value: Any, path: Path) -> Materialization:
@@ -143,7 +147,7 @@ def build_materialization(value: Any, path: Path) -> Materialization:
         member(obj, "status", path, _one_of("compatible", "incompatible", "invalid"), "a status"),
     )
     member(obj, "digest", path, is_str, "a string")
-    return Materialization(*fields, integrity_of(obj, len(obj) == 5))
+    return Materialization(*fields, integrity_of(obj, len(obj) == _MEMBERS["materializations"]))
 
 
 # --- traces and evidence: most of a bundle ----------------------------------------
@@ -169,7 +173,7 @@ def _trace_fast(obj: Any) -> Trace | None:
         and 0 <= prefix <= g.MAX_INT
         and type(dig) is str
     ):
-        return Trace(tid, lineage, mat, steps, completeness, prefix, integrity_of(obj, len(obj) == 7))
+        return Trace(tid, lineage, mat, steps, completeness, prefix, integrity_of(obj, len(obj) == _MEMBERS["traces"]))
     return None
 
 
@@ -210,7 +214,7 @@ def _evidence_fast(obj: Any) -> Evidence | None:
         and g.utf8_len(summary) <= 1000
         and type(dig) is str
     ):
-        return Evidence(eid, trace, step, signal, observed, where, integrity_of(obj, len(obj) == 8))
+        return Evidence(eid, trace, step, signal, observed, where, integrity_of(obj, len(obj) == _MEMBERS["evidence"]))
     return None
 
 
@@ -248,7 +252,7 @@ def build_lesson(value: Any, path: Path) -> Lesson:
     if len(set(cited)) != len(cited):
         fail(path + ("evidence",), "evidence IDs must be unique")
     member(obj, "digest", path, is_str, "a string")
-    return Lesson(lesson_id, text, tuple(cited), integrity_of(obj, len(obj) == 4))
+    return Lesson(lesson_id, text, tuple(cited), integrity_of(obj, len(obj) == _MEMBERS["lessons"]))
 
 
 # --- a chunk of traces or evidence at once ----------------------------------------
@@ -303,7 +307,7 @@ def _traces(items: list[Any]) -> list[Trace] | None:
         and all(type(v) is str for v in digests)
     ):
         return None
-    integrity = [integrity_of(x, len(x) == 7) for x in items]
+    integrity = [integrity_of(x, len(x) == _MEMBERS["traces"]) for x in items]
     return list(map(Trace, ids, lineages, mats, steps, completeness, prefixes, integrity))
 
 
@@ -329,7 +333,7 @@ def _evidence(items: list[Any]) -> list[Evidence] | None:
         and all(type(v) is str for v in digests)
     ):
         return None
-    integrity = [integrity_of(x, len(x) == 8) for x in items]
+    integrity = [integrity_of(x, len(x) == _MEMBERS["evidence"]) for x in items]
     signals = list(map(_SIGNAL_NAMES.__getitem__, signals))
     return list(map(Evidence, ids, traces, steps, signals, observed, paths, integrity))
 
@@ -350,7 +354,7 @@ def _lessons(items: list[Any]) -> list[Lesson] | None:
         and all(type(v) is str for v in digests)
     ):
         return None
-    integrity = [integrity_of(x, len(x) == 4) for x in items]
+    integrity = [integrity_of(x, len(x) == _MEMBERS["lessons"]) for x in items]
     return list(map(Lesson, ids, texts, map(tuple, cited), integrity))
 
 
@@ -370,6 +374,18 @@ def build_chunk(name: str, items: list[Any], first: int) -> list[Any]:
     build = BUILDERS[name]
     return [build(item, (name, first + k)) for k, item in enumerate(items)]
 
+
+#: Whether a *built* artifact is plain: no member but the known ones, every INT
+#: written as an integer (``7``, not ``7.0``). Its members are then strings,
+#: integers up to 2^53 - 1, null, and lists or scopes of strings, under ASCII
+#: names: what orjson writes exactly as RFC 8785 does.
+PLAIN: dict[str, Callable[[dict[str, Any]], bool]] = {
+    "instructions": lambda x: len(x) == _MEMBERS["instructions"],
+    "materializations": lambda x: len(x) == _MEMBERS["materializations"],
+    "traces": lambda x: len(x) == _MEMBERS["traces"] and type(x["steps"]) is int and type(x["verified_prefix"]) is int,
+    "evidence": lambda x: len(x) == _MEMBERS["evidence"] and type(x["step"]) is int,
+    "lessons": lambda x: len(x) == _MEMBERS["lessons"],
+}
 
 #: The top-level artifact lists, in the order SPEC §1 lists them, and how each item is built.
 BUILDERS: dict[str, Callable[[Any, Path], Any]] = {

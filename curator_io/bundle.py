@@ -21,7 +21,6 @@ exactly and names the first error.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from operator import attrgetter
 from typing import Any
@@ -29,6 +28,7 @@ from typing import Any
 from curator_io import grammar as g
 from curator_io.artifacts import (
     BUILDERS,
+    PLAIN,
     Path,
     build_chunk,
     build_instruction,
@@ -238,7 +238,7 @@ def _read_in_chunks(raw: bytes) -> tuple[_Head, dict[str, list[Any]], list[Any],
 
 
 def _read_array(name: str, array: ArrayMember, body: ObjectDigest | None) -> list[Any]:
-    plain = _PLAIN.get(name)
+    plain = PLAIN.get(name)
     out: list[Any] = []
     for items, echo in array:
         if name in BUILDERS:
@@ -250,19 +250,6 @@ def _read_array(name: str, array: ArrayMember, body: ObjectDigest | None) -> lis
             suspects = None if plain is None else [x for x in items if not plain(x)]
             body.elements(canon_with_echo(items, echo, suspects))
     return out
-
-
-#: Whether a built artifact is plain: no member but the known ones, every INT
-#: written as an integer (``7``, not ``7.0``). Its members are then strings,
-#: integers up to 2^53 - 1, null, and lists or scopes of strings, under ASCII
-#: names: what orjson writes exactly as RFC 8785 does.
-_PLAIN: dict[str, Callable[[dict[str, Any]], bool]] = {
-    "instructions": lambda x: len(x) == 5,
-    "materializations": lambda x: len(x) == 5,
-    "traces": lambda x: len(x) == 7 and type(x["steps"]) is int and type(x["verified_prefix"]) is int,
-    "evidence": lambda x: len(x) == 8 and type(x["step"]) is int,
-    "lessons": lambda x: len(x) == 4,
-}
 
 
 def _digest_again(raw: bytes, small: dict[str, Any], spans: dict[str, list[tuple[int, int]]]) -> str:
