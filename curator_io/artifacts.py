@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Callable
+from itertools import repeat
 from typing import Any, NoReturn
 
 import orjson
@@ -269,6 +270,9 @@ _NOT_PATHS = re.compile(r"[\x00-\x09\x0b-\x1f\x7f]|(?:\A|/|\n)\.{0,2}(?:/|\n|\Z)
 _SIGNALS = frozenset(SIGNAL_WEIGHTS)
 _SIGNAL_NAMES = {name: name for name in SIGNAL_WEIGHTS}  # each signal's name held once, not once per item
 _COMPLETENESS = frozenset({"complete", "partial"})
+#: A chunk's models from its columns, ``tuple.__new__(Model, fields)``: the named tuple's
+#: own ``__new__`` is a Python function, this is not.
+_new = tuple.__new__
 
 
 def _all_ints(values: list[Any], lo: int) -> bool:
@@ -308,7 +312,9 @@ def _traces(items: list[Any]) -> list[Trace] | None:
     ):
         return None
     integrity = [integrity_of(x, len(x) == _MEMBERS["traces"]) for x in items]
-    return list(map(Trace, ids, lineages, mats, steps, completeness, prefixes, integrity))
+    return list(
+        map(_new, repeat(Trace), zip(ids, lineages, mats, steps, completeness, prefixes, integrity, strict=True))
+    )
 
 
 def _evidence(items: list[Any]) -> list[Evidence] | None:
@@ -335,7 +341,7 @@ def _evidence(items: list[Any]) -> list[Evidence] | None:
         return None
     integrity = [integrity_of(x, len(x) == _MEMBERS["evidence"]) for x in items]
     signals = list(map(_SIGNAL_NAMES.__getitem__, signals))
-    return list(map(Evidence, ids, traces, steps, signals, observed, paths, integrity))
+    return list(map(_new, repeat(Evidence), zip(ids, traces, steps, signals, observed, paths, integrity, strict=True)))
 
 
 def _lessons(items: list[Any]) -> list[Lesson] | None:
@@ -355,7 +361,7 @@ def _lessons(items: list[Any]) -> list[Lesson] | None:
     ):
         return None
     integrity = [integrity_of(x, len(x) == _MEMBERS["lessons"]) for x in items]
-    return list(map(Lesson, ids, texts, map(tuple, cited), integrity))
+    return list(map(_new, repeat(Lesson), zip(ids, texts, map(tuple, cited), integrity, strict=True)))
 
 
 _IN_BULK: dict[str, Callable[[list[Any]], list[Any] | None]] = {

@@ -5,13 +5,17 @@ An artifact keeps what validation reads of it, and its seal's verdict
 member, the unknown ones included, so the verdict is the one place those
 members still count. Only instructions keep their JSON object (``raw``):
 applying a selection (SPEC §8) writes memory instructions back as they were.
+
+The artifacts a bundle holds by the ten thousand (materializations, traces,
+evidence, lessons) are named tuples, immutable as the frozen dataclasses are
+but built four times faster (``tuple.__new__`` over a chunk's columns).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 #: SPEC §3.3, the verdict on one artifact's seal: a reason code, or None when it is sealed.
 Integrity = Literal["artifact.invalid_digest", "artifact.digest_mismatch"] | None
@@ -87,8 +91,7 @@ class Instruction:
     raw: Mapping[str, Any]
 
 
-@dataclass(frozen=True, slots=True)
-class Materialization:
+class Materialization(NamedTuple):
     id: str
     repository: str
     source_revision: str
@@ -96,8 +99,7 @@ class Materialization:
     integrity: Integrity
 
 
-@dataclass(frozen=True, slots=True)
-class Trace:
+class Trace(NamedTuple):
     id: str
     lineage: str
     """The root task; two traces are independent iff their lineages differ."""
@@ -108,8 +110,7 @@ class Trace:
     integrity: Integrity
 
 
-@dataclass(frozen=True, slots=True)
-class Evidence:
+class Evidence(NamedTuple):
     id: str
     trace: str
     step: int
@@ -119,8 +120,7 @@ class Evidence:
     integrity: Integrity
 
 
-@dataclass(frozen=True, slots=True)
-class Lesson:
+class Lesson(NamedTuple):
     id: str
     text: str
     evidence: tuple[str, ...]

@@ -3,12 +3,15 @@ in the frozen bundle, and every artifact in the closure is sealed."""
 
 from __future__ import annotations
 
-from curator_io.models import Instruction
+from curator_io.models import SIGNAL_WEIGHTS, Instruction
 from validator.context import Context
 from validator.proposal import Proposal
 from validator.reasons import Reason
 
-__all__ = ["check_closure", "UNRESOLVED"]
+__all__ = ["check_closure", "Cited", "UNRESOLVED", "COMPLETE", "PREFIX", "UNVERIFIED"]
+
+#: §3.5.2 integrity points.
+COMPLETE, PREFIX, UNVERIFIED = 20, 12, 0
 
 #: Reasons after which §3.5 (support) does not run.
 UNRESOLVED = frozenset(
@@ -16,8 +19,18 @@ UNRESOLVED = frozenset(
 )
 
 
-def check_closure(p: Proposal, ctx: Context) -> list[Reason]:
-    """Every §3.2 and §3.3 reason of one structurally complete proposal.
+Cited = tuple[str, int, str, "str | None", str, int, str, str, str, str]
+"""One cited evidence item, resolved to what §3.5 reads of it, its trace and its
+materialization: ``(status, points, repository, path, lineage, weight, signal,
+materialization, source_revision, observed_at)``. ``points`` is the item's
+§3.5.2 integrity, ``weight`` its signal's weight, ``status``,
+``repository`` and ``source_revision`` its materialization's."""
+
+
+def check_closure(p: Proposal, ctx: Context) -> tuple[list[Reason], list[Cited] | None]:
+    """Every §3.2 and §3.3 reason of one structurally complete proposal, and
+    its support then its contradicting evidence resolved (None when a
+    reference does not resolve: §3.5 does not run then).
 
     §3.3's verdict on each artifact in the closure was settled when the
     artifact was loaded (``integrity``); only a failing one adds a reason.
@@ -40,31 +53,45 @@ def check_closure(p: Proposal, ctx: Context) -> list[Reason]:
         reasons.extend(("closure.conflicting_stance", e) for e in p.support if e in contradicted)
 
     evidence, traces, mats = bundle.evidence, bundle.traces, bundle.materializations
+    cited: list[Cited] | None = []
     for evidence_id in p.support + p.contradict:
         ev = evidence.get(evidence_id)
         if ev is None:
             reasons.append(("closure.unknown_evidence", evidence_id))
+            cited = None
             continue
-        if ev.integrity is not None:
-            reasons.append((ev.integrity, ev.id))
-        trace = traces.get(ev.trace)
+        # The models are named tuples: unpacked once, not read a member at a time.
+        _, trace_id, step, signal, observed_at, path, ev_integrity = ev
+        if ev_integrity is not None:
+            reasons.append((ev_integrity, evidence_id))
+        trace = traces.get(trace_id)
         if trace is None:
-            reasons.append(("closure.unknown_trace", ev.trace))
+            reasons.append(("closure.unknown_trace", trace_id))
+            cited = None
             continue
-        if trace.integrity is not None:
-            reasons.append((trace.integrity, trace.id))
-        if ev.step >= trace.steps:
-            reasons.append(("closure.step_out_of_range", ev.id))
-        mat = mats.get(trace.materialization)
+        _, lineage, mat_id, steps, completeness, prefix, trace_integrity = trace
+        if trace_integrity is not None:
+            reasons.append((trace_integrity, trace_id))
+        if step >= steps:
+            reasons.append(("closure.step_out_of_range", evidence_id))
+        mat = mats.get(mat_id)
         if mat is None:
-            reasons.append(("closure.unknown_materialization", trace.materialization))
-        elif mat.integrity is not None:
-            reasons.append((mat.integrity, mat.id))
+            reasons.append(("closure.unknown_materialization", mat_id))
+            cited = None
+            continue
+        _, repository, revision, status, mat_integrity = mat
+        if mat_integrity is not None:
+            reasons.append((mat_integrity, mat_id))
+        if cited is not None:
+            # §3.5.2: 20 for a complete trace, 12 within a partial trace's verified prefix, else 0.
+            points = COMPLETE if completeness == "complete" else PREFIX if step < prefix else UNVERIFIED
+            weight = SIGNAL_WEIGHTS[signal]
+            cited.append((status, points, repository, path, lineage, weight, signal, mat_id, revision, observed_at))
 
     if p.base_memory_version != bundle.memory_version:
         reasons.append(("closure.stale_memory", None))
     reasons.extend(_operation_closure(p, ctx))
-    return reasons
+    return reasons, cited
 
 
 def _operation_closure(p: Proposal, ctx: Context) -> list[Reason]:

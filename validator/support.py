@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from curator_io.grammar import instant_key
-from curator_io.models import SIGNAL_WEIGHTS, Evidence, Materialization, Scope, Trace
+from curator_io.models import Evidence, Materialization, Scope, Trace
+from validator.closure import COMPLETE, PREFIX, UNVERIFIED, Cited
 from validator.context import Context
 from validator.proposal import Proposal
 from validator.reasons import Reason
@@ -14,8 +15,6 @@ from validator.reasons import Reason
 __all__ = ["SupportFacts", "check_support", "derive_scope"]
 
 _QUARANTINED_STATUSES = frozenset({"incompatible", "invalid"})
-#: §3.5.2 integrity points.
-COMPLETE, PREFIX, UNVERIFIED = 20, 12, 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,63 +56,56 @@ def integrity(ev: Evidence, trace: Trace) -> int:
     return PREFIX if ev.step < trace.verified_prefix else UNVERIFIED
 
 
-def check_support(p: Proposal, ctx: Context) -> tuple[list[Reason], SupportFacts]:
-    """Runs only when every reference of ``p`` resolved (§3.5).
+def check_support(p: Proposal, cited: list[Cited], ctx: Context) -> tuple[list[Reason], SupportFacts]:
+    """Runs only when every reference of ``p`` resolved (§3.5): ``cited`` is its
+    support then its contradicting evidence, as :func:`check_closure` resolved them.
 
     One pass over the support and one over the contradicting evidence; each
     step's result is gathered as its items go by, numbered as in §3.5.
     """
-    b = ctx.bundle
-    evidence, traces, materializations = b.evidence, b.traces, b.materializations
     quarantined: set[str] = set()
     points: list[int] = []  # 2. the integrity of each item of S'
     best: dict[str, int] = {}  # 4-5. lineage of V -> the largest signal weight in it
-    mats: dict[str, Materialization] = {}  # the materializations of V's traces (§4)
+    revisions: dict[str, tuple[str, str]] = {}  # materialization of V's traces -> (repository, source_revision) (§4)
     repositories: set[str] = set()  # 9. of S'
     paths: list[str | None] = []  # 9. of S'
     verified = 0
     has_user = False
     earliest: tuple[str, str] | None = None  # (instant_key, as written) of V
 
-    for evidence_id in p.support:
-        # Cannot fail: §3.5 runs only when every reference resolved.
-        ev = evidence[evidence_id]
-        trace = traces[ev.trace]
-        mat = materializations[trace.materialization]
-        if mat.status in _QUARANTINED_STATUSES:  # 1.
+    n_support = len(p.support)
+    for evidence_id, item in zip(p.support, cited[:n_support], strict=True):
+        status, pts, repository, path, lineage, w, signal, mat, revision, observed_at = item
+        if status in _QUARANTINED_STATUSES:  # 1.
             quarantined.add(evidence_id)
             continue
-        pts = integrity(ev, trace)  # 2.
-        points.append(pts)
-        repositories.add(mat.repository)
-        paths.append(ev.path)
+        points.append(pts)  # 2.
+        repositories.add(repository)
+        paths.append(path)
         if pts == UNVERIFIED:  # 3. not in V
             continue
         verified += 1
-        w = SIGNAL_WEIGHTS[ev.signal]
-        current = best.get(trace.lineage)
+        current = best.get(lineage)
         if current is None or w > current:
-            best[trace.lineage] = w
-        has_user = has_user or ev.signal == "user"
-        mats[mat.id] = mat
-        stamp = (instant_key(ev.observed_at), ev.observed_at)
+            best[lineage] = w
+        has_user = has_user or signal == "user"
+        revisions[mat] = (repository, revision)
+        stamp = (instant_key(observed_at), observed_at)
         if earliest is None or stamp < earliest:
             earliest = stamp
     support_quarantined = bool(quarantined)
 
     counter: dict[str, int] = {}  # 5. lineage of VC -> the largest signal weight in it
-    for evidence_id in p.contradict:
-        ev = evidence[evidence_id]
-        trace = traces[ev.trace]
-        if materializations[trace.materialization].status in _QUARANTINED_STATUSES:  # 1.
+    for evidence_id, item in zip(p.contradict, cited[n_support:], strict=True):
+        status, pts, _, _, lineage, w, _, _, _, _ = item
+        if status in _QUARANTINED_STATUSES:  # 1.
             quarantined.add(evidence_id)
             continue
-        if integrity(ev, trace) == UNVERIFIED:  # 3. not in VC
+        if pts == UNVERIFIED:  # 3. not in VC
             continue
-        w = SIGNAL_WEIGHTS[ev.signal]
-        current = counter.get(trace.lineage)
+        current = counter.get(lineage)
         if current is None or w > current:
-            counter[trace.lineage] = w
+            counter[lineage] = w
 
     reasons: list[Reason] = [("evidence.quarantined", e) for e in quarantined]
     n = len(best)
@@ -152,8 +144,8 @@ def check_support(p: Proposal, ctx: Context) -> tuple[list[Reason], SupportFacts
         earliest=None if earliest is None else earliest[1],
         integrity_points=tuple(points),
         source_signal=max(best.values(), default=0),
-        materializations=len(mats),
-        revisions=len({(m.repository, m.source_revision) for m in mats.values()}),
+        materializations=len(revisions),
+        revisions=len(set(revisions.values())),
     )
     return reasons, facts
 

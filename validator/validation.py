@@ -74,11 +74,11 @@ def validate_proposal(raw: Any, index: int, ctx: Any) -> ValidationEntry:
     checked = check_structure(raw, index)
     if isinstance(checked, Incomplete):
         return ValidationEntry(checked.id, "rejected", (("proposal.incomplete", checked.subject),), None, None)
-    reasons: list[Reason] = check_closure(checked, ctx)
+    reasons, cited = check_closure(checked, ctx)
     reasons += check_delta(checked, ctx)
     facts = None
-    if not any(code in UNRESOLVED for code, _ in reasons):
-        support_reasons, facts = check_support(checked, ctx)
+    if cited is not None and not any(code in UNRESOLVED for code, _ in reasons):
+        support_reasons, facts = check_support(checked, cited, ctx)
         reasons += support_reasons
     return ValidationEntry(checked.id, strongest(reasons), sort_reasons(reasons), checked, facts)
 
