@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 import orjson
@@ -37,6 +37,7 @@ import rfc8785
 __all__ = [
     "canon",
     "canon_with_echo",
+    "canon_plain",
     "digest",
     "digest_of_bytes",
     "seal",
@@ -235,15 +236,17 @@ def seal(obj: Mapping[str, Any]) -> dict[str, Any]:
 _DIGEST_NAME = "digest".encode("utf-16-be")
 
 
-def seal_canonical(obj: Mapping[str, Any]) -> tuple[dict[str, Any], bytes]:
+def seal_canonical(obj: Mapping[str, Any], plain: Collection[str] = ()) -> tuple[dict[str, Any], bytes]:
     """``seal(obj)`` and ``canon`` of it, the body canonicalized once.
 
     A report is sealed, then written: its canonical bytes are those of the body
     with the ``digest`` member set in among the others, in RFC 8785 order.
+    The members named in ``plain`` are the caller's to vouch for, as
+    :func:`canon_plain` says.
     """
     body = unsealed(obj)
     names = sorted(body, key=lambda name: name.encode("utf-16-be"))
-    members = [orjson.dumps(name) + b":" + canon(body[name]) for name in names]
+    members = [orjson.dumps(name) + b":" + (canon_plain if name in plain else canon)(body[name]) for name in names]
     sealed_digest = digest_of_bytes(b"{" + b",".join(members) + b"}")
     at = sum(1 for name in names if name.encode("utf-16-be") < _DIGEST_NAME)
     members.insert(at, b'"digest":' + orjson.dumps(sealed_digest))
@@ -267,6 +270,23 @@ def canon_with_echo(value: list[Any], echo: bytes, suspects: list[Any] | None = 
     if _orjson_writes_jcs(value if suspects is None else suspects) and _names_sort_alike(echo):
         return echo
     return canon(value)
+
+
+def canon_plain(value: Any) -> bytes:
+    """``canon(value)`` for a value whose every float is non-integral with a magnitude
+    in [1e-4, 1e16), as the caller knows by its construction: orjson writes those
+    as RFC 8785 does, so step 1's walk, a tenth of a report's cost, is skipped.
+
+    A report's entries are such values: strings, integers, null, and scores in
+    hundredths, a float only when not whole. Everything else is checked as
+    :func:`canon` checks it (an integer beyond 2^53 - 1, a type that is not JSON,
+    names that sort otherwise in UTF-16).
+    """
+    try:
+        out = orjson.dumps(value, option=_OPTIONS)
+    except orjson.JSONEncodeError:
+        return canon(value)
+    return out if _names_sort_alike(out) else canon(value)
 
 
 def _names_sort_alike(out: bytes) -> bool:

@@ -13,7 +13,16 @@ import rfc8785
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from curator_io.canonical import canon, digest, digest_of_bytes, is_sealed, seal, seal_canonical, unsealed
+from curator_io.canonical import (
+    canon,
+    canon_plain,
+    digest,
+    digest_of_bytes,
+    is_sealed,
+    seal,
+    seal_canonical,
+    unsealed,
+)
 
 MAX_SAFE = 2**53 - 1
 
@@ -57,6 +66,23 @@ numbers = st.one_of(
 scalars = st.one_of(st.none(), st.booleans(), numbers, unicode_text)
 json_values = st.recursive(
     scalars,
+    lambda children: st.one_of(
+        st.lists(children, max_size=5),
+        st.dictionaries(st.one_of(unicode_text, tricky_names), children, max_size=5),
+    ),
+    max_leaves=40,
+)
+
+
+# What canon_plain is given: JSON whose floats are non-integral in [1e-4, 1e16), a report's scores among them.
+plain_floats = st.one_of(
+    st.integers(min_value=-(10**6), max_value=10**6).filter(lambda h: h % 100 != 0).map(lambda h: h / 100),
+    st.floats(allow_nan=False, allow_infinity=False).filter(lambda x: 1e-4 <= abs(x) < 1e16 and not x.is_integer()),
+)
+plain_values = st.recursive(
+    st.one_of(
+        st.none(), st.booleans(), st.integers(min_value=-MAX_SAFE, max_value=MAX_SAFE), plain_floats, unicode_text
+    ),
     lambda children: st.one_of(
         st.lists(children, max_size=5),
         st.dictionaries(st.one_of(unicode_text, tricky_names), children, max_size=5),
@@ -224,3 +250,26 @@ def test_seal_canonical_gives_the_sealed_object_and_its_canonical_bytes(value: d
     sealed, written = seal_canonical(value)
     assert sealed == seal(value)
     assert written == rfc8785.dumps(sealed)
+
+
+@settings(max_examples=400, deadline=None)
+@given(plain_values)
+def test_canon_plain_is_byte_identical_to_rfc8785_on_plain_json(value: Any) -> None:
+    assert canon_plain(value) == rfc8785.dumps(value)
+
+
+@given(st.dictionaries(tricky_names, plain_values, max_size=4), st.dictionaries(tricky_names, json_values, max_size=4))
+def test_seal_canonical_vouched_members_are_written_as_rfc8785_writes_them(
+    entries: dict[str, Any], rest: dict[str, Any]
+) -> None:
+    value = {**rest, "proposals": [entries, entries]}
+    sealed, written = seal_canonical(value, plain=("proposals",))
+    assert written == rfc8785.dumps(sealed)
+    assert sealed == seal(value)
+
+
+def test_canon_plain_refuses_what_rfc8785_refuses() -> None:
+    with pytest.raises(rfc8785.IntegerDomainError):
+        canon_plain({"n": 2**53})
+    with pytest.raises(rfc8785.CanonicalizationError):
+        canon_plain([{1, 2}])

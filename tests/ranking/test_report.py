@@ -5,8 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import rfc8785
 
 from curator_io import load_bundle
+from curator_io.canonical import canon_plain
 from ranking.pipeline import rank
 from tests.conftest import FIXTURES
 
@@ -32,3 +34,24 @@ def test_the_two_reports_share_nothing_that_can_be_changed() -> None:
     for v, r in zip(result.validation.report["proposals"], result.report["proposals"], strict=True):
         assert r is not v and r["reasons"] is not v["reasons"]
         assert r["support"] is None or r["support"] is not v["support"]
+
+
+def _floats(value: object) -> list[float]:
+    if isinstance(value, float):
+        return [value]
+    if isinstance(value, dict):
+        return [f for v in value.values() for f in _floats(v)]
+    if isinstance(value, list | tuple):
+        return [f for v in value for f in _floats(v)]
+    return []
+
+
+@pytest.mark.parametrize("bundle", BUNDLES, ids=[p.name for p in BUNDLES])
+def test_report_entries_are_plain_so_orjson_writes_them_as_jcs(bundle: Path) -> None:
+    """``seal_canonical(..., plain=("proposals",))`` relies on it: a float only for a score that is not whole."""
+    result = rank(load_bundle(bundle.read_bytes()))
+    for report in (result.validation.report, result.report):
+        assert report["proposals"]
+        for x in _floats(report["proposals"]):
+            assert not x.is_integer() and 0.01 <= abs(x) <= 100 and round(x, 2) == x
+        assert canon_plain(report["proposals"]) == rfc8785.dumps(report["proposals"])
