@@ -276,7 +276,7 @@ _new = tuple.__new__
 
 
 def _all_ints(values: list[Any], lo: int) -> bool:
-    return all(type(v) is int for v in values) and lo <= min(values) and max(values) <= g.MAX_INT
+    return g.all_of_type(int, values) and lo <= min(values) and max(values) <= g.MAX_INT
 
 
 def _all_paths(values: list[Any]) -> bool:
@@ -284,7 +284,7 @@ def _all_paths(values: list[Any]) -> bool:
     paths = [v for v in values if v is not None]
     if not paths:
         return True
-    if not all(type(v) is str for v in paths):
+    if not g.all_of_type(str, paths):
         return False
     joined = "\n".join(paths)
     if joined.count("\n") != len(paths) - 1 or _NOT_PATHS.search(joined):
@@ -308,7 +308,7 @@ def _traces(items: list[Any]) -> list[Trace] | None:
         and _all_ints(steps, 1)
         and _all_ints(prefixes, 0)
         and known_completeness
-        and all(type(v) is str for v in digests)
+        and g.all_of_type(str, digests)
     ):
         return None
     integrity = [integrity_of(x, len(x) == _MEMBERS["traces"]) for x in items]
@@ -334,9 +334,9 @@ def _evidence(items: list[Any]) -> list[Evidence] | None:
         and g.are_timestamp_shaped(observed)
         and all(g.is_timestamp(t) for t in observed if t[8:10] > "28" or t[:4] == "0000")
         and _all_paths(paths)
-        and all(type(v) is str for v in summaries)
+        and g.all_of_type(str, summaries)
         and (max(map(len, summaries)) <= 250 or all(g.utf8_len(v) <= 1000 for v in summaries))
-        and all(type(v) is str for v in digests)
+        and g.all_of_type(str, digests)
     ):
         return None
     integrity = [integrity_of(x, len(x) == _MEMBERS["evidence"]) for x in items]
@@ -357,7 +357,7 @@ def _lessons(items: list[Any]) -> list[Lesson] | None:
         and all(type(v) is list and v for v in cited)
         and g.are_ids([e for v in cited for e in v])
         and all(len(set(v)) == len(v) for v in cited)
-        and all(type(v) is str for v in digests)
+        and g.all_of_type(str, digests)
     ):
         return None
     integrity = [integrity_of(x, len(x) == _MEMBERS["lessons"]) for x in items]
