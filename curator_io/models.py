@@ -44,8 +44,7 @@ SIGNAL_WEIGHTS: Mapping[str, int] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class Scope:
+class Scope(NamedTuple):
     """Where an instruction applies."""
 
     level: Level

@@ -5,7 +5,7 @@ Each component is held as ``int`` hundredths (see :mod:`ranking.numbers`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ranking.numbers import hundredths_to_json, r2_hundredths
 from validator import ValidationEntry
@@ -13,8 +13,7 @@ from validator import ValidationEntry
 __all__ = ["Score", "score_entry"]
 
 
-@dataclass(frozen=True, slots=True)
-class Score:
+class Score(NamedTuple):
     """The §4 components, each in hundredths of a point."""
 
     recurrence: int

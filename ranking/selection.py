@@ -7,7 +7,7 @@ never by comparing all pairs.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from curator_io.grammar import instant_key
 from validator import Operation, Proposal, ValidationEntry
@@ -15,8 +15,7 @@ from validator import Operation, Proposal, ValidationEntry
 __all__ = ["Ranked", "Decision", "order_eligible", "select_survivors", "conflicts"]
 
 
-@dataclass(frozen=True, slots=True)
-class Ranked:
+class Ranked(NamedTuple):
     """An eligible proposal with its score."""
 
     entry: ValidationEntry
@@ -30,8 +29,7 @@ class Ranked:
         return self.entry.proposal
 
 
-@dataclass(frozen=True, slots=True)
-class Decision:
+class Decision(NamedTuple):
     """The final disposition of one ranked proposal."""
 
     disposition: str

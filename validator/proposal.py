@@ -6,9 +6,8 @@ A proposal is a raw JSON value checked on its own: a malformed one becomes a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from operator import attrgetter, itemgetter
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -20,8 +19,7 @@ from curator_io.models import Scope
 __all__ = ["Operation", "Proposal", "Incomplete", "check_structure", "fingerprint", "reported_id"]
 
 
-@dataclass(frozen=True, slots=True)
-class Operation:
+class Operation(NamedTuple):
     action: str
     key: str
     text: str | None
@@ -37,8 +35,7 @@ class Operation:
         return out
 
 
-@dataclass(frozen=True, slots=True)
-class Proposal:
+class Proposal(NamedTuple):
     """A structurally complete proposal."""
 
     index: int
@@ -55,8 +52,7 @@ class Proposal:
     fingerprint: str
 
 
-@dataclass(frozen=True, slots=True)
-class Incomplete:
+class Incomplete(NamedTuple):
     """A proposal rejected by §3.1, reported under ``reported_id``."""
 
     index: int

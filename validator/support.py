@@ -3,7 +3,7 @@ counterevidence, and the scope the evidence actually covers."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from curator_io.grammar import instant_key
 from curator_io.models import Evidence, Materialization, Scope, Trace
@@ -17,8 +17,7 @@ __all__ = ["SupportFacts", "check_support", "derive_scope"]
 _QUARANTINED_STATUSES = frozenset({"incompatible", "invalid"})
 
 
-@dataclass(frozen=True, slots=True)
-class SupportFacts:
+class SupportFacts(NamedTuple):
     """The §3.7 ``support`` member, and what §4 scores from."""
 
     lineages: int

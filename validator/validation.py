@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from curator_io.canonical import seal_canonical
 from curator_io.config import Config
@@ -21,8 +21,7 @@ __all__ = ["ValidationEntry", "Validation", "validate", "VALIDATION_SCHEMA"]
 VALIDATION_SCHEMA = "evidence-validation-v1"
 
 
-@dataclass(frozen=True, slots=True)
-class ValidationEntry:
+class ValidationEntry(NamedTuple):
     id: str
     """The reported id: the proposal's ``id``, or ``@<index>`` (§3.1)."""
     validation: str
