@@ -57,13 +57,7 @@ _SORTED = orjson.OPT_SORT_KEYS
 
 def integrity_of(obj: dict[str, Any], plain: bool = False) -> Integrity:
     """SPEC §3.3 for one artifact: None when ``digest`` is a DIGEST that seals the rest."""
-    claimed = obj["digest"]
-    body = dict(obj)
-    del body["digest"]
-    data = orjson.dumps(body, option=_SORTED) if plain else canon(body)
-    if claimed == "sha256:" + hashlib.sha256(data).hexdigest():
-        return None
-    return _MISMATCH if g.is_digest(claimed) else _INVALID
+    return _integrity_of_own(dict(obj), plain)
 
 
 def _integrity_of_own(obj: dict[str, Any], plain: bool) -> Integrity:

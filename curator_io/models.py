@@ -7,8 +7,8 @@ members still count. Only instructions keep their JSON object (``raw``):
 applying a selection (SPEC §8) writes memory instructions back as they were.
 
 The artifacts a bundle holds by the ten thousand (materializations, traces,
-evidence, lessons) are named tuples, immutable as the frozen dataclasses are
-but built four times faster (``tuple.__new__`` over a chunk's columns).
+evidence, lessons) and scopes are named tuples, immutable as frozen dataclasses
+are but built four times faster (``tuple.__new__`` over a chunk's columns).
 """
 
 from __future__ import annotations

@@ -8,15 +8,17 @@ from validator.context import Context
 from validator.proposal import Proposal
 from validator.reasons import Reason
 
-__all__ = ["check_closure", "Cited", "UNRESOLVED", "COMPLETE", "PREFIX", "UNVERIFIED"]
+__all__ = ["check_closure", "Cited", "integrity_points", "COMPLETE", "PREFIX", "UNVERIFIED"]
 
 #: §3.5.2 integrity points.
 COMPLETE, PREFIX, UNVERIFIED = 20, 12, 0
 
-#: Reasons after which §3.5 (support) does not run.
-UNRESOLVED = frozenset(
-    {"closure.unknown_lesson", "closure.unknown_evidence", "closure.unknown_trace", "closure.unknown_materialization"}
-)
+
+def integrity_points(completeness: str, step: int, verified_prefix: int) -> int:
+    """§3.5.2: 20 for a complete trace, 12 within a partial trace's verified prefix, else 0."""
+    if completeness == "complete":
+        return COMPLETE
+    return PREFIX if step < verified_prefix else UNVERIFIED
 
 
 Cited = tuple[str, int, str, "str | None", str, int, str, str, str, str]
@@ -29,8 +31,9 @@ materialization, source_revision, observed_at)``. ``points`` is the item's
 
 def check_closure(p: Proposal, ctx: Context) -> tuple[list[Reason], list[Cited] | None]:
     """Every §3.2 and §3.3 reason of one structurally complete proposal, and
-    its support then its contradicting evidence resolved (None when a
-    reference does not resolve: §3.5 does not run then).
+    its support then its contradicting evidence resolved: None when the lesson,
+    an evidence item, a trace or a materialization does not resolve, for §3.5
+    does not run then.
 
     §3.3's verdict on each artifact in the closure was settled when the
     artifact was loaded (``integrity``); only a failing one adds a reason.
@@ -38,9 +41,11 @@ def check_closure(p: Proposal, ctx: Context) -> tuple[list[Reason], list[Cited] 
     bundle = ctx.bundle
     reasons: list[Reason] = []
 
+    cited: list[Cited] | None = []
     lesson = bundle.lessons.get(p.lesson)
     if lesson is None:
         reasons.append(("closure.unknown_lesson", p.lesson))
+        cited = None
     else:
         if lesson.integrity is not None:
             reasons.append((lesson.integrity, lesson.id))
@@ -53,7 +58,6 @@ def check_closure(p: Proposal, ctx: Context) -> tuple[list[Reason], list[Cited] 
         reasons.extend(("closure.conflicting_stance", e) for e in p.support if e in contradicted)
 
     evidence, traces, mats = bundle.evidence, bundle.traces, bundle.materializations
-    cited: list[Cited] | None = []
     for evidence_id in p.support + p.contradict:
         ev = evidence.get(evidence_id)
         if ev is None:
@@ -83,7 +87,7 @@ def check_closure(p: Proposal, ctx: Context) -> tuple[list[Reason], list[Cited] 
         if mat_integrity is not None:
             reasons.append((mat_integrity, mat_id))
         if cited is not None:
-            # §3.5.2: 20 for a complete trace, 12 within a partial trace's verified prefix, else 0.
+            # integrity_points(completeness, step, prefix), inline: a call per citation cost 12 ms at 8k.
             points = COMPLETE if completeness == "complete" else PREFIX if step < prefix else UNVERIFIED
             weight = SIGNAL_WEIGHTS[signal]
             cited.append((status, points, repository, path, lineage, weight, signal, mat_id, revision, observed_at))

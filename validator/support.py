@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 from curator_io.grammar import instant_key
 from curator_io.models import Evidence, Materialization, Scope, Trace
-from validator.closure import COMPLETE, PREFIX, UNVERIFIED, Cited
+from validator.closure import UNVERIFIED, Cited, integrity_points
 from validator.context import Context
 from validator.proposal import Proposal
 from validator.reasons import Reason
@@ -49,10 +49,8 @@ class SupportFacts(NamedTuple):
 
 
 def integrity(ev: Evidence, trace: Trace) -> int:
-    """§3.5.2: 20 for a complete trace, 12 within a partial trace's verified prefix, else 0."""
-    if trace.completeness == "complete":
-        return COMPLETE
-    return PREFIX if ev.step < trace.verified_prefix else UNVERIFIED
+    """§3.5.2 for one evidence item and its trace."""
+    return integrity_points(trace.completeness, ev.step, trace.verified_prefix)
 
 
 def check_support(p: Proposal, cited: list[Cited], ctx: Context) -> tuple[list[Reason], SupportFacts]:

@@ -9,7 +9,7 @@ from typing import Any, NamedTuple
 from curator_io.canonical import seal_canonical
 from curator_io.config import Config
 from curator_io.models import Bundle
-from validator.closure import UNRESOLVED, check_closure
+from validator.closure import check_closure
 from validator.context import make_context
 from validator.delta import check_delta
 from validator.proposal import Incomplete, Proposal, check_structure
@@ -76,7 +76,7 @@ def validate_proposal(raw: Any, index: int, ctx: Any) -> ValidationEntry:
     reasons, cited = check_closure(checked, ctx)
     reasons += check_delta(checked, ctx)
     facts = None
-    if cited is not None and not any(code in UNRESOLVED for code, _ in reasons):
+    if cited is not None:  # every reference resolved (§3.5)
         support_reasons, facts = check_support(checked, cited, ctx)
         reasons += support_reasons
     return ValidationEntry(checked.id, strongest(reasons), sort_reasons(reasons), checked, facts)
