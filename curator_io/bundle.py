@@ -46,7 +46,6 @@ from curator_io.models import Bundle, Instruction
 __all__ = ["load_bundle", "bundle_from_document", "parse_scope", "SCHEMA"]
 
 SCHEMA = "curator-bundle-v1"
-_ID = attrgetter("id")
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,7 +121,7 @@ def _freeze(
 ) -> Bundle:
     """Steps 3-5 over a document that passed 1 and 2."""
     # 3. input.duplicate_id.
-    by_key = _index(head.memory_instructions, attrgetter("key"), "memory/instructions")
+    by_key = _index(head.memory_instructions, ("memory", "instructions"), "key")
     keys = set(by_key)
     for i, inst in enumerate(lists["instructions"]):
         if inst.key in keys:
@@ -132,10 +131,10 @@ def _freeze(
                 pointer=pointer_of("instructions", i, "key"),
             )
         keys.add(inst.key)
-    mats = _index(lists["materializations"], _ID, "materializations")
-    traces = _index(lists["traces"], _ID, "traces")
-    evidence = _index(lists["evidence"], _ID, "evidence")
-    lessons = _index(lists["lessons"], _ID, "lessons")
+    mats = _index(lists["materializations"], ("materializations",), "id")
+    traces = _index(lists["traces"], ("traces",), "id")
+    evidence = _index(lists["evidence"], ("evidence",), "id")
+    lessons = _index(lists["lessons"], ("lessons",), "id")
     proposal_ids: set[str] = set()
     for i, proposal in enumerate(proposals):
         pid = proposal.get("id") if type(proposal) is dict else None
@@ -179,7 +178,10 @@ def _freeze(
     )
 
 
-def _index(items: list[Any], ident: Any, name: str) -> dict[str, Any]:
+def _index(items: list[Any], path: tuple[str, ...], member: str) -> dict[str, Any]:
+    """``items`` by their ``member`` (``id``, or ``key`` for instructions); a repeated one is
+    ``input.duplicate_id`` at the later item's member, ``/PATH/INDEX/MEMBER``."""
+    ident = attrgetter(member)
     out = dict(zip(map(ident, items), items, strict=True))
     if len(out) == len(items):
         return out
@@ -187,7 +189,9 @@ def _index(items: list[Any], ident: Any, name: str) -> dict[str, Any]:
     for i, key in enumerate(map(ident, items)):
         if key in seen:
             raise InputError(
-                "input.duplicate_id", f"{name} id {key!r} appears twice", pointer=pointer_of(name, i, "id")
+                "input.duplicate_id",
+                f"{'.'.join(path)} {member} {key!r} appears twice",
+                pointer=pointer_of(*path, i, member),
             )
         seen.add(key)
     raise AssertionError("unreachable: a shorter index has a repeated key")

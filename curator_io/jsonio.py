@@ -40,6 +40,7 @@ from curator_io.errors import InputError
 __all__ = ["parse_json", "iter_jsonl_lines"]
 
 _MAX_SAFE = 2**53 - 1
+_SAFE_DIGITS = len(str(_MAX_SAFE))
 #: How deeply arrays and objects may nest: this implementation's limit, not I-JSON's.
 MAX_DEPTH = 512
 _BOM = b"\xef\xbb\xbf"
@@ -70,6 +71,11 @@ def _parse_float(text: str) -> float:
 
 
 def _parse_int(text: str) -> int | float:
+    # 2^53 - 1 has 16 digits. A longer integer is read as the binary64 JavaScript
+    # reads, which also keeps ``int()`` off digit strings of any length: Python
+    # refuses to convert one of more than 4,300 digits (a ValueError, not ours).
+    if len(text) - text.startswith("-") > _SAFE_DIGITS:
+        return _parse_float(text)
     value = int(text)
     if -_MAX_SAFE <= value <= _MAX_SAFE:
         return value

@@ -10,7 +10,7 @@ import pytest
 
 from curator_io import InputError, bundle_from_document, canon, digest, load_bundle, parse_json
 from curator_io.sealing import seal_bundle
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, resolve_pointer
 
 EXAMPLE = parse_json((FIXTURES / "example.json").read_bytes())
 
@@ -82,7 +82,16 @@ def test_two_traces_with_one_id_are_a_duplicate_id() -> None:
 
 def test_an_applicable_instruction_sharing_a_memory_key_is_a_duplicate_id() -> None:
     doc = edited(instructions__0__key="style.imports")
-    assert refused(doc).code == "input.duplicate_id"
+    err = refused(doc)
+    assert (err.code, err.pointer) == ("input.duplicate_id", "/instructions/0/key")
+
+
+def test_two_memory_instructions_with_one_key_point_at_the_later_key() -> None:
+    doc = copy.deepcopy(EXAMPLE)
+    doc["memory"]["instructions"].append(copy.deepcopy(doc["memory"]["instructions"][0]))
+    err = refused(doc)
+    assert (err.code, err.pointer) == ("input.duplicate_id", "/memory/instructions/2/key")
+    assert resolve_pointer(doc, err.pointer) == doc["memory"]["instructions"][0]["key"]
 
 
 def test_two_proposals_with_the_same_valid_id_are_a_duplicate_id_but_malformed_ones_are_not() -> None:

@@ -44,6 +44,10 @@ def _malformed(raw: bytes, message: str) -> None:
         (b"[1e400]", "number 1e400 is not finite as a binary64"),
         (b"[-1e400]", "number -1e400 is not finite as a binary64"),
         (b"[1" + b"0" * 400 + b"]", "is not finite as a binary64"),
+        # Past Python's 4,300-digit limit for int(): still ours to refuse, not a ValueError.
+        (b"[" + b"7" * 5000 + b"]", "is not finite as a binary64"),
+        (b'{"a":-' + b"9" * 5000 + b"}", "is not finite as a binary64"),
+        (b"-" + b"1" * 4301, "is not finite as a binary64"),
         (b"[NaN]", "NaN is not JSON"),
         (b'{"a":Infinity}', "Infinity is not JSON"),
         (b"[-Infinity]", "-Infinity is not JSON"),
@@ -68,6 +72,7 @@ def test_what_is_not_i_json_is_refused_as_malformed(raw: bytes, message: str) ->
         (b"[-9007199254740993]", [-9007199254740992.0]),
         (b"[18446744073709551617]", [1.8446744073709552e19]),
         (b"[1" + b"0" * 30 + b"]", [1e30]),
+        (b"[1" + b"0" * 308 + b"]", [1e308]),  # 309 digits: still finite
         (b"[18446744073709553664, 18446744073709553665]", [2.0**64, 2.0**64 + 4096]),  # halfway: to even, and above
         (b"[9007199254740993.0, 9007199254740995]", [2.0**53, 2.0**53 + 4]),
         (b"[1e-400]", [0.0]),
