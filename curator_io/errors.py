@@ -8,6 +8,7 @@ one, and builds its message from those fields. A proposal that fails a rule is
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 __all__ = [
@@ -36,16 +37,30 @@ class EvidenceRankError(Exception):
 
     exit_code: int = 1
 
-    def __init__(self, code: str, detail: str, *, pointer: str | None = None) -> None:
+    def __init__(self, code: str, detail: str, *, pointer: str | None = None, source: str | None = None) -> None:
         self.code = code
         self.detail = detail
         self.pointer = pointer
+        #: The file the pointer points into, when the command read one.
+        self.source = source
         super().__init__(self.message)
 
     @property
     def message(self) -> str:
+        """``CODE at 'POINTER': detail``: what ``error.json`` records."""
         where = f" at {self.pointer!r}" if self.pointer is not None else ""
         return f"{self.code}{where}: {self.detail}"
+
+    @property
+    def line(self) -> str:
+        """The message with the file first, as a person reads it: ``FILE: CODE at 'POINTER': detail``."""
+        return f"{self.source}: {self.message}" if self.source is not None else self.message
+
+    def in_file(self, source: str) -> EvidenceRankError:
+        """The same error, naming the file it was found in."""
+        error = copy.copy(self)
+        error.source = source
+        return error
 
     def to_json(self) -> dict[str, str | None]:
         """The machine-readable form written to ``error.json``."""

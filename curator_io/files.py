@@ -1,14 +1,39 @@
-"""The one module that touches the filesystem. Only the CLI calls it."""
+"""The one module that touches the filesystem. Only the CLI calls it.
+
+Output files are written atomically (a temporary file in the same folder,
+then a rename) with the mode any other tool would give them: ``0666`` less the
+umask, or the mode of the file they replace when the caller asks to keep it.
+
+An output folder that several files make up together (``score``'s
+``validation.json`` and ``report.json``, a batch's ``summary.json`` and its
+folders) is held under :func:`locked_folder` while it is written, so two runs
+into one folder take turns and never mix their files, and a killed run's
+temporary files are swept away by the next run.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import os
+import sys
 import tempfile
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from curator_io.errors import ConfigError
 
-__all__ = ["read_bytes", "write_atomic", "flush_to_disk", "remove_if_present"]
+__all__ = [
+    "read_bytes",
+    "write_atomic",
+    "flush_to_disk",
+    "remove_if_present",
+    "locked_folder",
+    "LOCK_NAME",
+]
+
+#: The lock file in an output folder; hidden, so no folder scan takes it for a bundle.
+LOCK_NAME = ".evidence-rank.lock"
 
 
 def read_bytes(path: str | os.PathLike[str]) -> bytes:
@@ -19,7 +44,19 @@ def read_bytes(path: str | os.PathLike[str]) -> bytes:
         raise ConfigError("usage.unreadable", f"cannot read {os.fspath(path)!r}: {e.strerror}") from e
 
 
-def write_atomic(path: str | os.PathLike[str], data: bytes, *, durable: bool = True) -> None:
+@functools.cache
+def _new_file_mode() -> int:
+    """``0666`` less the umask: what ``open(path, "w")`` would create.
+
+    The umask can only be read by setting it; this process is single-threaded
+    when it writes files, and sets it back at once.
+    """
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+def write_atomic(path: str | os.PathLike[str], data: bytes, *, durable: bool = True, keep_mode: bool = False) -> None:
     """Write ``data`` to ``path`` so that a reader sees the old file or the whole new one.
 
     The bytes go to a temporary file in the same folder, are flushed to disk
@@ -27,15 +64,22 @@ def write_atomic(path: str | os.PathLike[str], data: bytes, *, durable: bool = T
     a partial or corrupt file. A caller that writes many files with
     ``durable=False`` makes them durable at once with :func:`flush_to_disk`
     before it writes the file that records them.
+
+    The new file gets ``0666`` less the umask (``mkstemp`` alone would leave
+    it ``0600``), or, with ``keep_mode``, the mode of the file it replaces.
     """
     target = Path(path)
+    mode = _new_file_mode()
     try:
+        if keep_mode:
+            mode = target.stat().st_mode & 0o7777
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     except OSError as e:
         raise ConfigError("usage.unwritable", f"cannot write {os.fspath(path)!r}: {e.strerror}") from e
     try:
         with os.fdopen(fd, "wb") as f:
+            os.fchmod(f.fileno(), mode)
             f.write(data)
             f.flush()
             if durable:
@@ -55,4 +99,47 @@ def flush_to_disk() -> None:
 
 
 def remove_if_present(path: str | os.PathLike[str]) -> None:
-    Path(path).unlink(missing_ok=True)
+    try:
+        Path(path).unlink(missing_ok=True)
+    except OSError as e:
+        raise ConfigError("usage.unwritable", f"cannot remove {os.fspath(path)!r}: {e.strerror}") from e
+
+
+def sweep_leftovers(folder: Path, names: Iterable[str]) -> None:
+    """Remove the temporary files a killed writer of ``names`` left in ``folder``
+    (``write_atomic``'s ``.NAME.*.tmp``). Only under the folder's lock: then no
+    live writer owns one."""
+    for name in names:
+        for leftover in folder.glob(f".{_glob_escape(name)}.*.tmp"):
+            remove_if_present(leftover)
+
+
+def _glob_escape(name: str) -> str:
+    return "".join(f"[{c}]" if c in "*?[" else c for c in name)
+
+
+@contextlib.contextmanager
+def locked_folder(folder: Path, names: Iterable[str] = ()) -> Iterator[Path]:
+    """Hold ``folder``'s lock while a run writes it; sweep a killed run's leftovers first.
+
+    A second run into the same folder waits for the first to finish (saying so
+    on stderr), so runs take turns and never mix their files. The lock is the
+    kernel's (``flock`` through ``filelock``): a killed holder releases it.
+    """
+    from filelock import FileLock, Timeout  # only commands that write a folder pay for it
+
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        lock = FileLock(folder / LOCK_NAME, mode=_new_file_mode())
+        try:
+            lock.acquire(timeout=0)
+        except Timeout:
+            print(f"evidence-rank: waiting for another run writing {os.fspath(folder)!r}", file=sys.stderr)
+            lock.acquire()
+    except OSError as e:
+        raise ConfigError("usage.unwritable", f"cannot write {os.fspath(folder)!r}: {e.strerror}") from e
+    try:
+        sweep_leftovers(folder, names)
+        yield folder
+    finally:
+        lock.release()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -11,6 +12,44 @@ REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "fixtures"
 #: The reference's parity corpus sits beside the checkout: ../shared/parity/cases.
 PARITY = Path(os.environ.get("EVIDENCE_RANK_PARITY", REPO.parent / "shared" / "parity" / "cases"))
+
+
+def visible_files(folder: Path) -> list[str]:
+    """The names in ``folder`` a user sees: without the hidden lock an output folder keeps."""
+    return sorted(p.name for p in folder.iterdir() if not p.name.startswith("."))
+
+
+_MISSING = object()
+
+
+def resolve_pointer(doc: Any, pointer: str) -> Any:
+    """The value a JSON Pointer (RFC 6901) names in ``doc``; AssertionError when it names nothing.
+
+    A pointer may also name a *missing member of an object that resolves* (how an
+    error points at a required member that is absent): then the result is ``MISSING``.
+    """
+    if pointer == "":
+        return doc
+    assert pointer.startswith("/"), f"not a JSON Pointer: {pointer!r}"
+    tokens = [t.replace("~1", "/").replace("~0", "~") for t in pointer[1:].split("/")]
+    node = doc
+    for i, token in enumerate(tokens):
+        last = i == len(tokens) - 1
+        if type(node) is dict:
+            if token not in node:
+                assert last, f"{pointer!r}: no member {token!r}"
+                return MISSING
+            node = node[token]
+        elif type(node) is list:
+            assert token.isdigit() and (token == "0" or not token.startswith("0")), f"{pointer!r}: bad index {token!r}"
+            assert int(token) < len(node), f"{pointer!r}: index {token} out of range"
+            node = node[int(token)]
+        else:
+            raise AssertionError(f"{pointer!r}: {token!r} goes into a {type(node).__name__}")
+    return node
+
+
+MISSING = _MISSING
 
 
 def parity_cases() -> list[Path]:

@@ -9,15 +9,18 @@ Exit codes, the same for every command:
 from __future__ import annotations
 
 import argparse
-import os
+import signal
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 import structlog
 
 from curator_io.errors import EvidenceRankError
 from ranking.cli import commands
 from ranking.cli.logs import configure_logging
+from ranking.cli.output import StdoutUnwritable, detach_stdout, flush_stdout, prepare_streams
 
 __all__ = ["main", "EXIT_OK", "EXIT_FAILED", "EXIT_USAGE", "EXIT_INPUT", "EXIT_TAMPERED"]
 
@@ -44,25 +47,55 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class Terminated(BaseException):
+    """SIGTERM (CI cancellation, ``timeout``, Kubernetes), raised like Ctrl-C's KeyboardInterrupt
+    so that every command's cleanup runs before the process ends with 143."""
+
+
+def _raise_terminated(signum: int, frame: object) -> None:
+    raise Terminated
+
+
+@contextmanager
+def _sigterm_raises() -> Iterator[None]:
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread may set handlers; an embedding program keeps its own
+        return
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    prepare_streams()
     parser = build_parser()
     args = parser.parse_args(argv)
     configure_logging(args.log_format, args.verbose)
     try:
-        return int(args.run(args))
+        with _sigterm_raises():
+            code = int(args.run(args))
+            flush_stdout()
+            return code
     except EvidenceRankError as e:
         structlog.get_logger("evidence_rank").info("refused", code=e.code, pointer=e.pointer)
-        print(f"evidence-rank: {e.message}", file=sys.stderr)
+        if isinstance(e, StdoutUnwritable):
+            detach_stdout()
+        print(f"evidence-rank: {e.line}", file=sys.stderr)
         advice = e.diagnostics()
         if advice:
             print(f"hint: {advice}", file=sys.stderr)
         return e.exit_code
     except KeyboardInterrupt:
+        print("evidence-rank: interrupted", file=sys.stderr)
         return 130
+    except Terminated:
+        print("evidence-rank: terminated", file=sys.stderr)
+        return 143
     except BrokenPipeError:
-        # The reader went away (`| head`): not an error of ours. Point stdout at
-        # devnull so the interpreter's final flush does not raise again.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        # The reader went away (`| head`): not an error of ours.
+        detach_stdout()
         return 0
 
 

@@ -19,8 +19,9 @@ from curator_io.models import Bundle
 __all__ = [
     "read_config",
     "read_bundle",
+    "read_bundle_bytes",
+    "load_named_bundle",
     "read_report",
-    "write_stdout",
     "render_table",
     "log_decisions",
     "format_score",
@@ -33,16 +34,31 @@ def read_config(path: str | None) -> Config:
     try:
         doc = parse_json(read_bytes(path))
     except InputError as e:
-        raise ConfigError("config.invalid", f"{path}: {e.detail}", pointer=e.pointer) from e
-    return parse_config(doc)
+        raise ConfigError("config.invalid", e.detail, pointer=e.pointer, source=path) from e
+    try:
+        return parse_config(doc)
+    except ConfigError as e:
+        raise e.in_file(path) from e
+
+
+def read_bundle_bytes(path: str) -> bytes:
+    """A bundle file's bytes; ``-`` is standard input, read whole."""
+    if path == "-":
+        return sys.stdin.buffer.read()
+    return read_bytes(path)
+
+
+def load_named_bundle(raw: bytes, path: str) -> Bundle:
+    """Load a bundle read from ``path``; an input error names the file."""
+    try:
+        return load_bundle(raw)
+    except InputError as e:
+        raise e.in_file(path) from e
 
 
 def read_bundle(path: str) -> Bundle:
-    """Load a bundle; an input error names the file."""
-    try:
-        return load_bundle(read_bytes(path))
-    except InputError as e:
-        raise InputError(e.code, f"{path}: {e.detail}", pointer=e.pointer) from e
+    """Read and load a bundle; an input error names the file."""
+    return load_named_bundle(read_bundle_bytes(path), path)
 
 
 def read_report(path: str | Path) -> Mapping[str, Any]:
@@ -53,17 +69,10 @@ def read_report(path: str | Path) -> Mapping[str, Any]:
     try:
         doc = parse_json(read_bytes(path))
     except InputError as e:
-        raise InputError(e.code, f"{path}: {e.detail}", pointer=e.pointer) from e
+        raise e.in_file(path) from e
     if type(doc) is not dict:
-        raise TamperError("report.tampered", f"{path}: a ranking report is a JSON object", pointer="")
+        raise TamperError("report.tampered", "a ranking report is a JSON object", pointer="", source=str(path))
     return doc
-
-
-def write_stdout(data: bytes) -> None:
-    """Exact bytes on stdout, whatever its text encoding."""
-    sys.stdout.flush()
-    sys.stdout.buffer.write(data)
-    sys.stdout.buffer.flush()
 
 
 def format_score(score: Mapping[str, Any] | None) -> str:

@@ -13,6 +13,7 @@ import orjson
 import pytest
 
 from curator_io import is_sealed, parse_json
+from curator_io.files import LOCK_NAME
 from ranking.batch import Input, iter_sources
 from ranking.cli import main
 from tests.conftest import FIXTURES, PARITY, REPO
@@ -47,7 +48,11 @@ def write_mixed_batch(root: Path) -> list[str]:
 
 
 def tree_bytes(folder: Path) -> dict[str, bytes]:
-    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and p.name != LOCK_NAME
+    }
 
 
 def read_summary(out: Path) -> dict:

@@ -102,7 +102,7 @@ def test_apply_refuses_a_report_that_is_not_an_object_as_tampered(
     report.write_bytes(b"[]")
     rc, _, err = _apply(capsys, str(case / "bundle.json"), str(report))
     assert rc == 4
-    assert f"evidence-rank: report.tampered at '': {report}: a ranking report is a JSON object" in err
+    assert f"evidence-rank: {report}: report.tampered at '': a ranking report is a JSON object" in err
 
 
 def test_apply_refuses_a_report_that_is_not_json_as_an_input_error(
@@ -113,7 +113,7 @@ def test_apply_refuses_a_report_that_is_not_json_as_an_input_error(
     report.write_bytes(b'{"schema": ')
     rc, _, err = _apply(capsys, str(case / "bundle.json"), str(report))
     assert rc == 3
-    assert f"evidence-rank: input.malformed_json at '': {report}: " in err
+    assert f"evidence-rank: {report}: input.malformed_json at '': " in err
 
 
 def test_apply_refuses_a_malformed_bundle_with_exit_3(capsys: pytest.CaptureFixture[str]) -> None:
@@ -122,7 +122,7 @@ def test_apply_refuses_a_malformed_bundle_with_exit_3(capsys: pytest.CaptureFixt
     rc, out, err = _apply(capsys, str(bundle), str(report))
     assert rc == 3
     assert out == ""
-    assert f"evidence-rank: input.malformed_json at '': {bundle}: " in err
+    assert f"evidence-rank: {bundle}: input.malformed_json at '': " in err
 
 
 def test_apply_names_an_unreadable_file_as_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -18,7 +18,7 @@ from structlog.testing import capture_logs
 from curator_io import canon, parse_json, seal
 from curator_io.files import write_atomic
 from ranking.cli import main
-from tests.conftest import FIXTURES, PARITY, REPO
+from tests.conftest import FIXTURES, PARITY, REPO, visible_files
 
 EXAMPLE = FIXTURES / "example.json"
 NO_OP = PARITY / "005-no-op-all-below-threshold"
@@ -46,15 +46,15 @@ def test_a_no_op_report_is_a_success(tmp_path: Path, capsys) -> None:
 def test_an_input_error_exits_3_with_error_json_and_removes_stale_reports(tmp_path: Path, capsys) -> None:
     assert main(["score", str(EXAMPLE), "--out-dir", str(tmp_path)]) == 0
     assert main(["score", str(BROKEN_SEAL), "--out-dir", str(tmp_path)]) == 3
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["error.json"]
+    assert visible_files(tmp_path) == ["error.json"]
     error = json.loads((tmp_path / "error.json").read_bytes())
     assert error["code"] == "input.frozen_digest_mismatch"
     assert error["pointer"] == "/frozen/digest"
     err = capsys.readouterr().err
-    assert "evidence-rank: input.frozen_digest_mismatch at '/frozen/digest'" in err
+    assert f"evidence-rank: {BROKEN_SEAL}: input.frozen_digest_mismatch at '/frozen/digest'" in err
     assert "Traceback" not in err
     assert main(["score", str(EXAMPLE), "--out-dir", str(tmp_path)]) == 0
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["report.json", "validation.json"]
+    assert visible_files(tmp_path) == ["report.json", "validation.json"]
 
 
 @pytest.mark.parametrize(
@@ -74,8 +74,8 @@ def test_a_config_out_of_range_is_a_usage_error(tmp_path: Path, capsys) -> None:
     config = tmp_path / "config.json"
     config.write_text('{"max_selected": 6}')
     assert main(["score", str(EXAMPLE), "--config", str(config), "--out-dir", str(tmp_path / "out")]) == 2
-    assert "config.invalid at '/max_selected'" in capsys.readouterr().err
-    assert not (tmp_path / "out").exists()
+    assert f"evidence-rank: {config}: config.invalid at '/max_selected'" in capsys.readouterr().err
+    assert visible_files(tmp_path / "out") == ["error.json"]
 
 
 def test_bad_arguments_exit_2() -> None:
@@ -93,7 +93,7 @@ def test_score_against_a_tampered_validation_report_exits_4(tmp_path: Path, caps
     validation.write_bytes(canon(seal(doc)))
     assert main(["score", str(EXAMPLE), "--validation", str(validation), "--out-dir", str(tmp_path / "c")]) == 4
     assert "validation.tampered at '/proposals/2/validation'" in capsys.readouterr().err
-    assert not (tmp_path / "c").exists()
+    assert visible_files(tmp_path / "c") == ["error.json"]
 
 
 def test_validate_prints_the_validation_report_alone(capsys) -> None:

@@ -180,7 +180,7 @@ def test_explain_refuses_a_report_that_is_not_json(tmp_path: Path, capsys: pytes
     rc = main(["explain", str(path), "p-1"])
     assert rc == 3
     assert (
-        f"evidence-rank: input.malformed_json at '': {path}: a UTF-8 byte-order mark is not allowed"
+        f"evidence-rank: {path}: input.malformed_json at '': a UTF-8 byte-order mark is not allowed"
         in capsys.readouterr().err
     )
 

@@ -351,20 +351,20 @@ def test_malformed_memory_after_is_an_input_error_naming_the_file(
     rc, out, err = _gate(capsys, REPLACE_AND_ADD, path)
     assert rc == 3
     assert out == ""
-    assert f"evidence-rank: input.malformed_json at '': {path}: duplicate member name 'version'" in err
+    assert f"evidence-rank: {path}: input.malformed_json at '': duplicate member name 'version'" in err
 
 
 def test_memory_after_that_is_a_whole_bundle_is_refused_with_a_pointer(capsys: pytest.CaptureFixture[str]) -> None:
     rc, _, err = _gate(capsys, REPLACE_AND_ADD, REPLACE_AND_ADD / "bundle.json")
     assert rc == 3
-    assert "evidence-rank: input.schema at '/memory': " in err
+    assert f"evidence-rank: {REPLACE_AND_ADD / 'bundle.json'}: input.schema at '/memory': " in err
     assert "memory-after is a whole document; pass its memory object" in err
 
 
 def test_memory_after_without_instructions_is_refused_with_a_pointer(capsys: pytest.CaptureFixture[str]) -> None:
     rc, _, err = _gate(capsys, REPLACE_AND_ADD, REPLACE_AND_ADD / "expected.report.json")
     assert rc == 3
-    assert "evidence-rank: input.schema at '/instructions': " in err
+    assert f"evidence-rank: {REPLACE_AND_ADD / 'expected.report.json'}: input.schema at '/instructions': " in err
     assert "expected an array of instructions" in err
 
 
@@ -391,7 +391,8 @@ def test_the_gate_refuses_a_malformed_bundle(tmp_path: Path, capsys: pytest.Capt
         ]
     )
     assert rc == 3
-    assert "evidence-rank: input.frozen_digest_mismatch at '/frozen/digest'" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert f"evidence-rank: {bad / 'bundle.json'}: input.frozen_digest_mismatch at '/frozen/digest'" in err
 
 
 def test_the_gate_names_an_unreadable_memory_file_as_a_usage_error(

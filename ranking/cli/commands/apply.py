@@ -9,7 +9,8 @@ import structlog
 from curator_io.canonical import canon
 from curator_io.files import write_atomic
 from ranking.apply import apply_selection
-from ranking.cli.common import read_bundle, read_report, write_stdout
+from ranking.cli.common import read_bundle, read_report
+from ranking.cli.output import write_stdout
 
 __all__ = ["register", "run"]
 

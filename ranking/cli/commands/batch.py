@@ -10,6 +10,7 @@ back bytes, which this command writes.
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 from collections.abc import Iterable
@@ -36,6 +37,7 @@ from ranking.batch import (
     write_result,
 )
 from ranking.cli.common import read_config
+from ranking.cli.output import emit
 from ranking.engines import Engine, ProcessEngine, SerialEngine
 
 _DASK_WORKERS = 2
@@ -50,7 +52,7 @@ def _positive_int(text: str) -> int:
 
 def _positive_float(text: str) -> float:
     value = float(text)
-    if not value > 0:
+    if not (value > 0 and math.isfinite(value)):
         raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text}")
     return value
 
@@ -101,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
     summary = build_summary(entries, config)
     flush_to_disk()  # every bundle's folder is on disk before the summary that names them
     write_atomic(out / "summary.json", canon(summary))
-    print(render_summary(summary))
+    emit(render_summary(summary))
     counts = summary["counts"]
     structlog.get_logger("evidence_rank").info("batch.done", out_dir=str(out), **counts)
     if counts["error"]:

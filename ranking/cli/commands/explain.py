@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ranking.cli.common import read_bundle, read_report
+from ranking.cli.output import emit
 from ranking.explain import explain
 
 __all__ = ["register", "run"]
@@ -29,5 +30,5 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     report = read_report(args.report)
     bundle = read_bundle(args.bundle) if args.bundle else None
-    print(explain(report, args.proposal_id, bundle).render())
+    emit(explain(report, args.proposal_id, bundle).render())
     return 0

@@ -9,7 +9,8 @@ from curator_io.errors import ConfigError, InputError
 from curator_io.files import read_bytes
 from curator_io.jsonio import parse_json
 from ranking.apply import apply_selection
-from ranking.cli.common import read_bundle, read_report, write_stdout
+from ranking.cli.common import read_bundle, read_report
+from ranking.cli.output import emit, write_stdout
 from ranking.gate import compare_memory, render_github, render_json, render_summary, render_text, selected_edits
 
 __all__ = ["register", "run"]
@@ -45,14 +46,14 @@ def run(args: argparse.Namespace) -> int:
         actual = parse_json(read_bytes(args.memory_after))
         result = compare_memory(permitted, actual, bundle.memory, selected_edits(bundle, report))
     except InputError as e:
-        raise InputError(e.code, f"{args.memory_after}: {e.detail}", pointer=e.pointer) from e
+        raise e.in_file(args.memory_after) from e
     if args.format == "json":
         write_stdout(render_json(result) + b"\n")
     elif args.format == "github":
-        print(render_github(result, file=args.memory_after))
+        emit(render_github(result, file=args.memory_after))
         _append_summary(os.environ.get("GITHUB_STEP_SUMMARY"), render_summary(result))
     else:
-        print(render_text(result))
+        emit(render_text(result))
     return 0 if result.passed else 1
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from ranking.cli.output import emit
+
 NAMES = ("bundle", "validation", "report")
 """The keys of ``curator_io.reports.SCHEMA_MODELS``, spelled out so that building the
 parser does not import the models (pydantic), a large share of every command's start-up."""
@@ -23,5 +25,5 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from curator_io.reports import published_schema
 
-    print(json.dumps(published_schema(args.name), indent=2, sort_keys=True, ensure_ascii=False))
+    emit(json.dumps(published_schema(args.name), indent=2, sort_keys=True, ensure_ascii=False))
     return 0

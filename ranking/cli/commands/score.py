@@ -1,20 +1,43 @@
-"""``evidence-rank score BUNDLE``: the main job."""
+"""``evidence-rank score BUNDLE``: the main job.
+
+The output folder's protocol (docs/outputs.md): under the folder's lock,
+
+1. sweep a killed run's temporary files, and remove ``report.json`` and
+   ``error.json``, before anything that can fail;
+2. read the config, ``--validation`` and the bundle, and compute both reports;
+3. on success write ``validation.json``, then ``report.json`` (each atomically
+   and durably, so ``report.json`` never exists without the validation it names);
+4. on failure remove ``validation.json`` (unless it is the ``--validation``
+   file being checked) and write ``error.json``.
+
+So at every instant ``report.json``, if present, is one run's whole output
+beside the validation it names, and a run that did not succeed leaves none.
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
-from curator_io.bundle import load_bundle
 from curator_io.canonical import canon
-from curator_io.errors import InputError
-from curator_io.files import read_bytes, remove_if_present, write_atomic
-from ranking.cli.common import log_decisions, read_config, read_report, render_table
-from ranking.pipeline import collector_paused, result_of
+from curator_io.errors import EvidenceRankError
+from curator_io.files import locked_folder, remove_if_present, write_atomic
+from ranking.cli.common import (
+    load_named_bundle,
+    log_decisions,
+    read_bundle_bytes,
+    read_config,
+    read_report,
+    render_table,
+)
+from ranking.cli.output import emit
+from ranking.pipeline import Result, collector_paused, result_of
 from ranking.verification import check_validation
 from validator import validate
 
-OUTPUTS = ("validation.json", "report.json")
+VALIDATION, REPORT, ERROR = "validation.json", "report.json", "error.json"
+OUTPUTS = (VALIDATION, REPORT, ERROR)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -22,9 +45,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         "score",
         help="validate and rank one bundle; write validation.json and report.json",
         description="Validate and rank one curator bundle. Writes DIR/validation.json and DIR/report.json "
-        "(canonical RFC 8785 bytes, atomically). Exits 0 on any report, no_op included.",
+        "(canonical RFC 8785 bytes, atomically), or DIR/error.json when the bundle is refused. "
+        "Exits 0 on any report, no_op included.",
     )
-    p.add_argument("bundle", metavar="BUNDLE", help="a curator-bundle-v1 JSON file")
+    p.add_argument("bundle", metavar="BUNDLE", help="a curator-bundle-v1 JSON file, or - for standard input")
     p.add_argument(
         "--config", metavar="CONFIG.json", help="ranking config (SPEC §2); defaults apply to members not given"
     )
@@ -39,29 +63,50 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    config = read_config(args.config)
-    raw = read_bytes(args.bundle)
     out = Path(args.out_dir)
+    with locked_folder(out, OUTPUTS):
+        # 1. Nothing stale may pass for this run's outcome, whatever happens next.
+        remove_if_present(out / REPORT)
+        remove_if_present(out / ERROR)
+        try:
+            result = _score(args)  # 2.
+        except BaseException as e:
+            _clear_after_failure(out, args.validation)  # 4.
+            if isinstance(e, EvidenceRankError):
+                write_atomic(out / ERROR, canon(e.to_json()))
+            raise
+        # 3. The validation first: report.json names it, so it must be there before.
+        write_atomic(out / VALIDATION, result.validation.canonical)
+        write_atomic(out / REPORT, result.canonical)
+    log_decisions(result.report, bundle=args.bundle)
+    emit(render_table(result.report))
+    return 0
+
+
+def _score(args: argparse.Namespace) -> Result:
+    config = read_config(args.config)
     given = read_report(args.validation) if args.validation else None
-    try:
-        bundle = load_bundle(raw)
-    except InputError as e:
-        # Nothing stale may pass for this run's outcome: the folder holds the error alone.
-        for name in OUTPUTS:
-            remove_if_present(out / name)
-        write_atomic(out / "error.json", canon(e.to_json()))
-        raise
+    raw = read_bundle_bytes(args.bundle)
     with collector_paused():
+        bundle = load_named_bundle(raw, args.bundle)
         if given is not None:
             # SPEC §7: scoring recomputes validation and refuses a tampered one.
             validation = check_validation(bundle, given, config=config)
         else:
             validation = validate(bundle, config=config)
         del bundle  # ranking needs only the validation: a large bundle is freed before the reports are built
-        result = result_of(validation)
-    write_atomic(out / "validation.json", result.validation.canonical)
-    write_atomic(out / "report.json", result.canonical)
-    remove_if_present(out / "error.json")
-    log_decisions(result.report, bundle=args.bundle)
-    print(render_table(result.report))
-    return 0
+        return result_of(validation)
+
+
+def _clear_after_failure(out: Path, given: str | None) -> None:
+    target = out / VALIDATION
+    if given is not None and _same_file(target, Path(given)):
+        return  # the file under check is the user's input: never delete it
+    remove_if_present(target)
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False

@@ -4,13 +4,17 @@ frozen digest, for curator authors and fixture writers."""
 from __future__ import annotations
 
 import argparse
+import os
+from typing import Any
 
 import orjson
 
+from curator_io.canonical import canon
 from curator_io.errors import InputError
 from curator_io.files import read_bytes, write_atomic
 from curator_io.jsonio import parse_json
 from curator_io.sealing import seal_bundle, unsealed_places
+from ranking.cli.output import emit
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -33,10 +37,22 @@ def run(args: argparse.Namespace) -> int:
     places = unsealed_places(doc)
     if args.check:
         for place in places:
-            print(f"unsealed: {place}")
-        print(f"{args.bundle}: {'sealed' if not places else f'{len(places)} unsealed'}")
+            emit(f"unsealed: {place}")
+        emit(f"{args.bundle}: {'sealed' if not places else f'{len(places)} unsealed'}")
         return 1 if places else 0
     if places:
-        write_atomic(args.bundle, orjson.dumps(seal_bundle(doc), option=orjson.OPT_INDENT_2) + b"\n")
-    print(f"{args.bundle}: {'already sealed' if not places else f'sealed {len(places)} places'}")
+        # The file itself, where BUNDLE is a symlink: the link stays, its target is sealed.
+        target = os.path.realpath(args.bundle)
+        write_atomic(target, _readable(seal_bundle(doc)), keep_mode=True)
+    n = len(places)
+    emit(f"{args.bundle}: {'already sealed' if not n else f'sealed {n} place' + ('s' if n != 1 else '')}")
     return 0
+
+
+def _readable(doc: dict[str, Any]) -> bytes:
+    """Indented for reading; canonical where orjson cannot write it (nested past its
+    255 levels, which SPEC §0's 512 allows)."""
+    try:
+        return orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n"
+    except orjson.JSONEncodeError:
+        return canon(doc) + b"\n"

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 
 from curator_io.files import write_atomic
-from ranking.cli.common import read_bundle, read_config, write_stdout
+from ranking.cli.common import read_bundle, read_config
+from ranking.cli.output import write_stdout
 from validator import validate
 
 

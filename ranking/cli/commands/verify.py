@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 
 from ranking.cli.common import read_bundle, read_config, read_report
+from ranking.cli.output import emit
 from ranking.verification import INVARIANTS, check_report, proposals_of, replay_report
 
 
@@ -32,10 +33,10 @@ def run(args: argparse.Namespace) -> int:
     if args.bundle is None:
         check_report(report)
         checked = [name for name in INVARIANTS if name != "conflict_free"]
-        print(f"{args.report}: invariants hold ({', '.join(checked)}); conflict_free needs --bundle")
+        emit(f"{args.report}: invariants hold ({', '.join(checked)}); conflict_free needs --bundle")
         return 0
     bundle = read_bundle(args.bundle)
     check_report(report, proposals=proposals_of(bundle))
     replay_report(bundle, report, config=config)
-    print(f"{args.report}: every invariant holds and the replay from {args.bundle} is byte-identical")
+    emit(f"{args.report}: every invariant holds and the replay from {args.bundle} is byte-identical")
     return 0

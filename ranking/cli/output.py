@@ -1,0 +1,101 @@
+"""Standard output and error, as a terminal, a pipe or a CI log takes them.
+
+- Text degrades rather than fails: on a stream whose encoding cannot hold a
+  character (``PYTHONIOENCODING=ascii``, a cp1252 console), ``·`` becomes
+  ``-``, ``≥`` becomes ``>=``, and anything else an escape such as ``\\u00e9``.
+- A stdout that cannot take the output (a full disk, a closed descriptor) is a
+  usage error (``usage.unwritable``, exit 2) reported in one line, never a
+  traceback. A reader that went away (``| head``) is not an error.
+- Reports and JSON go out as exact bytes, whatever the stream's encoding.
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+import sys
+
+from curator_io.errors import ConfigError
+
+__all__ = ["prepare_streams", "emit", "write_stdout", "flush_stdout", "detach_stdout", "StdoutUnwritable"]
+
+_DEGRADE = "evidence-rank-degrade"
+#: What a character that the stream cannot encode is written as, when it is one of ours.
+_ASCII = {"·": "-", "≥": ">=", "≤": "<=", "×": "x", "→": "->", "Δ": "delta ", "—": "--", "…": "...", "✓": "ok"}
+
+
+def _degrade(error: UnicodeError) -> tuple[str, int]:
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    text = error.object[error.start : error.end]
+    return "".join(_ASCII.get(c) or c.encode("ascii", "backslashreplace").decode("ascii") for c in text), error.end
+
+
+def prepare_streams() -> None:
+    """Make stdout and stderr degrade characters their encoding lacks instead of raising."""
+    codecs.register_error(_DEGRADE, _degrade)
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            try:
+                reconfigure(errors=_DEGRADE)
+            except OSError:
+                pass  # a closed stream: the first write says so
+
+
+class StdoutUnwritable(ConfigError):
+    """stdout cannot take the output: a usage error like any unwritable path."""
+
+
+def _unwritable(e: OSError | None) -> ConfigError:
+    why = "it is closed" if e is None else e.strerror or str(e)
+    return StdoutUnwritable("usage.unwritable", f"cannot write to standard output: {why}", pointer="")
+
+
+def emit(text: str) -> None:
+    """A line of text on stdout."""
+    if sys.stdout is None:
+        raise _unwritable(None)
+    try:
+        print(text)
+    except BrokenPipeError:
+        raise
+    except OSError as e:
+        raise _unwritable(e) from e
+
+
+def write_stdout(data: bytes) -> None:
+    """Exact bytes on stdout, whatever its text encoding."""
+    if sys.stdout is None:
+        raise _unwritable(None)
+    try:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as e:
+        raise _unwritable(e) from e
+
+
+def flush_stdout() -> None:
+    """Flush now, so a failure is reported by the command rather than at interpreter exit."""
+    if sys.stdout is None:
+        return
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as e:
+        raise _unwritable(e) from e
+
+
+def detach_stdout() -> None:
+    """After stdout failed: point it at /dev/null so the interpreter's final flush cannot raise again."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
