@@ -1,4 +1,4 @@
-"""The pinned policy (``ranking.policy``).
+"""The pinned policy (``ranking.policy``), and ``evidence-rank verify --config`` driven as a user would.
 
 The loosened report is parity case 002's bundle ranked with ``{"threshold": 0,
 "min_lineages": 1}``: a genuine, sealed report that replays byte for byte, and
@@ -8,11 +8,13 @@ selects five proposals where the SPEC §2 defaults select one.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from curator_io import DEFAULT_CONFIG, PolicyError, TamperError, load_bundle, parse_config
+from curator_io import DEFAULT_CONFIG, PolicyError, TamperError, canon, load_bundle, parse_config, seal
+from ranking.cli import main
 from ranking.pipeline import rank
 from ranking.policy import check_policy, config_mismatches
 from tests.conftest import PARITY
@@ -23,6 +25,12 @@ LOOSE = {"threshold": 0, "min_lineages": 1}
 
 def _loosened_report() -> dict[str, Any]:
     return rank(load_bundle((MIXED / "bundle.json").read_bytes()), parse_config(LOOSE)).report
+
+
+def _write(tmp_path: Path, name: str, doc: Any) -> str:
+    path = tmp_path / name
+    path.write_bytes(canon(doc))
+    return str(path)
 
 
 # -- the library ----------------------------------------------------------------------------
@@ -81,3 +89,73 @@ def test_check_policy_refuses_a_loosened_report_naming_every_member_and_pointing
         "min_lineages is 1 in the report, 2 in the pinned policy; threshold is 0 in the report, 40 in the pinned policy"
     )
     assert "--config POLICY" in err.diagnostics()
+
+
+# -- evidence-rank verify --config ----------------------------------------------------------
+
+
+@pytest.fixture
+def loosened(tmp_path: Path) -> str:
+    return _write(tmp_path, "report.json", _loosened_report())
+
+
+def _verify(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    rc = main(["verify", *argv])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+def test_verify_without_config_trusts_the_loosened_report_and_says_it_did_not_pin(
+    loosened: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rc, out, _ = _verify(capsys, loosened, "--bundle", str(MIXED / "bundle.json"))
+    assert rc == 0
+    assert out.rstrip().endswith("is byte-identical; config not pinned (--config pins it)")
+
+
+@pytest.mark.parametrize("with_bundle", [True, False], ids=["with bundle", "without bundle"])
+def test_verify_with_the_default_policy_pinned_refuses_the_loosened_report_naming_each_member(
+    with_bundle: bool, loosened: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    policy = _write(tmp_path, "policy.json", {})
+    bundle = ["--bundle", str(MIXED / "bundle.json")] if with_bundle else []
+    rc, out, err = _verify(capsys, loosened, *bundle, "--config", policy)
+    assert rc == 1
+    assert out == ""
+    assert err.splitlines()[0] == (
+        "evidence-rank: policy.config_mismatch at '/config/min_lineages': the report was not ranked with the "
+        "pinned policy: min_lineages is 1 in the report, 2 in the pinned policy; threshold is 0 in the report, "
+        "40 in the pinned policy"
+    )
+
+
+@pytest.mark.parametrize("with_bundle", [True, False], ids=["with bundle", "without bundle"])
+def test_verify_passes_a_report_ranked_with_the_pinned_config(
+    with_bundle: bool, loosened: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    policy = _write(tmp_path, "policy.json", LOOSE)
+    bundle = ["--bundle", str(MIXED / "bundle.json")] if with_bundle else []
+    rc, out, _ = _verify(capsys, loosened, *bundle, "--config", policy)
+    assert rc == 0
+    assert out.rstrip().endswith(f"; ranked with the pinned config {policy}")
+
+
+def test_verify_refuses_a_forged_report_as_tampered_before_it_discusses_its_policy(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = _loosened_report()
+    report["run"] = "run-elsewhere"
+    forged = _write(tmp_path, "report.json", seal(report))
+    policy = _write(tmp_path, "policy.json", {})
+    rc, _, err = _verify(capsys, forged, "--bundle", str(MIXED / "bundle.json"), "--config", policy)
+    assert rc == 4
+    assert "evidence-rank: report.tampered at '/run'" in err
+
+
+def test_verify_with_a_pinned_config_outside_spec_2_is_a_usage_error(
+    loosened: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    policy = _write(tmp_path, "policy.json", {"threshold": 0, "lenient": True})
+    rc, _, err = _verify(capsys, loosened, "--config", policy)
+    assert rc == 2
+    assert "evidence-rank: config.invalid at '/lenient': lenient: not a config member" in err
