@@ -17,6 +17,7 @@ __all__ = [
     "ConfigError",
     "TamperError",
     "InvariantError",
+    "PolicyError",
     "escape_pointer",
     "pointer_of",
 ]
@@ -112,3 +113,22 @@ class InvariantError(EvidenceRankError):
     """A ranking report that violates an invariant of SPEC §7."""
 
     exit_code = 4
+
+
+class PolicyError(EvidenceRankError):
+    """A genuine report ranked under another policy than the one the caller pinned.
+
+    Replay (SPEC §7, §8) recomputes a report with its *own* config, so it proves
+    only that the report is the bundle's under some policy, chosen by whoever
+    made the report. A caller that pins a config refuses every other one:
+    ``policy.config_mismatch``, pointing at the first differing ``/config`` member.
+    Exit 1, as a failed gate: the report is not forged, it does not pass.
+    """
+
+    exit_code = 1
+
+    def diagnostics(self) -> str:
+        return (
+            "Rank the bundle again with the pinned config (evidence-rank score BUNDLE --config POLICY), "
+            "or change the pinned policy file where its owners review the change."
+        )

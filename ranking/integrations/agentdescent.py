@@ -10,6 +10,8 @@ names the proposal, its disposition and its reason codes (SPEC §6).
 
 The report is verified when the policy is built (SPEC §7), so a tampered or
 inconsistent report stops a run before its first rollout, never in the middle.
+So is its policy: the report must have been ranked with the pinned config
+(``config=``, by default the SPEC §2 defaults; ``ranking.policy``).
 
 Needs the optional extra: ``pip install 'evidence-rank[agentdescent]'``.
 """
@@ -32,6 +34,8 @@ except ImportError as e:
     ) from e
 
 from curator_io import Bundle, InvariantError, bundle_from_document, load_bundle, parse_json
+from curator_io.config import DEFAULT_CONFIG, Config, parse_config
+from ranking.policy import check_policy
 from ranking.verification import replay_report
 from validator import Proposal, check_structure
 
@@ -113,10 +117,19 @@ class EvidenceRankingAcceptance:
     the bundle the report ranked; without it only ``diff.diff_id`` can match,
     because a report carries no operations (SPEC §6).
 
+    ``config`` is the pinned policy: a ``curator_io.Config`` or a config
+    object as in a config file. It defaults to the SPEC §2 defaults, so a
+    report ranked with a looser config than the defaults never backs a diff
+    unless the caller says so; pass the config you rank with, or ``None`` to
+    trust the report's own config (only for a report your own code produced).
+
     Raises, when built: the error of :func:`ranking.verification.check_report`
     for an unsealed or invalid report; ``curator_io.InputError`` for a file
     that is not I-JSON or a bundle that does not load; ``curator_io.TamperError``
-    (``report.tampered``) when the report is not the one the bundle produces.
+    (``report.tampered``) when the report is not the one the bundle produces;
+    ``curator_io.PolicyError`` (``policy.config_mismatch``) when it was ranked
+    with another config than ``config``; ``curator_io.ConfigError`` for a
+    ``config`` outside SPEC §2.
     """
 
     def __init__(
@@ -126,9 +139,12 @@ class EvidenceRankingAcceptance:
         match: ProposalMatcher | None = None,
         *,
         bundle: Source | None = None,
+        config: Config | Mapping[str, Any] | None = DEFAULT_CONFIG,
     ) -> None:
         document = _load_report(report)
         operations = _operations_of(bundle, document) if bundle is not None else {}
+        self.pinned: Config | None = _check_pinned(document, config)
+        """The config the report was required to be ranked with; ``None`` when not pinned."""
         self.proposals: tuple[RankedProposal, ...] = _entries(document, operations)
         """Every proposal of the report, sorted by id (SPEC §6)."""
         self.run: str = document["run"]
@@ -208,6 +224,15 @@ def _verify(report: Mapping[str, Any]) -> None:
     from ranking.verification import check_report
 
     check_report(report)
+
+
+def _check_pinned(report: Mapping[str, Any], config: Config | Mapping[str, Any] | None) -> Config | None:
+    """Replay (SPEC §7) accepts whatever config the report carries; the pin decides which one counts."""
+    if config is None:
+        return None
+    pinned = config if isinstance(config, Config) else parse_config(dict(config))
+    check_policy(report, pinned)
+    return pinned
 
 
 def _read(source: Source) -> Any:
