@@ -5,8 +5,12 @@ edits: a merge commits only when its acceptance policy says so.
 :class:`EvidenceRankingAcceptance` is such a policy. A diff that implements a
 proposal the report *selected* (SPEC §5.4) goes on to the wrapped policy —
 by default agentdescent's Beta-posterior test, which still decides whether it
-commits. Any other diff is refused as ``critic-rejected``, and the refusal
-names the proposal, its disposition and its reason codes (SPEC §6).
+commits. So does a fused diff (the union agentdescent builds from several
+workers' diffs) made only of whole selected proposals; see
+:mod:`ranking.integrations.agentdescent_fused`. Any other diff is refused as
+``critic-rejected``, and the refusal names the proposal (or, for a fused diff,
+the first offending parent or key), its disposition and its reason codes
+(SPEC §6).
 
 The report is verified when the policy is built (SPEC §7), so a tampered or
 inconsistent report stops a run before its first rollout, never in the middle.
@@ -35,6 +39,7 @@ except ImportError as e:
 
 from curator_io import Bundle, InvariantError, bundle_from_document, load_bundle, parse_json
 from curator_io.config import DEFAULT_CONFIG, Config, parse_config
+from ranking.integrations.agentdescent_fused import is_fused, judge_fused
 from ranking.policy import check_policy
 from ranking.verification import replay_report
 from validator import Proposal, check_structure
@@ -170,14 +175,36 @@ class EvidenceRankingAcceptance:
             hook(config)
 
     def accept(self, ctx: MergeContext) -> AcceptDecision:
-        """Refuse a diff no selected proposal backs; let ``inner`` decide the rest."""
-        matched = self._matched(ctx.diff)
+        """Refuse a diff no selected proposal backs; let ``inner`` decide the rest.
+
+        A fused diff is judged by
+        :func:`~ranking.integrations.agentdescent_fused.judge_fused`: backed
+        when it is made only of whole selected proposals. A custom ``match``
+        is asked first, so a scheme of one's own can still back it.
+        """
+        diff = ctx.diff
+        fused = diff is not None and is_fused(diff.diff_id)
+        # The default matcher is not asked about a fused diff: its parents'
+        # names say what it is made of, and a union that happens to equal one
+        # proposal's edit must not hide a parent that is not selected.
+        matched = self._matched(diff) if not fused or self.match is not match_diff else ()
         if any(p.disposition == "selected" for p in matched):
             return self.inner.accept(ctx)
+        if diff is None or not fused:
+            return self._refusal(ctx, self._detail(diff, matched))
+        # A Diff's ops are a dict; anything else carries no edit we can read.
+        ops = diff.ops if isinstance(diff.ops, Mapping) else {}
+        verdict = judge_fused(diff.diff_id, ops, self.proposals, self.run)
+        if verdict.refusal is not None:
+            return self._refusal(ctx, f"{_TAG} {verdict.refusal}")
+        return self.inner.accept(ctx)
+
+    @staticmethod
+    def _refusal(ctx: MergeContext, detail: str) -> AcceptDecision:
         return AcceptDecision(
             False,
             _REFUSED,
-            self._detail(ctx.diff, matched),
+            detail,
             # What DefaultAcceptance reports too: the measured change, which the
             # aggregator folds into the artifact's prior on every refusal.
             observed_delta=MergeContext.rate(ctx.cand_counts) - MergeContext.rate(ctx.base_counts),

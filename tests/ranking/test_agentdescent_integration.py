@@ -40,7 +40,6 @@ BASIC = "001-basic-accepted-selected"  # one proposal, p-env-9, selected
 MIXED = "002-mixed-dispositions"  # p_hook-9 selected; others deferred, quarantined, rejected
 DUPLICATE = "068-rank-duplicate-different-rationale"
 CONFLICT = "069-rank-conflict-same-key-different-text"
-IDENTICAL_OP = "071-rank-identical-op-is-not-a-conflict"  # two selected proposals
 
 
 def _report_path(case: str) -> Path:
@@ -259,19 +258,6 @@ def test_a_diff_matching_a_selected_proposal_and_its_superseded_duplicates_is_ba
 
     assert decision.accept
     assert len(inner.seen) == 1
-
-
-def test_a_union_of_two_selected_proposals_is_backed_by_neither() -> None:
-    # What agentdescent's DefaultFusion builds from two workers' diffs: the
-    # default matcher takes one proposal per diff, so a caller who fuses supplies match=.
-    union = {**_op_map(IDENTICAL_OP, "p.yaml-21"), **_op_map(IDENTICAL_OP, "p/kernel-11")}
-    policy = EvidenceRankingAcceptance(
-        _report_path(IDENTICAL_OP), inner=_Recording(), bundle=_bundle_path(IDENTICAL_OP)
-    )
-
-    decision = policy.accept(_context("fused(w0:a+w1:b)", union))
-
-    assert (decision.accept, decision.category) == (False, "critic-rejected")
 
 
 def test_a_custom_matcher_decides_which_proposals_a_diff_implements() -> None:
