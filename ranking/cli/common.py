@@ -9,9 +9,10 @@ from typing import Any
 
 import structlog
 
+from curator_io import grammar as g
 from curator_io.bundle import load_bundle
 from curator_io.config import DEFAULT_CONFIG, Config, parse_config
-from curator_io.errors import ConfigError, InputError, TamperError
+from curator_io.errors import ConfigError, InputError
 from curator_io.files import read_bytes
 from curator_io.jsonio import parse_json
 from curator_io.models import Bundle
@@ -61,8 +62,19 @@ def read_bundle(path: str) -> Bundle:
     return load_named_bundle(read_bundle_bytes(path), path)
 
 
-def read_report(path: str | Path) -> Mapping[str, Any]:
-    """A report document: strict JSON (``input.malformed_json``, exit 3), and an object.
+#: What each document's ``schema`` member says it is, for telling a user what they passed.
+_KINDS = {
+    "evidence-ranking-v1": "a ranking report",
+    "evidence-validation-v1": "a validation report",
+    "curator-bundle-v1": "a curator bundle",
+    "evidence-rank-batch-v1": "a batch summary",
+}
+
+
+def read_report(path: str | Path, schema: str = "evidence-ranking-v1") -> Mapping[str, Any]:
+    """A report document: strict JSON (``input.malformed_json``), an object whose
+    ``schema`` says it is the report wanted (else ``input.schema``, exit 3, saying
+    what it is instead: a bundle given for a report is a mistake, not tampering).
 
     Whether it can be trusted is the caller's to check (``ranking.verification``).
     """
@@ -70,9 +82,22 @@ def read_report(path: str | Path) -> Mapping[str, Any]:
         doc = parse_json(read_bytes(path))
     except InputError as e:
         raise e.in_file(path) from e
+    wanted = _KINDS[schema]
     if type(doc) is not dict:
-        raise TamperError("report.tampered", "a ranking report is a JSON object", pointer="", source=str(path))
+        detail = f"this is a JSON {_json_type(doc)}, not {wanted}"
+        raise InputError("input.schema", detail, pointer="", source=str(path))
+    found = doc.get("schema")
+    if found != schema:
+        what = _KINDS.get(found) if type(found) is str else None
+        detail = f"this is {what}, not {wanted}" if what else f"not {wanted}: its schema is {g.shown(found)}"
+        if "schema" not in doc:
+            detail = f"not {wanted}: it has no schema member"
+        raise InputError("input.schema", f"{detail} (expected schema {schema!r})", pointer="/schema", source=str(path))
     return doc
+
+
+def _json_type(doc: Any) -> str:
+    return {list: "array", str: "string", bool: "boolean", type(None): "null"}.get(type(doc), "number")
 
 
 def format_score(score: Mapping[str, Any] | None) -> str:

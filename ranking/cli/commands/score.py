@@ -85,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _score(args: argparse.Namespace) -> Result:
     config = read_config(args.config)
-    given = read_report(args.validation) if args.validation else None
+    given = read_report(args.validation, "evidence-validation-v1") if args.validation else None
     raw = read_bundle_bytes(args.bundle)
     with collector_paused():
         bundle = load_named_bundle(raw, args.bundle)
