@@ -35,6 +35,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="score against this earlier validation report; refused (exit 4) unless it is sealed and identical "
         "to the one recomputed from BUNDLE and the config",
     )
+    p.add_argument(
+        "--ledger",
+        metavar="PATH",
+        help="record the report in this ledger (docs/ledger.md) and mark edits it has seen refused before",
+    )
     p.set_defaults(run=run)
 
 
@@ -62,6 +67,11 @@ def run(args: argparse.Namespace) -> int:
     write_atomic(out / "validation.json", result.validation.canonical)
     write_atomic(out / "report.json", result.canonical)
     remove_if_present(out / "error.json")
+    marks = None
+    if args.ledger:
+        from ranking.cli.ledger_runs import record_scored  # imported when asked for: sqlite3 costs start-up
+
+        marks = record_scored(args.ledger, result.report, result.canonical)
     log_decisions(result.report, bundle=args.bundle)
-    print(render_table(result.report))
+    print(render_table(result.report, marks))
     return 0
