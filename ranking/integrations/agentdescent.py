@@ -111,7 +111,9 @@ class EvidenceRankingAcceptance:
     ``agentdescent.defaults.DefaultAcceptance``). ``match`` says which
     proposals a diff implements (default: :func:`match_diff`). ``bundle`` is
     the bundle the report ranked; without it only ``diff.diff_id`` can match,
-    because a report carries no operations (SPEC §6).
+    because a report carries no operations (SPEC §6). ``ledger`` is a ledger
+    file (docs/ledger.md): the report is recorded in it, and so is each
+    decision of ``inner`` on a backed diff (``ranking.ledger.Outcome``).
 
     Raises, when built: the error of :func:`ranking.verification.check_report`
     for an unsealed or invalid report; ``curator_io.InputError`` for a file
@@ -126,6 +128,7 @@ class EvidenceRankingAcceptance:
         match: ProposalMatcher | None = None,
         *,
         bundle: Source | None = None,
+        ledger: str | os.PathLike[str] | None = None,
     ) -> None:
         document = _load_report(report)
         operations = _operations_of(bundle, document) if bundle is not None else {}
@@ -137,6 +140,8 @@ class EvidenceRankingAcceptance:
         self.inner: AcceptancePolicy = inner if inner is not None else DefaultAcceptance()
         self.match: ProposalMatcher = match if match is not None else match_diff
         self._by_id = {p.id: p for p in self.proposals}
+        self.ledger = _Recorder(ledger, document) if ledger is not None else None
+        """Where what the acceptance test does with each backed diff is recorded (docs/ledger.md)."""
 
     # The aggregator offers every installed policy its verifier and config
     # through these optional hooks (agentdescent/aggregator.py,
@@ -157,7 +162,10 @@ class EvidenceRankingAcceptance:
         """Refuse a diff no selected proposal backs; let ``inner`` decide the rest."""
         matched = self._matched(ctx.diff)
         if any(p.disposition == "selected" for p in matched):
-            return self.inner.accept(ctx)
+            decision = self.inner.accept(ctx)
+            if self.ledger is not None:
+                self.ledger.record(ctx, matched, decision)
+            return decision
         return AcceptDecision(
             False,
             _REFUSED,
@@ -182,6 +190,41 @@ class EvidenceRankingAcceptance:
             return f"{_TAG} no proposal of run {self.run} matched diff {diff_id}"
         named = "; ".join(f"{p.id} ({p.disposition}: {', '.join(p.codes)})" for p in matched)
         return f"{_TAG} diff {diff_id} matches {named}"
+
+
+class _Recorder:
+    """``ledger=``: the report goes into the ledger when the policy is built, and
+    each decision on a backed diff after it is made, against the selected
+    proposals' fingerprints. Only what this policy sees: a commit that the
+    aggregator's oracle or a CAS conflict stops afterwards is not known here."""
+
+    def __init__(self, path: str | os.PathLike[str], document: Mapping[str, Any]) -> None:
+        from ranking.ledger import Ledger
+
+        self.path = path
+        self.report: str = document["digest"]
+        self.fingerprints = {e["id"]: e["fingerprint"] for e in document["proposals"]}
+        with Ledger.open(path) as ledger:
+            ledger.add_report(document)
+
+    def record(self, ctx: MergeContext, matched: Sequence[RankedProposal], decision: AcceptDecision) -> None:
+        from ranking.ledger import Outcome, finite, record_outcome
+
+        version = getattr(ctx.artifact, "version", None)
+        for p in matched:
+            if p.disposition != "selected":
+                continue
+            outcome = Outcome(
+                report=self.report,
+                proposal=p.id,
+                fingerprint=self.fingerprints[p.id],
+                diff=ctx.diff.diff_id if ctx.diff is not None else "",
+                version=version if isinstance(version, int) else None,
+                category="committed" if decision.accept else decision.category,
+                p_improve=finite(decision.p_improve),
+                observed_delta=finite(decision.observed_delta),
+            )
+            record_outcome(self.path, outcome)
 
 
 def rejected_notes(report: Source, lesson: str | None = None) -> tuple[str, ...]:

@@ -24,7 +24,7 @@ from typing import Any
 
 import orjson
 
-from curator_io.errors import ConfigError, EvidenceRankError, TamperError
+from curator_io.errors import ConfigError, EvidenceRankError, InputError, TamperError
 from curator_io.jsonio import parse_json
 from ranking.ledger.audit import Finding, audit_outcome, audit_report
 from ranking.ledger.records import Decision, Outcome, checked_report, decisions_of, outcome_key
@@ -315,6 +315,10 @@ def _checked(path: str, digest: str, body: bytes) -> tuple[Mapping[str, Any], by
     """A report stored in another ledger, verified as ``ledger add`` verifies a file; errors name it."""
     try:
         document = parse_json(bytes(body))
+    except InputError as e:
+        # A ledger holds canonical bytes only: anything else was put there by hand.
+        raise TamperError("report.tampered", f"{path}: report {digest}: {e.detail}", pointer=e.pointer) from e
+    try:
         canonical = checked_report(document)
     except EvidenceRankError as e:
         raise type(e)(e.code, f"{path}: report {digest}: {e.detail}", pointer=e.pointer) from e
