@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from curator_io.canonical import canon
 from curator_io.errors import EvidenceRankError, InputError, pointer_of
 from curator_io.jsonio import parse_json
 from ranking.ledger.records import Decision, Outcome, checked_report, decisions_of, outcome_key
@@ -64,6 +63,8 @@ def audit_outcome(key: str, outcome: Outcome) -> list[Finding]:
 def _compare(digest: str, derived: Sequence[Decision], stored: Sequence[Decision]) -> list[Finding]:
     findings = []
     by_position = {d.position: d for d in stored}
+    if len(by_position) != len(stored):
+        findings.append(Finding(digest, None, "two rows claim the same entry of the report"))
     for want in derived:
         got = by_position.pop(want.position, None)
         if got is None:
@@ -82,5 +83,5 @@ def _compare(digest: str, derived: Sequence[Decision], stored: Sequence[Decision
 
 
 def _show(value: object) -> str:
-    text = canon(value).decode() if not isinstance(value, str) else repr(value)
+    text = repr(value)
     return text if len(text) <= 80 else text[:79] + "…"

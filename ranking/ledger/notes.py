@@ -77,7 +77,7 @@ def describe_outcome(outcome: Outcome) -> str:
 def render_history(entries: Sequence[tuple[Decision, Sequence[Outcome]]]) -> str:
     """An aligned table, oldest first; under a selected decision, what the acceptance test did with it."""
     rows = [("run", "proposal", "disposition", "final", "reasons")]
-    rows += [(d.run, d.proposal, d.disposition, d.score or "-", ", ".join(d.codes)) for d, _ in entries]
+    rows += [(d.run, d.proposal, d.disposition, _score(d.score), ", ".join(d.codes)) for d, _ in entries]
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
 
     def line(r: tuple[str, ...]) -> str:
@@ -91,6 +91,10 @@ def render_history(entries: Sequence[tuple[Decision, Sequence[Outcome]]]) -> str
     refused = sum(1 for d, _ in entries if d.disposition in REFUSED)
     lines += ["", f"{_count(len(entries), 'decision')} in {_count(runs, 'run')} · refused {refused}×"]
     return "\n".join(lines)
+
+
+def _score(final: float | None) -> str:
+    return "-" if final is None else f"{final:g}"
 
 
 def _count(n: int, noun: str) -> str:

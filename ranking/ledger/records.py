@@ -54,9 +54,9 @@ class Decision(NamedTuple):
     validation: str
     disposition: str
     reasons: str
-    """The entry's ``reasons`` as canonical JSON text."""
-    score: str | None
-    """``score.final`` as canonical JSON text (exact: ``81`` or ``72.5``); null when not accepted."""
+    """The entry's ``reasons`` as JSON text (sorted keys: one text for one list)."""
+    score: int | float | None
+    """``score.final`` (exact to two decimals, SPEC §4); null when not accepted."""
     superseded_by: str | None
     rationale: str
 
@@ -115,8 +115,9 @@ def decisions_of(report: Mapping[str, Any]) -> tuple[Decision, ...]:
             lesson=e["lesson"],
             validation=e["validation"],
             disposition=e["disposition"],
-            reasons=canon(e["reasons"]).decode(),
-            score=None if e["score"] is None else canon(e["score"]["final"]).decode(),
+            # Codes and subjects are strings (SPEC §6): orjson's sorted text is one text per list.
+            reasons=orjson.dumps(e["reasons"], option=orjson.OPT_SORT_KEYS).decode(),
+            score=None if e["score"] is None else e["score"]["final"],
             superseded_by=e["superseded_by"],
             rationale=e["rationale"],
         )
@@ -135,7 +136,7 @@ def decision_json(decision: Decision, outcomes: tuple[Outcome, ...] = ()) -> dic
         "validation": decision.validation,
         "disposition": decision.disposition,
         "reasons": _json(decision.reasons),
-        "score": None if decision.score is None else _json(decision.score),
+        "score": decision.score,
         "superseded_by": decision.superseded_by,
         "rationale": decision.rationale,
         "outcomes": [outcome_json(o) for o in outcomes],
@@ -164,7 +165,7 @@ def finite(value: float | None) -> float | None:
 
 
 def _json(text: str) -> Any:
-    # Our own canonical text: plain JSON, nothing for the strict loader to refuse.
+    # Our own text: plain JSON, nothing for the strict loader to refuse.
     return orjson.loads(text)
 
 

@@ -217,6 +217,22 @@ def test_a_deleted_row_is_caught_by_verify(tmp_path: Path, capsys) -> None:
     assert "at '/proposals/1': its decision row is missing" in capsys.readouterr().out
 
 
+def test_a_row_added_with_sqlite3_is_caught_by_verify(tmp_path: Path, capsys) -> None:
+    ledger, _ = _two_runs(tmp_path, capsys)
+    with sqlite3.connect(ledger) as db:
+        db.execute("INSERT INTO decisions SELECT * FROM decisions WHERE proposal = 'p-make-test' LIMIT 1")
+        db.execute(
+            "INSERT INTO decisions SELECT 99, * FROM (SELECT report, position, run, proposal, fingerprint, "
+            "lesson, validation, disposition, reasons, score, superseded_by, rationale FROM decisions LIMIT 1)"
+        )
+
+    assert main(["ledger", "verify", str(ledger)]) == 4
+
+    out = capsys.readouterr().out
+    assert ": two rows claim the same entry of the report" in out
+    assert "tampered: decisions: rows of report_seq 99 belong to no report" in out
+
+
 def _merged(into: Path, other: Path, capsys) -> list[dict[str, Any]]:
     assert main(["ledger", "merge", str(into), str(other)]) == 0
     return _export(into, capsys)
