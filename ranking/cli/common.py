@@ -104,11 +104,14 @@ def format_score(score: Mapping[str, Any] | None) -> str:
     return "-" if score is None else f"{score['final']:g}" if isinstance(score["final"], float) else str(score["final"])
 
 
-def render_table(report: Mapping[str, Any]) -> str:
-    """A compact, aligned table: id, disposition, final score, reason codes."""
+def render_table(report: Mapping[str, Any], marks: Mapping[str, str] | None = None) -> str:
+    """A compact, aligned table: id, disposition, final score, reason codes
+    (and a proposal's mark, e.g. what a ledger knows of its edit)."""
     rows = [("id", "disposition", "final", "reasons")]
     for p in report["proposals"]:
         codes = ", ".join(r["code"] + (f"({r['subject']})" if r["subject"] is not None else "") for r in p["reasons"])
+        if marks and p["id"] in marks:
+            codes += f" · {marks[p['id']]}"
         rows.append((p["id"], p["disposition"], format_score(p.get("score")), codes))
     widths = [max(len(r[i]) for r in rows) for i in range(3)]
     lines = [f"{r[0]:<{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:>{widths[2]}}  {r[3]}".rstrip() for r in rows]

@@ -59,6 +59,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="score against this earlier validation report; refused (exit 4) unless it is sealed and identical "
         "to the one recomputed from BUNDLE and the config",
     )
+    p.add_argument(
+        "--ledger",
+        metavar="PATH",
+        help="record the report in this ledger (docs/ledger.md) and mark edits it has seen refused before",
+    )
     p.set_defaults(run=run)
 
 
@@ -78,8 +83,13 @@ def run(args: argparse.Namespace) -> int:
         # 3. The validation first: report.json names it, so it must be there before.
         write_atomic(out / VALIDATION, result.validation.canonical)
         write_atomic(out / REPORT, result.canonical)
+    marks = None
+    if args.ledger:
+        from ranking.cli.ledger_runs import record_scored  # imported when asked for: sqlite3 costs start-up
+
+        marks = record_scored(args.ledger, result.report, result.canonical)
     log_decisions(result.report, bundle=args.bundle)
-    emit(render_table(result.report))
+    emit(render_table(result.report, marks))
     return 0
 
 
