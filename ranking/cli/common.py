@@ -24,6 +24,7 @@ __all__ = [
     "load_named_bundle",
     "read_report",
     "render_table",
+    "render_outcome",
     "log_decisions",
     "format_score",
 ]
@@ -115,15 +116,20 @@ def render_table(report: Mapping[str, Any], marks: Mapping[str, str] | None = No
         rows.append((p["id"], p["disposition"], format_score(p.get("score")), codes))
     widths = [max(len(r[i]) for r in rows) for i in range(3)]
     lines = [f"{r[0]:<{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:>{widths[2]}}  {r[3]}".rstrip() for r in rows]
-    counts = report["counts"]
     lines.append("")
-    lines.append(
+    lines.append(render_outcome(report))
+    return "\n".join(lines)
+
+
+def render_outcome(report: Mapping[str, Any]) -> str:
+    """The table's last line: the outcome and the counts."""
+    counts = report["counts"]
+    return (
         f"outcome: {report['outcome']} · selected {counts['selected']} of {counts['proposals']} "
         f"(accepted {counts['accepted']}, deferred {counts['deferred']}, quarantined {counts['quarantined']}, "
         f"rejected {counts['rejected']}, below threshold {counts['below_threshold']}, "
         f"superseded {counts['superseded']})"
     )
-    return "\n".join(lines)
 
 
 def log_decisions(report: Mapping[str, Any], **context: Any) -> None:

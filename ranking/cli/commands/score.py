@@ -29,6 +29,7 @@ from ranking.cli.common import (
     read_bundle_bytes,
     read_config,
     read_report,
+    render_outcome,
     render_table,
 )
 from ranking.cli.output import emit
@@ -59,6 +60,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="score against this earlier validation report; refused (exit 4) unless it is sealed and identical "
         "to the one recomputed from BUNDLE and the config",
     )
+    shown = p.add_mutually_exclusive_group()
+    shown.add_argument("--summary", action="store_true", help="print only the outcome line, not a row per proposal")
+    shown.add_argument("-q", "--quiet", action="store_true", help="print nothing; the exit code and files say it all")
     p.add_argument(
         "--ledger",
         metavar="PATH",
@@ -89,7 +93,10 @@ def run(args: argparse.Namespace) -> int:
 
         marks = record_scored(args.ledger, result.report, result.canonical)
     log_decisions(result.report, bundle=args.bundle)
-    emit(render_table(result.report, marks))
+    if args.summary:
+        emit(render_outcome(result.report))
+    elif not args.quiet:
+        emit(render_table(result.report, marks))
     return 0
 
 
