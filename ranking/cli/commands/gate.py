@@ -34,10 +34,20 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="text (default); json (canonical JSON); github (::error annotations, and a table appended to "
         "$GITHUB_STEP_SUMMARY when set)",
     )
+    p.add_argument(
+        "--html",
+        metavar="PATH_OR_URL",
+        help="with --format github: link the step summary to this run view (made by evidence-rank render), "
+        "e.g. the URL or path of an uploaded artifact",
+    )
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.html is not None and args.format != "github":
+        raise ConfigError(
+            "usage.invalid_option", "--html links the page from the GitHub step summary: use --format github"
+        )
     bundle = read_bundle(args.bundle)
     report = read_report(args.report)
     permitted = apply_selection(bundle, report)  # report.tampered unless the report is this bundle's
@@ -50,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
         write_stdout(render_json(result) + b"\n")
     elif args.format == "github":
         print(render_github(result, file=args.memory_after))
-        _append_summary(os.environ.get("GITHUB_STEP_SUMMARY"), render_summary(result))
+        _append_summary(os.environ.get("GITHUB_STEP_SUMMARY"), render_summary(result, args.html))
     else:
         print(render_text(result))
     return 0 if result.passed else 1
