@@ -50,10 +50,9 @@ class Reason:
 
 @dataclass(frozen=True, slots=True)
 class Bar:
-    segments: tuple[tuple[str, str], ...]
-    """(component, CSS width) from the left; zero-width ones are left out."""
-    penalty: tuple[str, str] | None
-    """(CSS left, CSS width) of the deduction, or None when there is none."""
+    style: str
+    """Custom properties the stylesheet layers as the bar's background: ``--s`` the stacked
+    components, ``--p`` the hatched deduction (one element per row: a page may hold 10,000)."""
     label: str
 
 
@@ -135,14 +134,23 @@ def _row(e: Mapping[str, Any], config: Mapping[str, Any], p: Proposal | None, bu
 
 def _bar(score: Mapping[str, Any]) -> Bar:
     parts = [(name, exact(score[name])) for name in COMPONENTS]
-    stacked = sum((v for _, v in parts), Fraction(0))
-    penalty = min(exact(score["contradiction_penalty"]), stacked)
-    segments = tuple((name, percent(v)) for name, v in parts if v > 0)
-    deduction = (percent(stacked - penalty), percent(penalty)) if penalty > 0 else None
+    stops, end = [], Fraction(0)
+    for name, value in parts:
+        if value > 0:
+            end += value
+            stops.append(f"var(--{name}) 0 {percent(end)}")
+    stack = f"--s:linear-gradient(90deg,{','.join(stops)},transparent 0)"
+    penalty = min(exact(score["contradiction_penalty"]), end)
+    if penalty > 0:
+        # background-position X% aligns the layer's X% with the box's X%: for a layer
+        # W% wide to start at L%, X = L / (100 - W) (and any X when it fills the box).
+        left, width = end - penalty, penalty
+        x = Fraction(0) if width == 100 else r2(left * 100 / (100 - width))
+        stack += f";--p:var(--hatch) {percent(x)} 0/{percent(width)} 100% no-repeat"
     label = ", ".join(f"{name} {format_number(v)}" for name, v in parts)
     label += f", minus contradiction_penalty {format_number(score['contradiction_penalty'])}"
     label += f": final {format_number(score['final'])}"
-    return Bar(segments, deduction, label)
+    return Bar(stack, label)
 
 
 def _disposition_counts(report: Mapping[str, Any]) -> list[tuple[str, int, str]]:
@@ -155,10 +163,12 @@ def _disposition_counts(report: Mapping[str, Any]) -> list[tuple[str, int, str]]
     return out
 
 
-def _code_counts(report: Mapping[str, Any]) -> list[tuple[str, int]]:
-    """Each reason code with how many proposals carry it: the most frequent first, then by code."""
+def _code_counts(report: Mapping[str, Any]) -> list[tuple[str, int, str]]:
+    """Each reason code, how many proposals carry it and its sentence (the subject left as
+    "‹subject›"): the most frequent first, then by code."""
     counts = Counter(code for e in report["proposals"] for code in {r["code"] for r in e["reasons"]})
-    return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    return [(code, n, reason_sentence(code, "‹subject›", report["config"])) for code, n in ranked]
 
 
 def _scope(scope: Scope) -> str:

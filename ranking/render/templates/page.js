@@ -61,7 +61,9 @@
       form.addEventListener("input", filter);
       if (params.has("group")) form.elements.group.value = params.get("group");
       if (params.has("q")) form.elements.q.value = params.get("q");
-      filter();
+      // Untouched rows cost nothing: filter on load only when the address asks for it.
+      if (params.has("group") || params.has("q")) filter();
+      else if (count) count.textContent = "showing " + rows.length + " of " + rows.length;
     }
     var sort = params.get("sort");
     if (sort) {

@@ -14,7 +14,7 @@ from curator_io.canonical import seal, unsealed
 from ranking.explain import reason_sentence
 from ranking.render import render_report
 from ranking.render.page import content_security_policy
-from ranking.render.run import anchor
+from ranking.render.run import _bar, anchor
 from tests.conftest import FIXTURES
 from tests.ranking.render.conftest import (
     CONFLICT,
@@ -65,15 +65,18 @@ def test_the_example_page_matches_its_snapshot(snapshot) -> None:
     assert render_report(report_of(doc), _bundle(doc)) == snapshot
 
 
-def test_every_proposal_has_a_row_with_each_reason_as_explains_sentence() -> None:
+def test_every_proposal_has_a_row_whose_reason_codes_link_to_explains_sentence() -> None:
     report = case_report(MIXED)
-    page = render_report(report)
+    page = render_report(report).replace("&#39;", "'")
 
     for e in report["proposals"]:
-        assert f'<tr id="{anchor(e["id"])}" class="{e["disposition"]}">' in page
+        row = page[page.index(f'<tr id="{anchor(e["id"])}" class="{e["disposition"]}">') :]
+        row = row[: row.index("</tr>")]
         for r in e["reasons"]:
-            sentence = reason_sentence(r["code"], r["subject"], report["config"])
-            assert f'<span class="why">{sentence}</span>' in page.replace("&#39;", "'")
+            assert f'<a href="#code-{r["code"]}">{r["code"]}</a>' in row
+            sentence = reason_sentence(r["code"], "‹subject›", report["config"])
+            assert f'<tr id="code-{r["code"]}"><td><code>{r["code"]}</code></td>' in page
+            assert f"<td>{sentence}</td></tr>" in page
 
 
 def test_a_superseded_proposal_links_to_the_proposal_that_superseded_it() -> None:
@@ -87,18 +90,40 @@ def test_a_superseded_proposal_links_to_the_proposal_that_superseded_it() -> Non
 
 
 def test_a_score_bar_stacks_the_components_and_lays_the_penalty_over_its_end() -> None:
-    report = json.loads(json.dumps(case_report(CONFLICT)))
-    entry = next(e for e in report["proposals"] if e["score"] is not None)
-    score = entry["score"]
+    report = case_report(CONFLICT)
     page = render_report(report)
-    row = page[page.index(f'<tr id="{anchor(entry["id"])}"') :]
-    bar = row[row.index('<div class="bar"') : row.index("</div>")]
+    scored = [e for e in report["proposals"] if e["score"] is not None]
+    assert scored
 
-    for name in ("recurrence", "provenance", "source_signal", "scope_coverage", "confidence", "completeness"):
-        if score[name]:
-            assert f'class="c-{name}" style="width:{score[name]:g}%"' in bar
-    assert (score["contradiction_penalty"] == 0) == ('class="pen"' not in bar)
-    assert f"final {score['final']:g}" in bar
+    for entry in scored:
+        score = entry["score"]
+        row = page[page.index(f'<tr id="{anchor(entry["id"])}"') :]
+        start = row.index('<div class="bar"')
+        bar = row[start : row.index("</div>", start)]
+        end = 0
+        for name in ("recurrence", "provenance", "source_signal", "scope_coverage", "confidence", "completeness"):
+            if score[name]:
+                end += score[name]
+                assert f"var(--{name}) 0 {end:g}%" in bar
+        assert (score["contradiction_penalty"] == 0) == ("--p:" not in bar)
+        assert f"final {score['final']:g}" in row
+
+
+def test_a_penalty_is_drawn_from_final_to_the_end_of_the_stack() -> None:
+    bar = _bar(
+        {
+            "recurrence": 20,
+            "provenance": 20,
+            "source_signal": 12,
+            "scope_coverage": 10,
+            "confidence": 8,
+            "completeness": 10,
+            "contradiction_penalty": 20,
+            "final": 60,
+        }
+    )
+    # 80 stacked, 20 deducted: a layer 20% wide starting at 60%, so its position is 60 / (100 - 20) = 75%.
+    assert bar.style.endswith(";--p:var(--hatch) 75% 0/20% 100% no-repeat")
 
 
 def test_text_from_the_bundle_is_escaped_and_no_script_but_the_pages_own_is_left() -> None:
