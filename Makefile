@@ -1,12 +1,12 @@
 # evidence-rank: two commands from a fresh clone (Python 3.11):
 #   make demo   installs the tool and scores fixtures/example.json
-#   make test   installs the test extras and runs the whole suite
+#   make test   installs the test extras (and Chromium, for the browser tests) and runs the whole suite
 PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 OUT    ?= out
 
-.PHONY: install install-test demo test parity lint bench clean
+.PHONY: install install-test browser demo test parity lint bench bench-render clean
 
 $(BIN)/python:
 	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "evidence-rank needs Python >= 3.11"'
@@ -25,10 +25,19 @@ install: $(VENV)/.installed
 
 install-test: $(VENV)/.installed-test
 
+# The browser tests (tests/ranking/test_render_browser.py) drive headless Chromium.
+# Debian/Ubuntu: installed from the distribution when missing (as root, else with sudo).
+# Elsewhere, install Chromium or Chrome and set EVIDENCE_RANK_CHROMIUM to its path.
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+browser:
+	@[ -n "$$EVIDENCE_RANK_CHROMIUM" ] || command -v chromium >/dev/null 2>&1 || { \
+	  echo "installing chromium for the browser tests"; \
+	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq --no-install-recommends chromium >/dev/null; }
+
 demo: install
 	$(BIN)/evidence-rank score fixtures/example.json --out-dir $(OUT)
 
-test: install-test
+test: install-test browser
 	$(BIN)/python -m pytest
 
 parity: install-test
@@ -39,6 +48,9 @@ lint: install-test
 
 bench: install-test
 	$(BIN)/python bench/run.py
+
+bench-render: install-test browser
+	$(BIN)/python bench/render.py
 
 clean:
 	rm -rf $(VENV) $(OUT) .pytest_cache build *.egg-info

@@ -33,6 +33,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import quote
 
 from curator_io import grammar as g
 from curator_io.canonical import canon
@@ -375,10 +376,18 @@ def _cell(s: str) -> str:
     return s.replace("\\", "\\\\").replace("|", "\\|").replace("\r", " ").replace("\n", " ")
 
 
-def render_summary(result: GateResult) -> str:
-    """A Markdown section for ``$GITHUB_STEP_SUMMARY``: the verdict and a table of findings."""
+def _link(target: str) -> str:
+    """A Markdown link destination: percent-encoded, in angle brackets so parentheses cannot end it."""
+    return "<" + quote(target, safe="/:?#&=%@+~.,;!$'*()[]-_") + ">"
+
+
+def render_summary(result: GateResult, html: str | None = None) -> str:
+    """A Markdown section for ``$GITHUB_STEP_SUMMARY``: the verdict, a link to the run view
+    (``evidence-rank render``) when ``html`` is given, and a table of findings."""
     status = "passed" if result.passed else "failed"
     lines = [f"### evidence-rank gate: {status}", "", _cell(_verdict(result)), ""]
+    if html is not None:
+        lines += [f"Run view: [{_cell(html).replace('[', '').replace(']', '')}]({_link(html)})", ""]
     if result.findings:
         lines += ["| kind | key | pointer | message |", "| --- | --- | --- | --- |"]
         for f in result.findings:

@@ -57,6 +57,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="text (default); json (canonical JSON); github (::error annotations, and a table appended to "
         "$GITHUB_STEP_SUMMARY when set)",
     )
+    p.add_argument(
+        "--html",
+        metavar="PATH_OR_URL",
+        help="with --format github: link the step summary to this run view (made by evidence-rank render), "
+        "e.g. the URL or path of an uploaded artifact",
+    )
     p.set_defaults(run=run)
 
 
@@ -82,6 +88,10 @@ def _error_summary(e: EvidenceRankError) -> str:
 
 
 def _gate(args: argparse.Namespace) -> int:
+    if args.html is not None and args.format != "github":
+        raise ConfigError(
+            "usage.invalid_option", "--html links the page from the GitHub step summary: use --format github"
+        )
     pinned = read_config(args.config)
     bundle = read_bundle(args.bundle)
     report = read_report(args.report)
@@ -101,7 +111,7 @@ def _gate(args: argparse.Namespace) -> int:
         write_stdout(render_json(result) + b"\n")
     elif args.format == "github":
         emit(render_github(result, file=args.memory_after, report_file=args.report))
-        _append_summary(os.environ.get("GITHUB_STEP_SUMMARY"), render_summary(result))
+        _append_summary(os.environ.get("GITHUB_STEP_SUMMARY"), render_summary(result, args.html))
     else:
         emit(render_text(result))
     return 0 if result.passed else 1

@@ -1,0 +1,91 @@
+"""``evidence-rank render``: a self-contained HTML view of a report, or of a batch folder.
+
+    render REPORT [--bundle B] --out run.html
+    render --batch DIR --out batch.html
+
+Every report is verified before it is drawn (SPEC §7), so a page never shows a
+tampered report as if it were real. A batch's run views are written beside the
+batch page, in ``<name>-runs/``, before the page that links to them.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path, PurePosixPath
+from urllib.parse import quote
+
+from curator_io.errors import ConfigError, InputError
+from curator_io.files import flush_to_disk, read_bytes, write_atomic
+from curator_io.jsonio import parse_json
+from ranking.cli.common import read_bundle, read_report
+
+__all__ = ["register", "run"]
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "render",
+        help="write a self-contained HTML view of a report (or of a batch folder with --batch)",
+        description="Write one self-contained HTML page (inline CSS and script, no request leaves it): the run "
+        "view of REPORT (outcome, counts, every proposal with its score components, reasons as sentences, "
+        "supersessions), or with --batch DIR the view of a batch folder (outcomes per bundle, the reason codes "
+        "that refuse most, a run view per bundle in OUT's folder under <name>-runs/). The report is verified "
+        "first: its SPEC §7 invariants, or with --bundle a byte-for-byte replay (exit 4 when it does not hold).",
+    )
+    p.add_argument("report", metavar="REPORT", nargs="?", help="an evidence-ranking-v1 report")
+    p.add_argument("--bundle", metavar="BUNDLE", help="the report's curator-bundle-v1: replay it, show operations")
+    p.add_argument("--batch", metavar="DIR", help="a folder written by evidence-rank batch (DIR/summary.json)")
+    p.add_argument("--out", metavar="FILE.html", required=True, help="where to write the page")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if (args.report is None) == (args.batch is None):
+        raise ConfigError("usage.invalid_option", "give either REPORT or --batch DIR, not both or neither")
+    if args.batch is not None and args.bundle is not None:
+        raise ConfigError("usage.invalid_option", "--bundle renders one report; a batch's reports are checked alone")
+    # Imported here, not with the command line: only this command needs Jinja2.
+    from ranking.render import render_batch, render_report
+
+    out = Path(args.out)
+    if args.batch is None:
+        report = read_report(args.report)
+        bundle = read_bundle(args.bundle) if args.bundle else None
+        write_atomic(out, render_report(report, bundle).encode("utf-8"))
+        print(f"{out}: run view of {report['run']} ({report['counts']['proposals']} proposals, {report['outcome']})")
+        return 0
+    folder = Path(args.batch)
+    summary = _read_summary(folder / "summary.json")
+    reports = {
+        e["index"]: read_report(folder / e["output"] / "report.json")
+        for e in summary["bundles"]
+        if e["outcome"] != "error"
+    }
+    runs = out.parent / f"{out.stem}-runs"
+    names = {e["index"]: _page_name(e) for e in summary["bundles"]}
+    links = {index: f"{quote(runs.name)}/{quote(names[index])}" for index in reports}
+    page = render_batch(summary, reports, links=links)  # verifies the summary and every report
+    for index, report in reports.items():
+        write_atomic(runs / names[index], render_report(report).encode("utf-8"), durable=False)
+    flush_to_disk()
+    write_atomic(out, page.encode("utf-8"))  # last: it links to the run views
+    print(f"{out}: batch view of {summary['counts']['bundles']} bundles; {len(reports)} run views in {runs}/")
+    return 0
+
+
+def _read_summary(path: Path) -> dict:
+    try:
+        doc = parse_json(read_bytes(path))
+    except InputError as e:
+        raise InputError(e.code, f"{path}: {e.detail}", pointer=e.pointer) from e
+    if type(doc) is not dict or type(doc.get("bundles")) is not list:
+        raise InputError("input.schema", f"{path}: not a batch summary (evidence-rank-batch-v1)", pointer="")
+    return doc
+
+
+def _page_name(entry: dict) -> str:
+    """``000001-acme-api.html``: the bundle's folder name (``ranking.batch.output_folder``), which its
+    index makes unique; just the index for a folder named otherwise."""
+    prefix = f"{entry['index']:06d}"
+    name = PurePosixPath(str(entry["output"])).name
+    return (name if name.startswith(prefix + "-") else prefix) + ".html"

@@ -1,0 +1,12 @@
+"""Self-contained HTML views of a ranking report and of a batch (``evidence-rank render``).
+
+Pure: each view is a function from verified JSON values to a page (``str``);
+the CLI reads the files and writes the page atomically.
+"""
+
+from __future__ import annotations
+
+from ranking.render.batch import render_batch
+from ranking.render.run import render_report
+
+__all__ = ["render_report", "render_batch"]

@@ -1,0 +1,126 @@
+"""The batch view: a batch folder's ``summary.json`` and its reports as a page
+(``evidence-rank render --batch DIR``).
+
+The summary must be sealed, and each report it names must satisfy every SPEC §7
+invariant and say what the summary says of it (run, outcome, selected): else
+``summary.tampered``. The chart counts the reason codes that refuse: every code
+on a proposal that was not selected, but ``evidence.quarantined``, which is
+informational (SPEC §3.5).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from curator_io.canonical import is_sealed
+from curator_io.errors import TamperError, pointer_of
+from ranking.batch import SUMMARY_SCHEMA, Source
+from ranking.numbers import r2
+from ranking.render.page import format_number, render_page
+from ranking.verification import check_report
+
+__all__ = ["render_batch", "refusing_codes"]
+
+_INFORMATIONAL = frozenset({"evidence.quarantined", "rank.selected"})
+_CHART_ROWS = 15
+_CHART_LABEL, _CHART_BAR, _CHART_ROW = 250, 320, 22
+
+
+@dataclass(frozen=True, slots=True)
+class BundleRow:
+    entry: Mapping[str, Any]
+    source: str
+    counts: Mapping[str, int] | None
+    link: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ChartBar:
+    code: str
+    count: int
+    y: int
+    width: str
+    text_x: str
+    """Where the count is written, just past the bar's end."""
+
+
+def refusing_codes(report: Mapping[str, Any]) -> Counter[str]:
+    """How many proposals of ``report`` each refusing reason code holds."""
+    return Counter(
+        code
+        for e in report["proposals"]
+        if e["disposition"] != "selected"
+        for code in {r["code"] for r in e["reasons"]} - _INFORMATIONAL
+    )
+
+
+def render_batch(
+    summary: Mapping[str, Any], reports: Mapping[int, Mapping[str, Any]], *, links: Mapping[int, str] | None = None
+) -> str:
+    """The batch view as one self-contained HTML page.
+
+    ``reports`` holds each scored bundle's report by its ``index`` in the
+    summary; ``links`` the address of each bundle's run view, relative to the page.
+    """
+    _check_summary(summary, reports)
+    links = links or {}
+    codes: Counter[str] = Counter()
+    rows = []
+    for e in summary["bundles"]:
+        report = reports.get(e["index"])
+        if report is not None:
+            codes += refusing_codes(report)
+        source = Source(e["source"]["file"], e["source"]["line"]).label
+        rows.append(BundleRow(e, source, None if report is None else report["counts"], links.get(e["index"])))
+    errors = Counter(e["error"]["code"] for e in summary["bundles"] if e["error"] is not None)
+    ranked = sorted(codes.items(), key=lambda kv: (-kv[1], kv[0]))
+    return render_page(
+        "batch.html.j2",
+        title=f"evidence-rank · batch of {summary['counts']['bundles']}",
+        summary=summary,
+        rows=rows,
+        codes=ranked,
+        chart=_chart(ranked[:_CHART_ROWS]),
+        chart_size=(_CHART_LABEL + _CHART_BAR + 60, _CHART_ROW * min(len(ranked), _CHART_ROWS) + 4),
+        chart_label=_CHART_LABEL,
+        errors=sorted(errors.items(), key=lambda kv: (-kv[1], kv[0])),
+        outcomes=("selected", "no_op", "error"),
+        num=format_number,
+    )
+
+
+def _check_summary(summary: Mapping[str, Any], reports: Mapping[int, Mapping[str, Any]]) -> None:
+    if not isinstance(summary, Mapping) or not is_sealed(summary) or summary.get("schema") != SUMMARY_SCHEMA:
+        raise TamperError("summary.tampered", f"not a sealed {SUMMARY_SCHEMA} summary", pointer="/digest")
+    for i, e in enumerate(summary["bundles"]):
+        if e["outcome"] == "error":
+            continue
+        report = reports.get(e["index"])
+        if report is None:
+            raise TamperError(
+                "summary.tampered", f"no report for bundle {e['index']}", pointer=pointer_of("bundles", i)
+            )
+        check_report(report)
+        said = (e["run"], e["outcome"], list(e["selected"]))
+        if said != (report["run"], report["outcome"], list(report["selected"])):
+            raise TamperError(
+                "summary.tampered",
+                f"bundle {e['index']}: the summary's run, outcome or selected differ from {e['output']}/report.json",
+                pointer=pointer_of("bundles", i),
+            )
+
+
+def _chart(ranked: list[tuple[str, int]]) -> list[ChartBar]:
+    """Horizontal bars, the most frequent code the longest (``_CHART_BAR`` wide)."""
+    if not ranked:
+        return []
+    most = ranked[0][1]
+    bars = []
+    for i, (code, n) in enumerate(ranked):
+        width = r2(Fraction(_CHART_BAR * n, most))
+        bars.append(ChartBar(code, n, i * _CHART_ROW, format_number(width), format_number(_CHART_LABEL + width + 6)))
+    return bars
