@@ -69,7 +69,7 @@ def read_report(path: str | Path) -> Mapping[str, Any]:
     try:
         doc = parse_json(read_bytes(path))
     except InputError as e:
-        raise e.in_file(path) from e
+        raise e.in_file(str(path)) from e
     if type(doc) is not dict:
         raise TamperError("report.tampered", "a ranking report is a JSON object", pointer="", source=str(path))
     return doc
