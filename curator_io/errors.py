@@ -93,7 +93,10 @@ class InputError(EvidenceRankError):
         if self.code == "input.frozen_digest_mismatch":
             return "If you edited the bundle by hand, reseal it: evidence-rank seal BUNDLE"
         if self.code == "input.malformed_json":
-            return "The bundle must be I-JSON: UTF-8 without BOM, no duplicate members, no lone surrogates."
+            return (
+                "Every input must be I-JSON (RFC 7493): UTF-8 without a byte-order mark, no duplicate "
+                "member names, no lone surrogates, every number finite as a binary64."
+            )
         return ""
 
 

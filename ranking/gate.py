@@ -34,6 +34,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from curator_io import grammar as g
 from curator_io.canonical import canon
 from curator_io.errors import InputError, pointer_of
 from curator_io.models import Bundle
@@ -202,6 +203,11 @@ def _index_actual(actual: Any) -> tuple[_Instructions, list[Finding]]:
             'memory-after is a whole document; pass its memory object (the "memory" member)',
             pointer="/memory",
         )
+    if "version" in actual and not g.is_int(actual["version"]):
+        # A version of the wrong type is not a memory object (SPEC §1: memory.version is an INT):
+        # the file is refused, not compared.
+        detail = f"expected {g.described('an INT')}, got {g.shown(actual['version'])}"
+        raise InputError("input.schema", detail, pointer="/version")
     items = actual.get("instructions")
     if type(items) is not list:
         raise InputError("input.schema", "expected an array of instructions", pointer="/instructions")
@@ -307,11 +313,15 @@ def _show(value: Any) -> str:
 # -- rendering ------------------------------------------------------------------------------
 
 
+def _count(n: int | None, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
 def _verdict(result: GateResult) -> str:
     if result.passed:
         return (
             f"gate passed: memory-after is exactly what the selection permits "
-            f"(version {result.version}, {result.instructions} instructions)"
+            f"(version {result.version}, {_count(result.instructions, 'instruction')})"
         )
     counts: dict[str, int] = {}
     for f in result.findings:
@@ -335,13 +345,13 @@ def render_json(result: GateResult) -> bytes:
     return canon(result.to_json())
 
 
-def _escape_data(s: str) -> str:
+def escape_data(s: str) -> str:
     # GitHub workflow commands: % CR LF are escaped in the message.
     return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
-def _escape_property(s: str) -> str:
-    return _escape_data(s).replace(":", "%3A").replace(",", "%2C")
+def escape_property(s: str) -> str:
+    return escape_data(s).replace(":", "%3A").replace(",", "%2C")
 
 
 def render_github(result: GateResult, file: str | None = None, report_file: str | None = None) -> str:
@@ -349,14 +359,14 @@ def render_github(result: GateResult, file: str | None = None, report_file: str 
 
     A finding is annotated on the file its pointer is into: ``file`` (memory-after) or ``report_file``.
     """
-    title = "title=" + _escape_property("evidence-rank gate")
+    title = "title=" + escape_property("evidence-rank gate")
     lines = []
     for f in result.findings:
         path = report_file if f.document == "report" else file
-        where = f"file={_escape_property(path)}," if path else ""
-        lines.append(f"::error {where}{title}::{_escape_data(f.message + ' (' + f.pointer + ')')}")
+        where = f"file={escape_property(path)}," if path else ""
+        lines.append(f"::error {where}{title}::{escape_data(f.message + ' (' + f.pointer + ')')}")
     if result.passed:
-        lines.append(f"::notice {title}::{_escape_data(_verdict(result))}")
+        lines.append(f"::notice {title}::{escape_data(_verdict(result))}")
     lines.append(_verdict(result))
     return "\n".join(lines)
 

@@ -120,7 +120,9 @@ class EvidenceRankingAcceptance:
     ``agentdescent.defaults.DefaultAcceptance``). ``match`` says which
     proposals a diff implements (default: :func:`match_diff`). ``bundle`` is
     the bundle the report ranked; without it only ``diff.diff_id`` can match,
-    because a report carries no operations (SPEC §6).
+    because a report carries no operations (SPEC §6). ``ledger`` is a ledger
+    file (docs/ledger.md): the report is recorded in it, and so is each
+    decision of ``inner`` on a backed diff (``ranking.ledger.Outcome``).
 
     ``config`` is the pinned policy: a ``curator_io.Config`` or a config
     object as in a config file. It defaults to the SPEC §2 defaults, so a
@@ -145,6 +147,7 @@ class EvidenceRankingAcceptance:
         *,
         bundle: Source | None = None,
         config: Config | Mapping[str, Any] | None = DEFAULT_CONFIG,
+        ledger: str | os.PathLike[str] | None = None,
     ) -> None:
         document = _load_report(report)
         operations = _operations_of(bundle, document) if bundle is not None else {}
@@ -158,6 +161,8 @@ class EvidenceRankingAcceptance:
         self.inner: AcceptancePolicy = inner if inner is not None else DefaultAcceptance()
         self.match: ProposalMatcher = match if match is not None else match_diff
         self._by_id = {p.id: p for p in self.proposals}
+        self.ledger = _Recorder(ledger, document) if ledger is not None else None
+        """Where what the acceptance test does with each backed diff is recorded (docs/ledger.md)."""
 
     # The aggregator offers every installed policy its verifier and config
     # through these optional hooks (agentdescent/aggregator.py,
@@ -189,7 +194,7 @@ class EvidenceRankingAcceptance:
         # proposal's edit must not hide a parent that is not selected.
         matched = self._matched(diff) if not fused or self.match is not match_diff else ()
         if any(p.disposition == "selected" for p in matched):
-            return self.inner.accept(ctx)
+            return self._decided(ctx, matched)
         if diff is None or not fused:
             return self._refusal(ctx, self._detail(diff, matched))
         # A Diff's ops are a dict; anything else carries no edit we can read.
@@ -197,7 +202,14 @@ class EvidenceRankingAcceptance:
         verdict = judge_fused(diff.diff_id, ops, self.proposals, self.run)
         if verdict.refusal is not None:
             return self._refusal(ctx, f"{_TAG} {verdict.refusal}")
-        return self.inner.accept(ctx)
+        return self._decided(ctx, verdict.proposals)
+
+    def _decided(self, ctx: MergeContext, backing: Sequence[RankedProposal]) -> AcceptDecision:
+        """``inner``'s decision on a backed diff, recorded against each backing proposal."""
+        decision = self.inner.accept(ctx)
+        if self.ledger is not None:
+            self.ledger.record(ctx, backing, decision)
+        return decision
 
     @staticmethod
     def _refusal(ctx: MergeContext, detail: str) -> AcceptDecision:
@@ -225,6 +237,41 @@ class EvidenceRankingAcceptance:
             return f"{_TAG} no proposal of run {self.run} matched diff {diff_id}"
         named = "; ".join(f"{p.id} ({p.disposition}: {', '.join(p.codes)})" for p in matched)
         return f"{_TAG} diff {diff_id} matches {named}"
+
+
+class _Recorder:
+    """``ledger=``: the report goes into the ledger when the policy is built, and
+    each decision on a backed diff after it is made, against the selected
+    proposals' fingerprints. Only what this policy sees: a commit that the
+    aggregator's oracle or a CAS conflict stops afterwards is not known here."""
+
+    def __init__(self, path: str | os.PathLike[str], document: Mapping[str, Any]) -> None:
+        from ranking.ledger import Ledger
+
+        self.path = path
+        self.report: str = document["digest"]
+        self.fingerprints = {e["id"]: e["fingerprint"] for e in document["proposals"]}
+        with Ledger.open(path) as ledger:
+            ledger.add_report(document)
+
+    def record(self, ctx: MergeContext, matched: Sequence[RankedProposal], decision: AcceptDecision) -> None:
+        from ranking.ledger import Outcome, finite, record_outcome
+
+        version = getattr(ctx.artifact, "version", None)
+        for p in matched:
+            if p.disposition != "selected":
+                continue
+            outcome = Outcome(
+                report=self.report,
+                proposal=p.id,
+                fingerprint=self.fingerprints[p.id],
+                diff=ctx.diff.diff_id if ctx.diff is not None else "",
+                version=version if isinstance(version, int) else None,
+                category="committed" if decision.accept else decision.category,
+                p_improve=finite(decision.p_improve),
+                observed_delta=finite(decision.observed_delta),
+            )
+            record_outcome(self.path, outcome)
 
 
 def rejected_notes(report: Source, lesson: str | None = None) -> tuple[str, ...]:

@@ -85,6 +85,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         default=10.0,
         help="dask engine: give up connecting to --scheduler after this long (default 10)",
     )
+    p.add_argument(
+        "--ledger", metavar="PATH", help="record every report written in this ledger, in input order (docs/ledger.md)"
+    )
     p.set_defaults(run=run)
 
 
@@ -99,7 +102,12 @@ def run(args: argparse.Namespace) -> int:
     sources = iter_sources(inputs, defer=local)
     items = ((index, source, raw) for index, (source, raw) in enumerate(sources, start=1))
     with _engine(args) as engine:
-        entries = _write_all(engine.map(fn, items), out)
+        results = engine.map(fn, items)
+        if args.ledger:
+            from ranking.cli.ledger_runs import recorded  # imported when asked for: sqlite3 costs start-up
+
+            results = recorded(results, args.ledger, out)
+        entries = _write_all(results, out)
     summary = build_summary(entries, config)
     flush_to_disk()  # every bundle's folder is on disk before the summary that names them
     write_atomic(out / "summary.json", canon(summary))

@@ -6,7 +6,8 @@ from __future__ import annotations
 import argparse
 import os
 
-from curator_io.errors import ConfigError, InputError
+from curator_io.canonical import canon
+from curator_io.errors import ConfigError, EvidenceRankError, InputError
 from curator_io.files import read_bytes
 from curator_io.jsonio import parse_json
 from ranking.apply import apply_selection
@@ -14,6 +15,8 @@ from ranking.cli.common import read_bundle, read_config, read_report
 from ranking.cli.output import emit, write_stdout
 from ranking.gate import (
     compare_memory,
+    escape_data,
+    escape_property,
     policy_result,
     render_github,
     render_json,
@@ -58,6 +61,27 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    try:
+        return _gate(args)
+    except EvidenceRankError as e:
+        # A CI step reads stdout: a refusal is a verdict too, in the format asked for.
+        if args.format == "json":
+            error = {**e.to_json(), "file": e.source, "exit_code": e.exit_code}
+            write_stdout(canon({"passed": False, "error": error}) + b"\n")
+        elif args.format == "github":
+            where = f"file={escape_property(e.source)}," if e.source else ""
+            title = escape_property(f"evidence-rank gate: {e.code}")
+            emit(f"::error {where}title={title}::{escape_data(e.message)}")
+            _append_summary(os.environ.get("GITHUB_STEP_SUMMARY"), _error_summary(e))
+        raise
+
+
+def _error_summary(e: EvidenceRankError) -> str:
+    where = f" in `{e.source}`" if e.source else ""
+    return f"### evidence-rank gate: refused (exit {e.exit_code})\n\n`{e.code}`{where}: {e.detail}\n"
+
+
+def _gate(args: argparse.Namespace) -> int:
     pinned = read_config(args.config)
     bundle = read_bundle(args.bundle)
     report = read_report(args.report)
