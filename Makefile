@@ -1,12 +1,15 @@
 # evidence-rank: two commands from a fresh clone (Python 3.11):
 #   make demo   installs the tool and scores fixtures/example.json
-#   make test   installs the test extras (and Chromium, for the browser tests) and runs the whole suite
+#   make test   installs the test extras (and Chromium, for the browser tests), lints, type-checks and
+#               runs the whole suite (what CI runs)
 PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 OUT    ?= out
+# What ruff lints and formats; mypy's files are in pyproject.toml ([tool.mypy]).
+SOURCES = curator_io validator ranking tests bench
 
-.PHONY: install install-test browser demo test parity lint bench bench-render clean
+.PHONY: install install-test browser demo check test static parity lint format bench bench-render clean
 
 $(BIN)/python:
 	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "evidence-rank needs Python >= 3.11"'
@@ -37,14 +40,26 @@ browser:
 demo: install
 	$(BIN)/evidence-rank score fixtures/example.json --out-dir $(OUT)
 
-test: install-test browser
+# CI (.ci/run) runs `make test`: a lint error, an unformatted file or a type error fails it
+# before the suite starts. `make check` is the same gate, to run before a commit.
+check: test
+
+test: static browser
 	$(BIN)/python -m pytest
+
+static: install-test
+	$(BIN)/ruff check $(SOURCES)
+	$(BIN)/ruff format --check $(SOURCES)
+	$(BIN)/mypy
 
 parity: install-test
 	$(BIN)/python -m pytest tests/test_parity.py
 
-lint: install-test
-	$(BIN)/ruff check curator_io validator ranking tests bench
+lint: static
+
+format: install-test
+	$(BIN)/ruff check --fix $(SOURCES)
+	$(BIN)/ruff format $(SOURCES)
 
 bench: install-test
 	$(BIN)/python bench/run.py
@@ -53,4 +68,4 @@ bench-render: install-test browser
 	$(BIN)/python bench/render.py
 
 clean:
-	rm -rf $(VENV) $(OUT) .pytest_cache build *.egg-info
+	rm -rf $(VENV) $(OUT) .pytest_cache .mypy_cache .ruff_cache build *.egg-info

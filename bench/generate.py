@@ -23,8 +23,8 @@ from typing import Any
 # Run as a script from a checkout: the packages sit one folder up.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from curator_io.canonical import canon, digest  # noqa: E402
-from curator_io.sealing import seal_bundle  # noqa: E402
+from curator_io.canonical import canon, digest
+from curator_io.sealing import seal_bundle
 
 __all__ = ["generate_bundle", "KINDS", "VERSION"]
 

@@ -31,10 +31,10 @@ from pathlib import Path
 # Run as a script from a checkout: the packages sit one folder up.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.generate import generate_bundle  # noqa: E402
-from curator_io import load_bundle  # noqa: E402
-from ranking.pipeline import rank  # noqa: E402
-from ranking.render import render_report  # noqa: E402
+from bench.generate import generate_bundle
+from curator_io import load_bundle
+from ranking.pipeline import rank
+from ranking.render import render_report
 
 LIMIT_S = 2.0
 
@@ -54,7 +54,7 @@ def _open(binary: str, profile: Path, page: Path, mode: str, out: Path) -> tuple
     return time.perf_counter() - start, done.stdout
 
 
-def _best(repeat: int, fn) -> tuple[float, object]:  # noqa: ANN001
+def _best(repeat: int, fn) -> tuple[float, object]:
     results = [fn() for _ in range(repeat)]
     return min(results, key=lambda r: r[0])
 
@@ -102,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0 if worst < LIMIT_S and rows == args.n else 1
 
 
-def _timed(fn) -> tuple[float, object]:  # noqa: ANN001
+def _timed(fn) -> tuple[float, object]:
     start = time.perf_counter()
     value = fn()
     return time.perf_counter() - start, value

@@ -90,7 +90,7 @@ def _check_head(doc: dict[str, Any]) -> _Head:
 
 def _check_frozen(doc: dict[str, Any]) -> str:
     frozen = _object(member(doc, "frozen", (), _anything, "an object"), ("frozen",))
-    return member(frozen, "digest", ("frozen",), g.is_digest, "a DIGEST")  # type: ignore[no-any-return]
+    return member(frozen, "digest", ("frozen",), g.is_digest, "a DIGEST")  # type: ignore[no-any-return]  # is a DIGEST
 
 
 def bundle_from_document(doc: Any) -> Bundle:

@@ -101,7 +101,7 @@ def _orjson_exact(value: Any) -> bytes | None:
 
 def _orjson_writes_jcs(value: dict[str, Any] | list[Any]) -> bool:
     """Step 1: no float orjson spells otherwise, no type JCS refuses, anywhere in ``value``."""
-    stack = [value]
+    stack: list[Any] = [value]  # JSON containers, untyped as JSON is
     while stack:
         node = stack.pop()
         items = node.values() if type(node) is dict else node
@@ -256,7 +256,7 @@ def seal_canonical(obj: Mapping[str, Any], plain: Collection[str] = ()) -> tuple
 def is_sealed(obj: Mapping[str, Any]) -> bool:
     """True when ``obj["digest"] == digest(obj without its digest member)``."""
     body = dict(obj)
-    claimed = body.pop("digest", None)
+    claimed: object = body.pop("digest", None)
     # Validation asks this of every artifact in a closure: no more work than the hash.
     return claimed == "sha256:" + hashlib.sha256(canon(body)).hexdigest()
 

@@ -66,7 +66,7 @@ def parse_config(doc: Any) -> Config:
     """Build a Config from a JSON object; members not given take their defaults."""
     if type(doc) is not dict:
         raise ConfigError("config.invalid", "a config must be a JSON object", pointer="")
-    values: dict[str, int | float] = {}
+    values: dict[str, Any] = {}  # the threshold may be a float, every other member is an int
     for name, value in doc.items():
         if name == "threshold":
             values[name] = _threshold(value)

@@ -34,5 +34,5 @@ def _walk(a: Any, b: Any, path: tuple[str | int, ...]) -> Iterator[str]:
                 yield pointer_of(*path, i)
             else:
                 yield from _walk(a[i], b[i], (*path, i))
-    elif type(a) is not type(b) and not (is_number(a) and is_number(b)) or a != b:
+    elif (type(a) is not type(b) and not (is_number(a) and is_number(b))) or a != b:
         yield pointer_of(*path)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import calendar
 import re
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, TypeGuard
 
 __all__ = [
     "is_id",
@@ -40,7 +40,7 @@ def utf8_len(s: str) -> int:
     return len(s) if s.isascii() else len(s.encode("utf-8"))
 
 
-def is_id(v: Any) -> bool:
+def is_id(v: Any) -> TypeGuard[str]:
     # fullmatch, not match + $: "$" would accept a trailing newline.
     return type(v) is str and _ID.fullmatch(v) is not None
 
@@ -77,21 +77,21 @@ def are_timestamp_shaped(values: list[Any]) -> bool:
     return _each_matches(_TIMESTAMPS, values)
 
 
-def is_digest(v: Any) -> bool:
+def is_digest(v: Any) -> TypeGuard[str]:
     return type(v) is str and _DIGEST.fullmatch(v) is not None
 
 
-def is_repo(v: Any) -> bool:
+def is_repo(v: Any) -> TypeGuard[str]:
     return type(v) is str and 1 <= utf8_len(v) <= 200 and _CONTROL.search(v) is None
 
 
-def is_path(v: Any) -> bool:
+def is_path(v: Any) -> TypeGuard[str]:
     if type(v) is not str or not 1 <= utf8_len(v) <= 400 or _CONTROL.search(v):
         return False
     return all(seg not in ("", ".", "..") for seg in v.split("/"))
 
 
-def is_timestamp(v: Any) -> bool:
+def is_timestamp(v: Any) -> TypeGuard[str]:
     """RFC 3339 UTC, ASCII digits, a real proleptic-Gregorian instant, no leap second."""
     if type(v) is not str:
         return False
@@ -114,12 +114,12 @@ def instant_key(ts: str) -> str:
     return body + ".000000000"
 
 
-def is_number(v: Any) -> bool:
+def is_number(v: Any) -> TypeGuard[int | float]:
     """A JSON number, never a boolean."""
     return type(v) is int or type(v) is float
 
 
-def is_int(v: Any) -> bool:
+def is_int(v: Any) -> TypeGuard[int | float]:
     """INT: a number whose binary64 value is an integer in [0, 2^53 - 1]."""
     if type(v) is int:
         return 0 <= v <= MAX_INT

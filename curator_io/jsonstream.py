@@ -232,7 +232,7 @@ def _decode_name(quoted: bytes) -> str:
         name = orjson.loads(quoted)
     except orjson.JSONDecodeError as e:
         raise Unsure(e.msg) from None
-    return name  # type: ignore[no-any-return]
+    return name  # type: ignore[no-any-return]  # a quoted name decodes to a str
 
 
 def _value(raw: bytes, p: int) -> tuple[int, Any]:
@@ -257,7 +257,7 @@ def _value(raw: bytes, p: int) -> tuple[int, Any]:
 
 
 def _skip(raw: bytes, p: int) -> int:
-    return _WS.match(raw, p).end()  # type: ignore[union-attr]
+    return _WS.match(raw, p).end()  # type: ignore[union-attr]  # _WS matches the empty string: never None
 
 
 def _char_boundary(raw: bytes, c: int) -> int:

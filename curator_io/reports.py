@@ -194,19 +194,20 @@ class ValidationReportModel(_Frozen):
 # -- evidence-ranking-v1 (SPEC §6) -------------------------------------------------------
 
 
-def _bounded(hi: int) -> Any:
-    return Annotated[Number, Field(ge=0, le=hi)]
+def _upto(hi: int) -> Any:
+    """A score part's bounds, as ``Annotated`` metadata: a type checker refuses a call where a type goes."""
+    return Field(ge=0, le=hi)
 
 
 class ScoreModel(_Frozen):
-    recurrence: _bounded(30)
-    provenance: _bounded(20)
-    source_signal: _bounded(15)
-    scope_coverage: _bounded(15)
-    confidence: _bounded(10)
-    completeness: _bounded(10)
-    contradiction_penalty: _bounded(40)
-    final: _bounded(100)
+    recurrence: Annotated[Number, _upto(30)]
+    provenance: Annotated[Number, _upto(20)]
+    source_signal: Annotated[Number, _upto(15)]
+    scope_coverage: Annotated[Number, _upto(15)]
+    confidence: Annotated[Number, _upto(10)]
+    completeness: Annotated[Number, _upto(10)]
+    contradiction_penalty: Annotated[Number, _upto(40)]
+    final: Annotated[Number, _upto(100)]
 
 
 class RankingEntryModel(ValidationEntryModel):
@@ -269,7 +270,8 @@ def published_schema(name: str) -> dict[str, Any]:
     """The schema shipped in the package (``curator_io/schemas/<schema id>.json``)."""
     schema_id, _ = SCHEMA_MODELS[name]
     text = resources.files("curator_io").joinpath("schemas", f"{schema_id}.json").read_text("utf-8")
-    return json.loads(text)
+    schema: dict[str, Any] = json.loads(text)
+    return schema
 
 
 if __name__ == "__main__":  # regenerate the published files: python -m curator_io.reports

@@ -140,7 +140,8 @@ def _printable(name: str) -> str:
 def _local_inputs(given: str, exclude: Path | None) -> list[Input]:
     path = Path(given)
     if path.is_file():
-        return [Input(given, path.suffix.lower() == ".jsonl", partial(open, path, "rb"))]
+        # mypy#17585: mypy types a partial of an overloaded function by its first overload (text mode).
+        return [Input(given, path.suffix.lower() == ".jsonl", partial(open, path, "rb"))]  # type: ignore[arg-type]
     if not path.is_dir():
         raise ConfigError("usage.unreadable", f"cannot read {given!r}: no such file or folder")
     skip = exclude.resolve() if exclude is not None else None
@@ -154,8 +155,9 @@ def _local_inputs(given: str, exclude: Path | None) -> list[Input]:
                 full = Path(folder) / name
                 found.append((full.relative_to(path).as_posix(), full))
     found.sort(key=lambda f: f[0])
+    # mypy#17585, as above.
     return [
-        Input(_printable(os.path.join(given, rel)), rel.lower().endswith(".jsonl"), partial(open, full, "rb"))
+        Input(_printable(os.path.join(given, rel)), rel.lower().endswith(".jsonl"), partial(open, full, "rb"))  # type: ignore[arg-type]
         for rel, full in found
     ]
 
@@ -190,7 +192,7 @@ def find_inputs(paths: Iterable[str], *, exclude: Path | None = None, stdin: Bin
         if given == "-":
             if stdin is None:
                 raise ConfigError("usage.unreadable", "'-' given but there is no standard input")
-            inputs.append(Input("-", True, partial(nullcontext, stdin)))
+            inputs.append(Input("-", True, partial(nullcontext, stdin)))  # type: ignore[arg-type]  # mypy#17585
         elif "://" in given:
             inputs.extend(_url_inputs(given))
         else:

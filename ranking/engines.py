@@ -131,6 +131,6 @@ def _apply_here(fn: Callable[[T], R], chunk: list[T]) -> Future[list[R]]:
     done: Future[list[R]] = Future()
     try:
         done.set_result(_apply_all(fn, chunk))
-    except Exception as e:  # carried, not handled: .result() raises it again, as the pool's futures do
+    except Exception as e:  # noqa: BLE001  carried, not handled: .result() raises it again, as the pool's futures do
         done.set_exception(e)
     return done

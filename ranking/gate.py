@@ -287,7 +287,7 @@ def _classify(
         return Finding("missing_edit", key, here, f"{edit} is missing: {still}")
     if a is None:
         return Finding("unexpected_removal", key, here, f"instruction {key!r} was removed, but {edit} keeps it")
-    members = _differing_members(p if p is not None else b, a)  # type: ignore[arg-type]
+    members = _differing_members(p if p is not None else b, a)  # type: ignore[arg-type]  # p and b are not both None
     if p is None:
         message = f"instruction {key!r} was changed ({', '.join(members)}), but {edit} removes it"
     else:

@@ -55,7 +55,8 @@ def _first_schema_error(report: Mapping[str, Any]) -> jsonschema.ValidationError
     # never checks a report.
     import jsonschema
 
-    return jsonschema.exceptions.best_match(_report_validator().iter_errors(report))
+    error: jsonschema.ValidationError | None = jsonschema.exceptions.best_match(_report_validator().iter_errors(report))
+    return error  # best_match is unannotated in types-jsonschema
 
 
 @cache

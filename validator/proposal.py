@@ -38,7 +38,7 @@ class Operation(NamedTuple):
 class Proposal(NamedTuple):
     """A structurally complete proposal."""
 
-    index: int
+    index: int  # type: ignore[assignment]  # shadows tuple.index on purpose: the bundle position
     id: str
     lesson: str
     scope: Scope
@@ -55,7 +55,7 @@ class Proposal(NamedTuple):
 class Incomplete(NamedTuple):
     """A proposal rejected by §3.1, reported under ``reported_id``."""
 
-    index: int
+    index: int  # type: ignore[assignment]  # shadows tuple.index on purpose: the bundle position
     id: str
     subject: str | None
 
@@ -91,7 +91,7 @@ def _operation(raw: Any) -> Operation | None:
     expected = raw.get("expected_digest")
     if "expected_digest" in members and not g.is_digest(expected):
         return None
-    return Operation(action, raw["key"], text, expected)
+    return Operation(raw["action"], raw["key"], text, expected)
 
 
 def _operations(raw: Any) -> tuple[Operation, ...] | None:

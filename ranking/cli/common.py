@@ -82,7 +82,7 @@ def read_report(path: str | Path, schema: str = "evidence-ranking-v1") -> Mappin
     try:
         doc = parse_json(read_bytes(path))
     except InputError as e:
-        raise e.in_file(path) from e
+        raise e.in_file(str(path)) from e
     wanted = _KINDS[schema]
     if type(doc) is not dict:
         detail = f"this is a JSON {_json_type(doc)}, not {wanted}"

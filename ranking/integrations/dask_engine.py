@@ -20,7 +20,7 @@ import logging
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from itertools import islice
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 try:
     from dask.distributed import Client, Future, LocalCluster, as_completed
@@ -30,6 +30,9 @@ except ImportError as e:
     raise ImportError("ranking.integrations.dask_engine needs Dask: pip install 'evidence-rank[dask]'") from e
 
 from curator_io.errors import ConfigError
+
+if TYPE_CHECKING:
+    from dask.typing import Key
 
 __all__ = ["DaskEngine", "dask_engine"]
 
@@ -58,7 +61,7 @@ class DaskEngine:
         """
         iterator = iter(items)
         completed = as_completed(with_results=True, loop=self.client.loop)
-        pending: dict[str, tuple[int, Future]] = {}
+        pending: dict[Key, tuple[int, Future[R]]] = {}
         done: dict[int, R] = {}
         submitted = yielded = 0
 

@@ -74,7 +74,7 @@ def _compare(digest: str, derived: Sequence[Decision], stored: Sequence[Decision
             if getattr(got, name) == value:
                 continue
             member = _SOURCE.get(name, (name,))
-            path = member if name in _REPORT_MEMBERS else ("proposals", want.position, *member)
+            path: tuple[str | int, ...] = member if name in _REPORT_MEMBERS else ("proposals", want.position, *member)
             said = f"row {want.position} ({want.proposal}) says {name} = {_show(getattr(got, name))}"
             findings.append(Finding(digest, pointer_of(*path), f"{said}, the report says {_show(value)}"))
     for position in sorted(by_position):

@@ -170,4 +170,4 @@ def _json(text: str) -> Any:
 
 
 def _code(reason: Mapping[str, Any]) -> str:
-    return reason["code"] + (f"({reason['subject']})" if reason["subject"] is not None else "")
+    return str(reason["code"]) + (f"({reason['subject']})" if reason["subject"] is not None else "")

@@ -312,7 +312,7 @@ class Ledger:
             )
         if version < SCHEMA_VERSION and not allow_older:
             raise ConfigError("ledger.version", f"{self.path!r} is a ledger of schema {version}; open it to write")
-        return version
+        return int(version)  # sqlite3 returns a PRAGMA's value untyped
 
 
 def _checked(path: str, digest: str, body: bytes) -> tuple[Mapping[str, Any], bytes]:

@@ -69,7 +69,7 @@ class Row:
 
     @property
     def id(self) -> str:
-        return self.entry["id"]
+        return str(self.entry["id"])
 
 
 def render_report(report: Mapping[str, Any], bundle: Bundle | None = None) -> str:

@@ -189,7 +189,8 @@ def _outcome(parse: Any, raw: bytes) -> Any:
     except (_Refused, ValueError, UnicodeDecodeError):
         return "refused"
     except InputError as e:
-        assert e.code == "input.malformed_json"
+        if e.code != "input.malformed_json":
+            raise
         return "refused"
 
 

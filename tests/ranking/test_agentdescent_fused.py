@@ -365,6 +365,6 @@ def test_a_fused_diff_carrying_an_unselected_proposal_is_refused_in_a_run(tmp_pa
 
 def test_the_same_fused_diff_commits_without_the_gate(tmp_path: Path) -> None:
     # The control for the test above: the refusal came from the report, not the toy.
-    result, reports = _evolve_two_workers(tmp_path, {"w0": "p:build_zone-9", "w1": "p:make-79"})
+    _, reports = _evolve_two_workers(tmp_path, {"w0": "p:build_zone-9", "w1": "p:make-79"})
 
     assert [(r.category, r.fused) for r in reports] == [("committed", True)]

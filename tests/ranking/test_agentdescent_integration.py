@@ -131,7 +131,7 @@ def test_a_diff_that_is_not_backed_ends_as_critic_rejected(tmp_path: Path) -> No
 
 def test_the_same_unbacked_diff_commits_without_the_policy(tmp_path: Path) -> None:
     # The control for the test above: the refusal came from the report, not the toy.
-    result, reports = _evolve(tmp_path, "w0:cmd-node-36", _op_map(MIXED, "p_retry-build-37"))
+    _, reports = _evolve(tmp_path, "w0:cmd-node-36", _op_map(MIXED, "p_retry-build-37"))
 
     assert [r.category for r in reports] == ["committed"]
 
@@ -154,7 +154,7 @@ def test_a_category_that_is_not_a_merge_outcome_stops_the_run_with_value_error(t
             return AcceptDecision(False, "evidence-rejected", "")
 
     with pytest.warns(RuntimeWarning, match="stopped early"):
-        result, reports = _evolve(tmp_path, "p-env-9", {"k": "v"}, _Invents())
+        result, _ = _evolve(tmp_path, "p-env-9", {"k": "v"}, _Invents())
 
     assert result.error.startswith("ValueError: 'evidence-rejected' is not a valid MergeOutcome")
     assert MergeOutcome("critic-rejected") is MergeOutcome.CRITIC_REJECTED
@@ -414,7 +414,7 @@ def test_config_none_trusts_the_reports_own_config() -> None:
 
 
 def test_a_pinned_config_outside_spec_2_is_a_config_error() -> None:
-    with pytest.raises(ConfigError, match="^config.invalid at '/max_selected'"):
+    with pytest.raises(ConfigError, match=r"^config\.invalid at '/max_selected'"):
         EvidenceRankingAcceptance(_report_path(MIXED), config={"max_selected": 9})
 
 

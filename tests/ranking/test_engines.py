@@ -35,7 +35,8 @@ def test_with_two_workers_this_process_and_one_pool_process_each_score_some_chun
 def test_an_error_is_raised_in_its_turn_after_every_earlier_chunk_whoever_scored_it(bad: int) -> None:
     # The first chunks always go to the pool; later ones are mostly scored here.
     got: list[int] = []
-    with pytest.raises(ConfigError, match=rf"^usage\.unwritable: cannot write item {bad}$") as raised:
+    # The loop sits inside raises on purpose: it keeps what came before the error.
+    with pytest.raises(ConfigError, match=rf"^usage\.unwritable: cannot write item {bad}$") as raised:  # noqa: PT012
         for result in ProcessEngine(2, chunk_size=2, adapt=False).map(partial(fails_at, bad=bad), range(60)):
             got.append(result)
 

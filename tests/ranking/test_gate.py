@@ -174,7 +174,7 @@ def test_without_the_bundle_memory_every_difference_counts_as_not_accounted_for(
     ],
 )
 def test_memory_after_that_is_not_a_memory_object_is_an_input_error(doc: Any, pointer: str, detail: str) -> None:
-    with pytest.raises(InputError, match="^input.schema") as caught:
+    with pytest.raises(InputError, match=r"^input\.schema") as caught:
         compare_memory(PERMITTED, doc, BASE)
     assert (caught.value.code, caught.value.pointer, caught.value.detail) == ("input.schema", pointer, detail)
     assert caught.value.exit_code == 3

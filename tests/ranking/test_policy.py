@@ -75,7 +75,7 @@ def test_a_member_the_report_lacks_or_adds_is_a_mismatch_shown_as_absent() -> No
 
 @pytest.mark.parametrize("report", [{}, {"config": [40]}], ids=["no config", "config not an object"])
 def test_a_report_without_a_config_object_is_tampered(report: dict[str, Any]) -> None:
-    with pytest.raises(TamperError, match="^report.tampered at '/config': the report has no config object$"):
+    with pytest.raises(TamperError, match=r"^report\.tampered at '/config': the report has no config object$"):
         config_mismatches(report, DEFAULT_CONFIG)
 
 

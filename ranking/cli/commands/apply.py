@@ -15,7 +15,7 @@ from ranking.cli.output import write_stdout
 __all__ = ["register", "run"]
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "apply",
         help="print the memory the report's selection permits the Writer to produce",

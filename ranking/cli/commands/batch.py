@@ -57,7 +57,7 @@ def _positive_float(text: str) -> float:
     return value
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "batch",
         help="score many bundles (files, folders, JSONL); one folder per bundle and DIR/summary.json",

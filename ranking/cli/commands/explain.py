@@ -11,7 +11,7 @@ from ranking.explain import explain
 __all__ = ["register", "run"]
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "explain",
         help="explain one proposal's disposition: reasons, score components, supersession",

@@ -30,7 +30,7 @@ from ranking.verification import replay_report
 __all__ = ["register", "run"]
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "gate",
         help="fail (exit 1) when MEMORY differs from what the report's selection permits",

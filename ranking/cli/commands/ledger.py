@@ -28,7 +28,7 @@ def _positive_int(text: str) -> int:
     return value
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "ledger",
         help="the admission ledger: every decision on every edit, across runs",

@@ -11,18 +11,21 @@ batch page, in ``<name>-runs/``, before the page that links to them.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
+from typing import Any
 from urllib.parse import quote
 
 from curator_io.errors import ConfigError, InputError
 from curator_io.files import flush_to_disk, read_bytes, write_atomic
 from curator_io.jsonio import parse_json
 from ranking.cli.common import read_bundle, read_report
+from ranking.cli.output import emit
 
 __all__ = ["register", "run"]
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "render",
         help="write a self-contained HTML view of a report (or of a batch folder with --batch)",
@@ -52,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
         report = read_report(args.report)
         bundle = read_bundle(args.bundle) if args.bundle else None
         write_atomic(out, render_report(report, bundle).encode("utf-8"))
-        print(f"{out}: run view of {report['run']} ({report['counts']['proposals']} proposals, {report['outcome']})")
+        emit(f"{out}: run view of {report['run']} ({report['counts']['proposals']} proposals, {report['outcome']})")
         return 0
     folder = Path(args.batch)
     summary = _read_summary(folder / "summary.json")
@@ -69,21 +72,21 @@ def run(args: argparse.Namespace) -> int:
         write_atomic(runs / names[index], render_report(report).encode("utf-8"), durable=False)
     flush_to_disk()
     write_atomic(out, page.encode("utf-8"))  # last: it links to the run views
-    print(f"{out}: batch view of {summary['counts']['bundles']} bundles; {len(reports)} run views in {runs}/")
+    emit(f"{out}: batch view of {summary['counts']['bundles']} bundles; {len(reports)} run views in {runs}/")
     return 0
 
 
-def _read_summary(path: Path) -> dict:
+def _read_summary(path: Path) -> dict[str, Any]:
     try:
         doc = parse_json(read_bytes(path))
     except InputError as e:
-        raise InputError(e.code, f"{path}: {e.detail}", pointer=e.pointer) from e
+        raise e.in_file(str(path)) from e
     if type(doc) is not dict or type(doc.get("bundles")) is not list:
-        raise InputError("input.schema", f"{path}: not a batch summary (evidence-rank-batch-v1)", pointer="")
+        raise InputError("input.schema", "not a batch summary (evidence-rank-batch-v1)", pointer="", source=str(path))
     return doc
 
 
-def _page_name(entry: dict) -> str:
+def _page_name(entry: Mapping[str, Any]) -> str:
     """``000001-acme-api.html``: the bundle's folder name (``ranking.batch.output_folder``), which its
     index makes unique; just the index for a folder named otherwise."""
     prefix = f"{entry['index']:06d}"

@@ -12,7 +12,7 @@ NAMES = ("bundle", "validation", "report")
 parser does not import the models (pydantic), a large share of every command's start-up."""
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "schema",
         help="print a published JSON Schema (Draft 2020-12)",

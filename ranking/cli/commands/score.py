@@ -41,7 +41,7 @@ VALIDATION, REPORT, ERROR = "validation.json", "report.json", "error.json"
 OUTPUTS = (VALIDATION, REPORT, ERROR)
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "score",
         help="validate and rank one bundle; write validation.json and report.json",

@@ -17,7 +17,7 @@ from curator_io.sealing import seal_bundle, unsealed_places
 from ranking.cli.output import emit
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "seal",
         help="seal every artifact and the bundle, in place (or --check)",

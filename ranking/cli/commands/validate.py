@@ -10,7 +10,7 @@ from ranking.cli.output import write_stdout
 from validator import validate
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "validate",
         help="write the evidence-validation-v1 report alone",

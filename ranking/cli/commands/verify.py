@@ -16,7 +16,7 @@ from ranking.policy import check_policy
 from ranking.verification import INVARIANTS, check_report, proposals_of, replay_report
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "verify",
         help="check a ranking report's invariants, or replay it against its bundle",
