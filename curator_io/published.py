@@ -5,7 +5,6 @@ checking a report should not pay for pydantic's start-up."""
 from __future__ import annotations
 
 import json
-from importlib import resources
 from typing import Any
 
 __all__ = ["SCHEMA_IDS", "published_schema"]
@@ -20,5 +19,7 @@ SCHEMA_IDS = {
 
 def published_schema(name: str) -> dict[str, Any]:
     """The schema shipped in the package (``curator_io/schemas/<schema id>.json``)."""
+    from importlib import resources  # only a report check or `schema` needs it
+
     text = resources.files("curator_io").joinpath("schemas", f"{SCHEMA_IDS[name]}.json").read_text("utf-8")
     return json.loads(text)

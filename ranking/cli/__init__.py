@@ -15,11 +15,9 @@ import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
-import structlog
-
 from curator_io.errors import EvidenceRankError
 from ranking.cli import commands
-from ranking.cli.logs import configure_logging
+from ranking.cli.logs import configure_logging, get_logger
 from ranking.cli.output import StdoutUnwritable, detach_stdout, flush_stdout, prepare_streams
 
 __all__ = ["main", "EXIT_OK", "EXIT_FAILED", "EXIT_USAGE", "EXIT_INPUT", "EXIT_TAMPERED"]
@@ -41,9 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="log rendering on stderr (default: console on a terminal, json otherwise or when CI is set)",
     )
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging (-v info, -vv debug)")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for command in commands.ALL:
-        command.register(sub)
+    parser.add_subparsers(dest="command", required=True, metavar="COMMAND", action=commands.Commands)
     return parser
 
 
@@ -79,7 +75,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             flush_stdout()
             return code
     except EvidenceRankError as e:
-        structlog.get_logger("evidence_rank").info("refused", code=e.code, pointer=e.pointer)
+        get_logger().info("refused", code=e.code, pointer=e.pointer)
         if isinstance(e, StdoutUnwritable):
             detach_stdout()
         print(f"evidence-rank: {e.line}", file=sys.stderr)

@@ -7,14 +7,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import structlog
-
 from curator_io.bundle import load_bundle
 from curator_io.config import DEFAULT_CONFIG, Config, parse_config
 from curator_io.errors import ConfigError, InputError, TamperError
 from curator_io.files import read_bytes
 from curator_io.jsonio import parse_json
 from curator_io.models import Bundle
+from ranking.cli.logs import get_logger
 
 __all__ = [
     "read_config",
@@ -100,7 +99,7 @@ def render_table(report: Mapping[str, Any]) -> str:
 
 def log_decisions(report: Mapping[str, Any], **context: Any) -> None:
     """One debug event per decision."""
-    log = structlog.get_logger("evidence_rank")
+    log = get_logger()
     for p in report["proposals"]:
         score = p.get("score")
         log.debug(

@@ -1,12 +1,58 @@
-"""One module per command; each has ``register(subparsers)`` that sets ``run``.
+"""One module per command; each has ``register(subparsers)`` that declares its
+parser's arguments and sets ``run``.
 
-``ALL`` is the order ``--help`` lists them in.
+A command's module, and the library it imports, load only when that command
+is chosen: start-up is most of a short command's time, and ``score`` should
+not pay for ``batch``'s process pools or ``gate``'s renderers. ``COMMANDS`` is
+the order ``--help`` lists them in, with the line it shows for each.
 """
 
 from __future__ import annotations
 
-from ranking.cli.commands import apply, batch, explain, gate, schema, score, seal, validate, verify
+import argparse
+from importlib import import_module
+from typing import Any
 
-__all__ = ["ALL"]
+__all__ = ["COMMANDS", "Commands"]
 
-ALL = [score, validate, verify, batch, apply, gate, explain, seal, schema]
+COMMANDS = {
+    "score": "validate and rank one bundle; write validation.json and report.json",
+    "validate": "write the evidence-validation-v1 report alone",
+    "verify": "check a ranking report's invariants, or replay it against its bundle",
+    "batch": "score many bundles (files, folders, JSONL); one folder per bundle and DIR/summary.json",
+    "apply": "print the memory the report's selection permits the Writer to produce",
+    "gate": "fail (exit 1) when MEMORY differs from what the report's selection permits",
+    "explain": "explain one proposal's disposition: reasons, score components, supersession",
+    "seal": "seal every artifact and the bundle, in place (or --check)",
+    "schema": "print a published JSON Schema (Draft 2020-12)",
+}
+
+
+class Commands(argparse._SubParsersAction):
+    """The subparsers action (``add_subparsers(action=Commands)``): every command is
+    listed at once, and its module declares its arguments when the command is chosen."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._declared: set[str] = set()
+        for name, line in COMMANDS.items():
+            self.add_parser(name, help=line)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any, *rest: Any) -> None:
+        name = values[0]  # argparse has checked it against the choices
+        if name not in self._declared:
+            import_module(f"ranking.cli.commands.{name}").register(_Listed(self.choices[name]))
+            self._declared.add(name)
+        super().__call__(parser, namespace, values, *rest)
+
+
+class _Listed:
+    """What a command's ``register`` gets as the subparsers: ``add_parser`` hands back
+    the command's parser, already listed, with the module's description."""
+
+    def __init__(self, parser: argparse.ArgumentParser) -> None:
+        self._parser = parser
+
+    def add_parser(self, name: str, *, description: str | None = None) -> argparse.ArgumentParser:
+        self._parser.description = description
+        return self._parser
