@@ -16,12 +16,19 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
+# An editable install compiles none of the project's modules (pip compiles only what it
+# copies): compile them here, or every run pays for it where __pycache__ cannot be
+# written (PYTHONDONTWRITEBYTECODE, a read-only checkout). bench/RESULTS.md has the cost.
+COMPILE = $(BIN)/python -m compileall -q curator_io validator ranking
+
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e .
+	$(COMPILE)
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[test,agentdescent,dask,dev]'
+	$(COMPILE)
 	touch $@ $(VENV)/.installed
 
 install: $(VENV)/.installed

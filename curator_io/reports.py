@@ -11,10 +11,11 @@ are checked by the loader and by :mod:`ranking.verification`.
 from __future__ import annotations
 
 import json
-from importlib import resources
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from curator_io.published import SCHEMA_IDS, published_schema
 
 __all__ = [
     "BundleModel",
@@ -249,9 +250,9 @@ class RankingReportModel(_Frozen):
 
 #: The name ``evidence-rank schema NAME`` takes, and the model its schema is generated from.
 SCHEMA_MODELS: dict[str, tuple[str, type[BaseModel]]] = {
-    "bundle": ("curator-bundle-v1", BundleModel),
-    "validation": ("evidence-validation-v1", ValidationReportModel),
-    "report": ("evidence-ranking-v1", RankingReportModel),
+    "bundle": (SCHEMA_IDS["bundle"], BundleModel),
+    "validation": (SCHEMA_IDS["validation"], ValidationReportModel),
+    "report": (SCHEMA_IDS["report"], RankingReportModel),
 }
 
 
@@ -264,14 +265,6 @@ def generate_schema(name: str) -> dict[str, Any]:
         "$id": f"urn:evidence-rank:schema:{schema_id}",
         **body,
     }
-
-
-def published_schema(name: str) -> dict[str, Any]:
-    """The schema shipped in the package (``curator_io/schemas/<schema id>.json``)."""
-    schema_id, _ = SCHEMA_MODELS[name]
-    text = resources.files("curator_io").joinpath("schemas", f"{schema_id}.json").read_text("utf-8")
-    schema: dict[str, Any] = json.loads(text)
-    return schema
 
 
 if __name__ == "__main__":  # regenerate the published files: python -m curator_io.reports

@@ -18,13 +18,12 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from curator_io.config import parse_config
 from curator_io.errors import ConfigError
 from curator_io.grammar import instant_key
 from curator_io.models import SIGNAL_WEIGHTS, Bundle, Scope
 from ranking.numbers import to_json_number
-from ranking.verification import check_report, replay_report
-from validator import Proposal, ValidationEntry, validate
+from ranking.verification import check_report, replay
+from validator import Proposal, ValidationEntry
 from validator.support import derive_scope, integrity
 
 __all__ = ["SENTENCES", "Section", "Explanation", "UnknownProposal", "explain", "reason_sentence"]
@@ -119,20 +118,27 @@ def reason_sentence(code: str, subject: str | None, config: Mapping[str, Any]) -
 def explain(report: Mapping[str, Any], proposal_id: str, bundle: Bundle | None = None) -> Explanation:
     """Why ``proposal_id`` got its disposition.
 
-    Without ``bundle`` the report must satisfy every SPEC §7 invariant (``invariant.<name>``);
-    with it, it must be this bundle's, byte for byte (``report.tampered``).
+    What the explanation needs checked, and no more:
+
+    * Without ``bundle``, every SPEC §7 invariant the report alone can show
+      (``invariant.<name>``, as ``verify`` checks them). Not only the entry's own:
+      its rank "of N eligible", what superseded it and what was selected ahead of
+      it are true only if the partition, order and selection of the whole report
+      hold, and a resealed edit anywhere else would make them lies.
+    * With ``bundle``, the replay: the report must be this bundle's, byte for byte
+      (``report.tampered``), which implies every invariant, so they are not checked
+      again; and the replay's own validation gives the evidence and operations,
+      so the bundle is validated once.
     """
+    found: dict[str, ValidationEntry] = {}
     if bundle is None:
         check_report(report)
     else:
-        replay_report(bundle, report)
+        found = {e.id: e for e in replay(bundle, report).validation.entries}
     entries = {p["id"]: p for p in report["proposals"]}
     entry = entries.get(proposal_id)
     if entry is None:
         raise UnknownProposal(proposal_id, sorted(entries))
-    found: dict[str, ValidationEntry] = {}
-    if bundle is not None:
-        found = {e.id: e for e in validate(bundle, config=parse_config(report["config"])).entries}
     config = report["config"]
     sections = [
         Section(

@@ -5,7 +5,8 @@ For callers that receive reports from elsewhere:
 
 * :func:`check_report` — every invariant that the report alone can show;
   ``conflict_free`` too when the bundle's proposals are given.
-* :func:`replay_report` — recompute from the bundle and compare canonical bytes.
+* :func:`replay_report` — recompute from the bundle and compare canonical bytes
+  (:func:`replay` returns the whole run).
 * :func:`check_validation` — SPEC §7 "scoring recomputes validation".
 """
 
@@ -18,19 +19,21 @@ from typing import TYPE_CHECKING, Any
 
 from curator_io.canonical import canon, is_sealed, unsealed
 from curator_io.config import Config, parse_config
+from curator_io.conformance import Predicate, compile_schema
 from curator_io.diffing import differences
 from curator_io.errors import ConfigError, InvariantError, TamperError, pointer_of
 from curator_io.grammar import instant_key
 from curator_io.models import Bundle
-from ranking.numbers import r2
-from ranking.pipeline import rank
+from curator_io.published import published_schema
+from ranking.numbers import r2_hundredths
+from ranking.pipeline import Result, rank
 from ranking.selection import conflicts
 from validator import Proposal, Validation, check_structure, validate
 
 if TYPE_CHECKING:
     import jsonschema
 
-__all__ = ["INVARIANTS", "check_report", "replay_report", "check_validation", "proposals_of"]
+__all__ = ["INVARIANTS", "check_report", "replay", "replay_report", "check_validation", "proposals_of"]
 
 #: SPEC §7, in the order they are checked.
 INVARIANTS = (
@@ -46,13 +49,20 @@ INVARIANTS = (
     "conflict_free",
 )
 
-_SIGNAL_WEIGHTS = frozenset({15, 12, 9, 6, 3})
+_SIGNAL_HUNDREDTHS = frozenset({1500, 1200, 900, 600, 300})
 
 
 def _first_schema_error(report: Mapping[str, Any]) -> jsonschema.ValidationError | None:
-    # Imported on first use, not with the module: jsonschema and the report's schema
-    # models (pydantic) are over half of the command line's start-up, and `batch`
-    # never checks a report.
+    """jsonschema's verdict, with its best error: what ``invariant.schema`` says and points at.
+
+    The predicate compiled from the same schema answers first and accepts exactly
+    what jsonschema accepts (``curator_io.conformance``); jsonschema walks the report
+    only to describe a failure, which costs it many times more than the verdict.
+    """
+    if _report_conforms()(report):
+        return None
+    # Imported on first use, not with the module: jsonschema is a large share of the
+    # command line's start-up, and only a report that fails needs it.
     import jsonschema
 
     error: jsonschema.ValidationError | None = jsonschema.exceptions.best_match(_report_validator().iter_errors(report))
@@ -60,10 +70,13 @@ def _first_schema_error(report: Mapping[str, Any]) -> jsonschema.ValidationError
 
 
 @cache
+def _report_conforms() -> Predicate:
+    return compile_schema(published_schema("report"))
+
+
+@cache
 def _report_validator() -> jsonschema.Draft202012Validator:
     import jsonschema
-
-    from curator_io.reports import published_schema
 
     return jsonschema.Draft202012Validator(published_schema("report"))
 
@@ -158,12 +171,28 @@ def _check_partition(report: Mapping[str, Any], entries: list[Mapping[str, Any]]
         raise _fail("partition", f"outcome {report['outcome']} with {len(report['selected'])} selected", "outcome")
 
 
-def _exact(x: int | float) -> Fraction:
-    return Fraction(repr(x)) if type(x) is float else Fraction(x)
+def _hundredths(x: int | float) -> int | Fraction:
+    """100 times the number a report wrote, exactly: ``Fraction(repr(x)) * 100`` for a float.
+
+    Every §4 component is a whole number of hundredths, so this is almost always
+    an ``int``, and the checks below compare and add ints, not fractions. Why the
+    shortcut is exact: when ``k / 100 == x`` with ``|k| < 10**15``, ``x`` is the
+    binary64 nearest ``k / 100``, a decimal of at most 15 significant digits;
+    ``repr(x)`` is the shortest decimal that rounds to ``x``, and two decimals of
+    at most 15 significant digits never round to the same binary64 (DBL_DIG), so
+    ``repr(x)`` is ``k / 100``. Otherwise the fraction is built, as before.
+    """
+    if type(x) is int:
+        return 100 * x
+    if type(x) is float and abs(x) < 1e12:
+        k = round(x * 100)
+        if k / 100 == x:
+            return k
+    return Fraction(repr(x)) * 100 if type(x) is float else Fraction(x) * 100
 
 
 def _check_components(e: Mapping[str, Any], i: int) -> None:
-    """SPEC §4, as far as the report's own support summary determines it."""
+    """SPEC §4, as far as the report's own support summary determines it (in hundredths)."""
     score, support, pid = e["score"], e["support"], e["id"]
     if (score is not None) != (e["validation"] == "accepted"):
         raise _fail(
@@ -171,25 +200,25 @@ def _check_components(e: Mapping[str, Any], i: int) -> None:
         )
     if score is None:
         return
-    c = {k: _exact(v) for k, v in score.items()}
+    c = {k: _hundredths(v) for k, v in score.items()}
     expected = {
-        "recurrence": Fraction(min(30, 10 * support["lineages"])),
-        "completeness": Fraction(10),
-        "contradiction_penalty": Fraction(0)
+        "recurrence": 100 * min(30, 10 * support["lineages"]),
+        "completeness": 1000,
+        "contradiction_penalty": 0
         if support["contradiction"] == 0
-        else r2(Fraction(40 * support["contradiction"], max(support["strength"], 1))),
+        else r2_hundredths(40 * support["contradiction"], max(support["strength"], 1)),
     }
     for name, value in expected.items():
         if c[name] != value:
             raise _fail(
                 "components",
-                f"proposal {pid}: {name} is {score[name]}, SPEC §4 makes it {value}",
+                f"proposal {pid}: {name} is {score[name]}, SPEC §4 makes it {Fraction(value, 100)}",
                 "proposals",
                 i,
                 "score",
                 name,
             )
-    if c["source_signal"] not in _SIGNAL_WEIGHTS or c["scope_coverage"] not in (5, 10, 15):
+    if c["source_signal"] not in _SIGNAL_HUNDREDTHS or c["scope_coverage"] not in (500, 1000, 1500):
         raise _fail(
             "components",
             f"proposal {pid}: source_signal or scope_coverage is not a value §4 can give",
@@ -198,18 +227,18 @@ def _check_components(e: Mapping[str, Any], i: int) -> None:
             "score",
         )
     for name in ("provenance", "confidence"):
-        if c[name] != r2(c[name]):
+        if c[name] % 1 != 0:
             raise _fail(
                 "components", f"proposal {pid}: {name} is not rounded to 2 decimals", "proposals", i, "score", name
             )
     parts = sum(
         c[k] for k in ("recurrence", "provenance", "source_signal", "scope_coverage", "confidence", "completeness")
     )
-    total = max(Fraction(0), parts - c["contradiction_penalty"])
+    total = max(0, parts - c["contradiction_penalty"])
     if c["final"] != total:
         raise _fail(
             "components",
-            f"proposal {pid}: final is {score['final']}, its components make {float(total):g}",
+            f"proposal {pid}: final is {score['final']}, its components make {float(Fraction(total, 100)):g}",
             "proposals",
             i,
             "score",
@@ -218,11 +247,11 @@ def _check_components(e: Mapping[str, Any], i: int) -> None:
 
 
 def _check_threshold(entries: list[Mapping[str, Any]], config: Config) -> None:
-    threshold = config.threshold_exact
+    threshold = config.threshold_exact * 100
     for i, e in enumerate(entries):
         if e["score"] is None:
             continue
-        final = _exact(e["score"]["final"])
+        final = _hundredths(e["score"]["final"])
         if e["rank"] is not None and final < threshold:
             raise _fail(
                 "threshold",
@@ -245,8 +274,9 @@ def _check_threshold(entries: list[Mapping[str, Any]], config: Config) -> None:
             )
 
 
-def _order_key(e: Mapping[str, Any]) -> tuple[Fraction, int, str, str]:
-    return (-_exact(e["score"]["final"]), -e["support"]["lineages"], instant_key(e["support"]["earliest"]), e["id"])
+def _order_key(e: Mapping[str, Any]) -> tuple[int | Fraction, int, str, str]:
+    support = e["support"]
+    return (-_hundredths(e["score"]["final"]), -support["lineages"], instant_key(support["earliest"]), e["id"])
 
 
 def _check_order(ranking: list[str], by_id: Mapping[str, Mapping[str, Any]]) -> None:
@@ -310,6 +340,12 @@ def _check_conflict_free(selected: list[str], proposals: Mapping[str, Proposal])
 def replay_report(bundle: Bundle, report: Mapping[str, Any], *, config: Config | None = None) -> dict[str, Any]:
     """Recompute the report from the bundle (with the report's own config unless
     one is given) and refuse ``report.tampered`` on any byte of difference."""
+    return replay(bundle, report, config=config).report
+
+
+def replay(bundle: Bundle, report: Mapping[str, Any], *, config: Config | None = None) -> Result:
+    """:func:`replay_report`, returning the whole run, so that a caller that also needs
+    the bundle's validation (``explain --bundle``) does not compute it twice."""
     if report.get("input_digest") != bundle.input_digest:
         raise TamperError(
             "report.tampered", "the report is not this bundle's: input_digest differs", pointer="/input_digest"
@@ -321,7 +357,8 @@ def replay_report(bundle: Bundle, report: Mapping[str, Any], *, config: Config |
             raise TamperError(
                 "report.tampered", f"the report's config is invalid: {e.detail}", pointer="/config"
             ) from e
-    expected = rank(bundle, config).report
+    result = rank(bundle, config)
+    expected = result.report
     if canon(dict(report)) != canon(expected):
         where = _where(report, expected)
         raise TamperError(
@@ -329,7 +366,7 @@ def replay_report(bundle: Bundle, report: Mapping[str, Any], *, config: Config |
             f"the report differs from the replay at {', '.join(where) or '/'}",
             pointer=where[0] if where else "",
         )
-    return expected
+    return result
 
 
 def check_validation(bundle: Bundle, given: Mapping[str, Any], *, config: Config) -> Validation:

@@ -15,38 +15,15 @@ import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
-import structlog
-
 from curator_io.errors import EvidenceRankError
 from ranking.cli import commands
-from ranking.cli.logs import configure_logging
+from ranking.cli.commands import add_global_options
+from ranking.cli.logs import configure_logging, get_logger
 from ranking.cli.output import StdoutUnwritable, detach_stdout, flush_stdout, prepare_streams
 
 __all__ = ["main", "EXIT_OK", "EXIT_FAILED", "EXIT_USAGE", "EXIT_INPUT", "EXIT_TAMPERED"]
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INPUT, EXIT_TAMPERED = 0, 1, 2, 3, 4
-
-
-def _add_global_options(parser: argparse.ArgumentParser, *, in_command: bool) -> None:
-    """-v and --log-format, accepted before the command and after it.
-
-    In a command's own parser they default to SUPPRESS, so one left out there
-    does not reset one given before the command.
-    """
-    default = argparse.SUPPRESS if in_command else None
-    parser.add_argument(
-        "--log-format",
-        choices=("console", "json"),
-        default=default,
-        help="log rendering on stderr (default: console on a terminal, json otherwise or when CI is set)",
-    )
-    parser.add_argument(
-        "-v",
-        "--verbose",
-        action="count",
-        default=argparse.SUPPRESS if in_command else 0,
-        help="more logging (-v info, -vv debug)",
-    )
 
 
 def version_line() -> str:
@@ -77,12 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
         "3 input error, 4 tampered or invariant violated.",
     )
     parser.add_argument("--version", action=_Version)
-    _add_global_options(parser, in_command=False)
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for command in commands.ALL:
-        command.register(sub)
-    for command_parser in sub.choices.values():
-        _add_global_options(command_parser, in_command=True)
+    add_global_options(parser, in_command=False)
+    parser.add_subparsers(dest="command", required=True, metavar="COMMAND", action=commands.Commands)
     return parser
 
 
@@ -118,7 +91,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             flush_stdout()
             return code
     except EvidenceRankError as e:
-        structlog.get_logger("evidence_rank").info("refused", code=e.code, pointer=e.pointer)
+        get_logger().info("refused", code=e.code, pointer=e.pointer)
         if isinstance(e, StdoutUnwritable):
             detach_stdout()
         print(f"evidence-rank: {e.line}", file=sys.stderr)

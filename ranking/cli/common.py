@@ -7,8 +7,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import structlog
-
 from curator_io import grammar as g
 from curator_io.bundle import load_bundle
 from curator_io.config import DEFAULT_CONFIG, Config, parse_config
@@ -16,6 +14,7 @@ from curator_io.errors import ConfigError, InputError
 from curator_io.files import read_bytes
 from curator_io.jsonio import parse_json
 from curator_io.models import Bundle
+from ranking.cli.logs import get_logger
 
 __all__ = [
     "read_config",
@@ -134,7 +133,7 @@ def render_outcome(report: Mapping[str, Any]) -> str:
 
 def log_decisions(report: Mapping[str, Any], **context: Any) -> None:
     """One debug event per decision."""
-    log = structlog.get_logger("evidence_rank")
+    log = get_logger()
     for p in report["proposals"]:
         score = p.get("score")
         log.debug(

@@ -1,18 +1,29 @@
-"""Logging for the CLI: structlog, to stderr only, never mixed with machine output on stdout."""
+"""Logging for the CLI: structlog, to stderr only, never mixed with machine output on stdout.
+
+The CLI logs at info and debug only, so at the default level (warning) it shows
+nothing: then structlog, and the asyncio, ssl and logging it imports, are not
+imported at all (a short command is mostly start-up), and :func:`get_logger`
+hands out a logger that drops both levels. Once structlog is imported (``-v``,
+or a program or test that configured it) every event goes through it.
+"""
 
 from __future__ import annotations
 
-import logging
 import os
 import sys
+from typing import Any
 
-import structlog
-
-__all__ = ["configure_logging"]
+__all__ = ["configure_logging", "get_logger"]
 
 
 def configure_logging(fmt: str | None, verbosity: int) -> None:
     """Console rendering on a terminal; JSON lines with ``json``, when not a TTY, or in CI."""
+    if verbosity == 0 and "structlog" not in sys.modules:
+        return  # nothing the CLI logs would be shown
+    import logging
+
+    import structlog
+
     if fmt is None:
         fmt = "console" if sys.stderr.isatty() and not os.environ.get("CI") else "json"
     level = {0: logging.WARNING, 1: logging.INFO}.get(verbosity, logging.DEBUG)
@@ -31,3 +42,26 @@ def configure_logging(fmt: str | None, verbosity: int) -> None:
         logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
         cache_logger_on_first_use=False,
     )
+
+
+def get_logger() -> Any:
+    """The ``evidence_rank`` logger: structlog's once it is imported, else one that drops everything."""
+    if "structlog" not in sys.modules:
+        return _QUIET
+    import structlog
+
+    return structlog.get_logger("evidence_rank")
+
+
+class _Quiet:
+    """Drops info and debug, the only levels the CLI logs at. It has no other level on
+    purpose: a warning would have to be shown, so whoever adds one must import structlog."""
+
+    def debug(self, event: str, **fields: Any) -> None:
+        pass
+
+    def info(self, event: str, **fields: Any) -> None:
+        pass
+
+
+_QUIET = _Quiet()

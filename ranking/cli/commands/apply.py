@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import argparse
 
-import structlog
-
 from curator_io.canonical import canon
 from curator_io.files import write_atomic
 from ranking.apply import apply_selection
 from ranking.cli.common import read_bundle, read_report
+from ranking.cli.logs import get_logger
 from ranking.cli.output import write_stdout
 
 __all__ = ["register", "run"]
@@ -18,7 +17,6 @@ __all__ = ["register", "run"]
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "apply",
-        help="print the memory the report's selection permits the Writer to produce",
         description="Apply the report's selection to the bundle's memory (SPEC §8) and print it as canonical "
         "RFC 8785 bytes. The report must be this bundle's, byte for byte: any other is refused with "
         "report.tampered (exit 4).",
@@ -38,7 +36,5 @@ def run(args: argparse.Namespace) -> int:
         write_atomic(args.out, data)
     else:
         write_stdout(data)
-    structlog.get_logger("evidence_rank").info(
-        "applied", bundle=args.bundle, selected=list(report["selected"]), version=memory["version"]
-    )
+    get_logger().info("applied", bundle=args.bundle, selected=list(report["selected"]), version=memory["version"])
     return 0

@@ -19,8 +19,6 @@ from functools import partial
 from pathlib import Path
 from typing import Any, TextIO
 
-import structlog
-
 from curator_io.canonical import canon
 from curator_io.errors import ConfigError
 from curator_io.files import flush_to_disk, write_atomic
@@ -37,6 +35,7 @@ from ranking.batch import (
     write_result,
 )
 from ranking.cli.common import read_config
+from ranking.cli.logs import get_logger
 from ranking.cli.output import emit
 from ranking.engines import Engine, ProcessEngine, SerialEngine
 
@@ -60,7 +59,6 @@ def _positive_float(text: str) -> float:
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "batch",
-        help="score many bundles (files, folders, JSONL); one folder per bundle and DIR/summary.json",
         description="Score every bundle found in PATH... : files, folders (recursively, *.json and *.jsonl) and "
         "JSONL streams (one bundle per line; '-' is standard input). Writes DIR/reports/<index>-<name>/ "
         "(validation.json and report.json, or error.json) and DIR/summary.json. A refused bundle is recorded "
@@ -113,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
     write_atomic(out / "summary.json", canon(summary))
     emit(render_summary(summary))
     counts = summary["counts"]
-    structlog.get_logger("evidence_rank").info("batch.done", out_dir=str(out), **counts)
+    get_logger().info("batch.done", out_dir=str(out), **counts)
     if counts["error"]:
         print(
             f"evidence-rank: {counts['error']} of {counts['bundles']} bundles refused; see {out / 'summary.json'}",
@@ -151,7 +149,7 @@ def _write_all(results: Iterable[BundleResult], out: Path) -> list[dict[str, Any
     flushes everything once before it writes summary.json, the record of the
     run, so the summary never names a file that is not on disk.
     """
-    log = structlog.get_logger("evidence_rank")
+    log = get_logger()
     entries: list[dict[str, Any]] = []
     with _Progress(sys.stderr) as progress:
         for index, result in enumerate(results, start=1):

@@ -14,7 +14,6 @@ __all__ = ["register", "run"]
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "explain",
-        help="explain one proposal's disposition: reasons, score components, supersession",
         description="Explain one proposal of a ranking report: each reason code as a sentence, each score "
         "component with the inputs behind it, and what superseded it and why. Without --bundle the report must "
         "satisfy every invariant (else exit 4). With --bundle (which must be the report's bundle, else "

@@ -33,7 +33,6 @@ __all__ = ["register", "run"]
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "gate",
-        help="fail (exit 1) when MEMORY differs from what the report's selection permits",
         description="Compare the memory a Writer produced with the memory the selection permits (SPEC §8). "
         "Exits 1 and lists every instruction added, changed or removed that the selection does not account "
         "for, and every selected edit that is missing. MEMORY is a memory object: "

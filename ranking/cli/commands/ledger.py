@@ -31,7 +31,6 @@ def _positive_int(text: str) -> int:
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "ledger",
-        help="the admission ledger: every decision on every edit, across runs",
         description="A ledger is an SQLite file holding sealed ranking reports and one row per decision "
         "(docs/ledger.md). Exit 0 ok, 2 usage, 3 a report that is not I-JSON, 4 a tampered report or row.",
     )

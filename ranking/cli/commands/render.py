@@ -28,7 +28,6 @@ __all__ = ["register", "run"]
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "render",
-        help="write a self-contained HTML view of a report (or of a batch folder with --batch)",
         description="Write one self-contained HTML page (inline CSS and script, no request leaves it): the run "
         "view of REPORT (outcome, counts, every proposal with its score components, reasons as sentences, "
         "supersessions), or with --batch DIR the view of a batch folder (outcomes per bundle, the reason codes "

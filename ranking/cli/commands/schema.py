@@ -15,7 +15,6 @@ parser does not import the models (pydantic), a large share of every command's s
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "schema",
-        help="print a published JSON Schema (Draft 2020-12)",
         description="Print the JSON Schema of a curator bundle, a validation report or a ranking report.",
     )
     p.add_argument("name", choices=NAMES, help="which document")

@@ -44,7 +44,6 @@ OUTPUTS = (VALIDATION, REPORT, ERROR)
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "score",
-        help="validate and rank one bundle; write validation.json and report.json",
         description="Validate and rank one curator bundle. Writes DIR/validation.json and DIR/report.json "
         "(canonical RFC 8785 bytes, atomically), or DIR/error.json when the bundle is refused. "
         "Exits 0 on any report, no_op included.",

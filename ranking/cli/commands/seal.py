@@ -20,7 +20,6 @@ from ranking.cli.output import emit
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "seal",
-        help="seal every artifact and the bundle, in place (or --check)",
         description="Compute every artifact's digest and the bundle's frozen.digest and rewrite BUNDLE in place, "
         "atomically, indented for reading. With --check, change nothing: list what is unsealed and exit 1 if "
         "anything is.",

@@ -13,7 +13,6 @@ from validator import validate
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "validate",
-        help="write the evidence-validation-v1 report alone",
         description="Validate one bundle (SPEC §3) and write the evidence-validation-v1 report as canonical JSON "
         "to --out, or to stdout.",
     )

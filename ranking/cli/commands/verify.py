@@ -19,7 +19,6 @@ from ranking.verification import INVARIANTS, check_report, proposals_of, replay_
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "verify",
-        help="check a ranking report's invariants, or replay it against its bundle",
         description="Without --bundle: check the SPEC §7 invariants of REPORT (conflict_free needs the bundle). "
         "With --bundle: check them all, then replay the pipeline and compare canonical bytes. "
         "With --config: also refuse a report ranked with any other config, naming each differing member. "
