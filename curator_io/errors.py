@@ -8,7 +8,6 @@ one, and builds its message from those fields. A proposal that fails a rule is
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 __all__ = [
@@ -59,9 +58,7 @@ class EvidenceRankError(Exception):
 
     def in_file(self, source: str) -> EvidenceRankError:
         """The same error, naming the file it was found in."""
-        error = copy.copy(self)
-        error.source = source
-        return error
+        return _rebuilt(type(self), {**self.__dict__, "source": source})
 
     def to_json(self) -> dict[str, str | None]:
         """The machine-readable form written to ``error.json``."""

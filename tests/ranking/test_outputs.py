@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from curator_io import canon, parse_json, seal
-from curator_io.files import LOCK_NAME, write_atomic
+from curator_io.files import LOCK_NAME, locked_folder, write_atomic
 from ranking.cli import main
 from tests.conftest import FIXTURES, REPO, visible_files
 
@@ -114,11 +114,9 @@ def test_a_run_killed_at_random_instants_never_leaves_a_mixed_pair(tmp_path: Pat
 
 @pytest.mark.parametrize(("signum", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_sigterm_and_sigint_end_the_run_with_their_code_and_no_report(tmp_path: Path, signum: int, code: int) -> None:
-    from filelock import FileLock
-
     out = tmp_path / "out"
     assert main(["score", str(EXAMPLE), "--out-dir", str(out)]) == 0
-    with FileLock(out / LOCK_NAME):  # the run waits for it: the signal lands inside the run, every time
+    with locked_folder(out):  # the run waits for it: the signal lands inside the run, every time
         run = cli("score", str(EXAMPLE), "--out-dir", str(out))
         assert b"waiting for another run" in run.stderr.readline()
         run.send_signal(signum)
