@@ -13,36 +13,20 @@ bundles are the parity corpus's (../shared/parity/cases):
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
-from agentdescent import AcceptDecision, AggregatorConfig, Diff, MergeContext, Policies, Task, evolve
+from agentdescent import AcceptDecision, AggregatorConfig, Diff, MergeContext, Policies, evolve
 from agentdescent.aggregator import fuse_diffs
 
 from ranking.integrations.agentdescent import EvidenceRankingAcceptance
 from ranking.integrations.agentdescent_fused import judge_fused, parent_names
-from tests.conftest import PARITY as CASES
+from tests.ranking.agentdescent_support import TASKS, bundle_path, op_map, report_path
 
 LIMIT = "074-rank-limit-more-than-5-survivors"
 LIMIT_RUN = "run-2026-06-17-c6"
 SHARED = "071-rank-identical-op-is-not-a-conflict"
-
-
-def _report_path(case: str) -> Path:
-    return CASES / case / "expected.report.json"
-
-
-def _bundle_path(case: str) -> Path:
-    return CASES / case / "bundle.json"
-
-
-def _op_map(case: str, proposal_id: str) -> dict[str, str | None]:
-    """The proposal's operations as agentdescent ops: text, or None for a remove."""
-    bundle = json.loads(_bundle_path(case).read_bytes())
-    (proposal,) = [p for p in bundle["proposals"] if p["id"] == proposal_id]
-    return {op["key"]: op.get("text") for op in proposal["operations"]}
 
 
 def _diff(diff_id: str, ops: dict[str, str | None]) -> Diff:
@@ -52,7 +36,7 @@ def _diff(diff_id: str, ops: dict[str, str | None]) -> Diff:
 def _fused(case: str, *parents: str | tuple[str, dict[str, str | None]]) -> Diff:
     """fuse_diffs over parents given as a proposal id (the diff carries its edit)
     or as (diff id, ops)."""
-    diffs = [_diff(p, _op_map(case, p)) if isinstance(p, str) else _diff(*p) for p in parents]
+    diffs = [_diff(p, op_map(case, p)) if isinstance(p, str) else _diff(*p) for p in parents]
     return fuse_diffs(diffs)
 
 
@@ -75,9 +59,9 @@ def _context(diff: Diff) -> MergeContext:
 
 def _policy(case: str, *, bundle: bool = True, **kwargs: Any) -> EvidenceRankingAcceptance:
     return EvidenceRankingAcceptance(
-        _report_path(case),
+        report_path(case),
         inner=kwargs.pop("inner", _Recording()),
-        bundle=_bundle_path(case) if bundle else None,
+        bundle=bundle_path(case) if bundle else None,
         **kwargs,
     )
 
@@ -102,7 +86,7 @@ def test_a_fused_id_names_its_parents_in_order() -> None:
 
 def test_a_nested_fused_id_names_the_parents_of_every_level() -> None:
     inner = _fused(LIMIT, "p:build_zone-9", "p_wheel-39")
-    nested = fuse_diffs([inner, _diff("p-seedcache-29", _op_map(LIMIT, "p-seedcache-29"))])
+    nested = fuse_diffs([inner, _diff("p-seedcache-29", op_map(LIMIT, "p-seedcache-29"))])
 
     assert nested.diff_id == "fused(fused(p:build_zone-9+p_wheel-39)+p-seedcache-29)"
     assert parent_names(nested.diff_id) == ("p:build_zone-9", "p_wheel-39", "p-seedcache-29")
@@ -140,7 +124,7 @@ def test_a_nested_fused_diff_of_selected_proposals_is_backed() -> None:
 
 def test_parents_that_name_no_proposal_are_decomposed_against_the_selected() -> None:
     policy = _policy(LIMIT)
-    fused = _fused(LIMIT, ("w0:1", _op_map(LIMIT, "p:build_zone-9")), ("w1:1", _op_map(LIMIT, "p_wheel-39")))
+    fused = _fused(LIMIT, ("w0:1", op_map(LIMIT, "p:build_zone-9")), ("w1:1", op_map(LIMIT, "p_wheel-39")))
 
     verdict = judge_fused(fused.diff_id, fused.ops, policy.proposals, policy.run)
 
@@ -151,7 +135,7 @@ def test_parents_that_name_no_proposal_are_decomposed_against_the_selected() -> 
 
 def test_an_id_that_names_no_parents_is_decomposed_as_well() -> None:
     policy = _policy(SHARED)
-    union = {**_op_map(SHARED, "p.yaml-21"), **_op_map(SHARED, "p/kernel-11")}
+    union = {**op_map(SHARED, "p.yaml-21"), **op_map(SHARED, "p/kernel-11")}
 
     verdict = judge_fused("fused(w0:(a+w1:b)", union, policy.proposals, policy.run)
 
@@ -159,7 +143,7 @@ def test_an_id_that_names_no_parents_is_decomposed_as_well() -> None:
 
 
 def test_a_parent_named_after_a_proposal_and_one_named_after_a_worker_share_the_diff() -> None:
-    fused = _fused(LIMIT, "p:build_zone-9", ("w1:1", _op_map(LIMIT, "p_wheel-39")))
+    fused = _fused(LIMIT, "p:build_zone-9", ("w1:1", op_map(LIMIT, "p_wheel-39")))
 
     verdict = judge_fused(fused.diff_id, fused.ops, _policy(LIMIT).proposals, LIMIT_RUN)
 
@@ -169,7 +153,7 @@ def test_a_parent_named_after_a_proposal_and_one_named_after_a_worker_share_the_
 def test_without_a_bundle_parents_are_checked_by_name_only() -> None:
     policy = _policy(LIMIT, bundle=False)
     named = _fused(LIMIT, "p:build_zone-9", "p_wheel-39")
-    by_worker = _fused(LIMIT, "p:build_zone-9", ("w1:1", _op_map(LIMIT, "p_wheel-39")))
+    by_worker = _fused(LIMIT, "p:build_zone-9", ("w1:1", op_map(LIMIT, "p_wheel-39")))
 
     assert _accepts(policy, named)
     assert _refusal(policy, by_worker) == (
@@ -178,7 +162,7 @@ def test_without_a_bundle_parents_are_checked_by_name_only() -> None:
 
 
 def test_without_a_bundle_an_id_that_names_no_parents_is_refused_as_a_single_diff() -> None:
-    diff = _diff("fused(w0:(1+w1:1)", _op_map(LIMIT, "p:build_zone-9"))
+    diff = _diff("fused(w0:(1+w1:1)", op_map(LIMIT, "p:build_zone-9"))
 
     assert _refusal(_policy(LIMIT, bundle=False), diff) == (
         f"evidence-ranking-v1: no proposal of run {LIMIT_RUN} matched diff fused(w0:(1+w1:1)"
@@ -218,7 +202,7 @@ def test_the_refusal_names_the_first_offending_parent_in_id_order() -> None:
 
 
 def test_an_unselected_proposal_is_named_when_its_parent_is_named_after_a_worker() -> None:
-    fused = _fused(LIMIT, ("w0:1", _op_map(LIMIT, "p:build_zone-9")), ("w1:1", _op_map(LIMIT, "p:make-79")))
+    fused = _fused(LIMIT, ("w0:1", op_map(LIMIT, "p:build_zone-9")), ("w1:1", op_map(LIMIT, "p:make-79")))
 
     assert _refusal(_policy(LIMIT), fused) == (
         "evidence-ranking-v1: fused diff fused(w0:1+w1:1) carries p:make-79 (unselected: rank.limit)"
@@ -234,12 +218,12 @@ def test_a_parent_named_after_a_superseded_duplicate_is_refused_though_its_edit_
 
 
 def test_a_named_parent_whose_edit_is_partial_is_refused() -> None:
-    partial = {k: v for k, v in _op_map(SHARED, "p.yaml-21").items() if k != "test-schema_zone-13"}
+    partial = {k: v for k, v in op_map(SHARED, "p.yaml-21").items() if k != "test-schema_zone-13"}
     fused = _fused(
-        SHARED, ("p.yaml-21", partial), ("w1:1", {"cmd-queue-3": _op_map(SHARED, "p/kernel-11")["cmd-queue-3"]})
+        SHARED, ("p.yaml-21", partial), ("w1:1", {"cmd-queue-3": op_map(SHARED, "p/kernel-11")["cmd-queue-3"]})
     )
     # The union happens to be p/kernel-11's edit; the parent's name still counts.
-    assert fused.ops == _op_map(SHARED, "p/kernel-11")
+    assert fused.ops == op_map(SHARED, "p/kernel-11")
 
     assert _refusal(_policy(SHARED), fused) == (
         f"evidence-ranking-v1: fused diff {fused.diff_id} carries part of p.yaml-21 (selected: rank.selected):"
@@ -248,7 +232,7 @@ def test_a_named_parent_whose_edit_is_partial_is_refused() -> None:
 
 
 def test_a_partial_proposal_is_refused_when_no_parent_names_it() -> None:
-    yaml, kernel = _op_map(SHARED, "p.yaml-21"), _op_map(SHARED, "p/kernel-11")
+    yaml, kernel = op_map(SHARED, "p.yaml-21"), op_map(SHARED, "p/kernel-11")
     fused = _fused(
         SHARED,
         ("w0:1", {"test-schema_zone-13": yaml["test-schema_zone-13"]}),
@@ -279,7 +263,7 @@ def test_a_key_no_proposal_writes_is_refused_naming_the_key() -> None:
 
 
 def test_parents_that_all_name_proposals_may_not_carry_another_selected_proposal() -> None:
-    smuggler = ("p_wheel-39", {**_op_map(LIMIT, "p_wheel-39"), **_op_map(LIMIT, "p-seedcache-29")})
+    smuggler = ("p_wheel-39", {**op_map(LIMIT, "p_wheel-39"), **op_map(LIMIT, "p-seedcache-29")})
     fused = _fused(LIMIT, "p:build_zone-9", smuggler)
 
     assert _refusal(_policy(LIMIT), fused).endswith(
@@ -297,15 +281,13 @@ def test_a_fused_diff_with_no_edit_is_refused() -> None:
 
 # -- the end-to-end run: two workers, one merge -----------------------------------
 
-TASKS = [Task(id=f"t{i}", prompt="say the rule") for i in range(10)]
-
 
 class _ByWorker:
     """An agentdescent Strategy in which each worker turns one curator proposal
     into a diff named after it."""
 
     def __init__(self, case: str, by_worker: dict[str, str]) -> None:
-        self.ops = {author: _op_map(case, proposal) for author, proposal in by_worker.items()}
+        self.ops = {author: op_map(case, proposal) for author, proposal in by_worker.items()}
         self.ids = by_worker
 
     def initial(self) -> dict[str, str]:
@@ -340,18 +322,18 @@ def _evolve_two_workers(tmp_path: Path, by_worker: dict[str, str], acceptance: A
 
 
 def test_two_workers_diffs_of_selected_proposals_fuse_and_commit(tmp_path: Path) -> None:
-    gate = EvidenceRankingAcceptance(_report_path(LIMIT), bundle=_bundle_path(LIMIT))
+    gate = EvidenceRankingAcceptance(report_path(LIMIT), bundle=bundle_path(LIMIT))
 
     result, reports = _evolve_two_workers(tmp_path, {"w0": "p:build_zone-9", "w1": "p_wheel-39"}, gate)
 
     assert result.error is None
     assert [(r.category, r.fused) for r in reports] == [("committed", True)]
-    assert result.state == {**_op_map(LIMIT, "p:build_zone-9"), **_op_map(LIMIT, "p_wheel-39")}
+    assert result.state == {**op_map(LIMIT, "p:build_zone-9"), **op_map(LIMIT, "p_wheel-39")}
     assert result.ledger_log[0].endswith("merge fused(p:build_zone-9+p_wheel-39) -> artifact")
 
 
 def test_a_fused_diff_carrying_an_unselected_proposal_is_refused_in_a_run(tmp_path: Path) -> None:
-    gate = EvidenceRankingAcceptance(_report_path(LIMIT), bundle=_bundle_path(LIMIT))
+    gate = EvidenceRankingAcceptance(report_path(LIMIT), bundle=bundle_path(LIMIT))
 
     result, reports = _evolve_two_workers(tmp_path, {"w0": "p:build_zone-9", "w1": "p:make-79"}, gate)
 

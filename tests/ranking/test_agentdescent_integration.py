@@ -8,7 +8,6 @@ functions and no model.
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -22,7 +21,6 @@ from agentdescent import (
     MergeContext,
     MergeOutcome,
     Policies,
-    Task,
     evolve,
 )
 from agentdescent.aggregator import install_policy
@@ -34,7 +32,7 @@ from curator_io.config import parse_config
 from curator_io.errors import ConfigError, PolicyError
 from ranking.integrations.agentdescent import EvidenceRankingAcceptance, rejected_notes
 from ranking.pipeline import rank
-from tests.conftest import PARITY as CASES
+from tests.ranking.agentdescent_support import TASKS, OneEdit, bundle_path, op_map, report_of, report_path
 
 BASIC = "001-basic-accepted-selected"  # one proposal, p-env-9, selected
 MIXED = "002-mixed-dispositions"  # p_hook-9 selected; others deferred, quarantined, rejected
@@ -42,45 +40,7 @@ DUPLICATE = "068-rank-duplicate-different-rationale"
 CONFLICT = "069-rank-conflict-same-key-different-text"
 
 
-def _report_path(case: str) -> Path:
-    return CASES / case / "expected.report.json"
-
-
-def _bundle_path(case: str) -> Path:
-    return CASES / case / "bundle.json"
-
-
-def _report(case: str) -> dict[str, Any]:
-    return json.loads(_report_path(case).read_bytes())
-
-
-def _op_map(case: str, proposal_id: str) -> dict[str, str | None]:
-    """The proposal's operations as agentdescent ops: text, or None for a remove."""
-    bundle = json.loads(_bundle_path(case).read_bytes())
-    (proposal,) = [p for p in bundle["proposals"] if isinstance(p, dict) and p.get("id") == proposal_id]
-    return {op["key"]: op.get("text") for op in proposal["operations"]}
-
-
 # -- the end-to-end run ------------------------------------------------------
-
-TASKS = [Task(id=f"t{i}", prompt="say the rule") for i in range(10)]  # 4 held out
-
-
-class _OneEdit:
-    """An agentdescent Strategy whose every proposal is one fixed diff: what a
-    worker emits when it turns a curator's proposal into an edit."""
-
-    def __init__(self, diff_id: str, ops: dict[str, str | None]) -> None:
-        self.diff_id, self.ops = diff_id, ops
-
-    def initial(self) -> dict[str, str]:
-        return {}
-
-    def render(self, state: dict[str, str]) -> str:
-        return "\n".join(f"{key}: {text}" for key, text in sorted(state.items()))
-
-    def to_diff(self, state: dict[str, str], proposal: str, author: str, base_version: int, target: str) -> Diff | None:
-        return Diff(diff_id=self.diff_id, target=target, ops=dict(self.ops), author=author)
 
 
 def _evolve(tmp_path: Path, diff_id: str, ops: dict[str, str | None], acceptance: Any = None) -> tuple[Any, list[Any]]:
@@ -91,7 +51,7 @@ def _evolve(tmp_path: Path, diff_id: str, ops: dict[str, str | None], acceptance
         lambda task, output: 1.0 if output else 0.0,
         run=lambda rendered, task: rendered,
         propose=lambda rendered, task, output, reward: "apply the proposal",
-        strategy=_OneEdit(diff_id, ops),
+        strategy=OneEdit(diff_id, ops),
         rounds=1,
         n_workers=1,
         self_verify=False,
@@ -104,8 +64,8 @@ def _evolve(tmp_path: Path, diff_id: str, ops: dict[str, str | None], acceptance
 
 
 def test_a_diff_backed_by_a_selected_proposal_commits(tmp_path: Path) -> None:
-    ops = _op_map(BASIC, "p-env-9")
-    policy = EvidenceRankingAcceptance(_report_path(BASIC))
+    ops = op_map(BASIC, "p-env-9")
+    policy = EvidenceRankingAcceptance(report_path(BASIC))
 
     result, reports = _evolve(tmp_path, "p-env-9", ops, policy)
 
@@ -116,9 +76,9 @@ def test_a_diff_backed_by_a_selected_proposal_commits(tmp_path: Path) -> None:
 
 
 def test_a_diff_that_is_not_backed_ends_as_critic_rejected(tmp_path: Path) -> None:
-    policy = EvidenceRankingAcceptance(_report_path(MIXED), bundle=_bundle_path(MIXED))
+    policy = EvidenceRankingAcceptance(report_path(MIXED), bundle=bundle_path(MIXED))
 
-    result, reports = _evolve(tmp_path, "w0:cmd-node-36", _op_map(MIXED, "p_retry-build-37"), policy)
+    result, reports = _evolve(tmp_path, "w0:cmd-node-36", op_map(MIXED, "p_retry-build-37"), policy)
 
     assert result.error is None
     assert [r.category for r in reports] == ["critic-rejected"]
@@ -131,14 +91,14 @@ def test_a_diff_that_is_not_backed_ends_as_critic_rejected(tmp_path: Path) -> No
 
 def test_the_same_unbacked_diff_commits_without_the_policy(tmp_path: Path) -> None:
     # The control for the test above: the refusal came from the report, not the toy.
-    _, reports = _evolve(tmp_path, "w0:cmd-node-36", _op_map(MIXED, "p_retry-build-37"))
+    _, reports = _evolve(tmp_path, "w0:cmd-node-36", op_map(MIXED, "p_retry-build-37"))
 
     assert [r.category for r in reports] == ["committed"]
 
 
 def test_a_diff_matched_by_its_operations_commits_when_the_proposal_is_selected(tmp_path: Path) -> None:
-    ops = _op_map(MIXED, "p_hook-9")
-    policy = EvidenceRankingAcceptance(_report_path(MIXED), bundle=_bundle_path(MIXED))
+    ops = op_map(MIXED, "p_hook-9")
+    policy = EvidenceRankingAcceptance(report_path(MIXED), bundle=bundle_path(MIXED))
 
     result, reports = _evolve(tmp_path, "w0:k-flaky-8", ops, policy)
 
@@ -195,7 +155,7 @@ def _context(diff_id: str, ops: dict[str, str | None]) -> MergeContext:
 
 def test_a_diff_whose_id_names_a_selected_proposal_is_handed_to_inner() -> None:
     inner = _Recording()
-    policy = EvidenceRankingAcceptance(_report_path(BASIC), inner=inner)
+    policy = EvidenceRankingAcceptance(report_path(BASIC), inner=inner)
     ctx = _context("p-env-9", {"anything": "at all"})
 
     decision = policy.accept(ctx)
@@ -205,10 +165,10 @@ def test_a_diff_whose_id_names_a_selected_proposal_is_handed_to_inner() -> None:
 
 
 def test_with_a_bundle_a_diff_naming_a_selected_proposal_must_carry_its_edit() -> None:
-    policy = EvidenceRankingAcceptance(_report_path(BASIC), inner=_Recording(), bundle=_bundle_path(BASIC))
+    policy = EvidenceRankingAcceptance(report_path(BASIC), inner=_Recording(), bundle=bundle_path(BASIC))
 
     smuggled = policy.accept(_context("p-env-9", {"anything": "at all"}))
-    honest = policy.accept(_context("p-env-9", _op_map(BASIC, "p-env-9")))
+    honest = policy.accept(_context("p-env-9", op_map(BASIC, "p-env-9")))
 
     assert smuggled.accept is False and smuggled.category == "critic-rejected"
     assert smuggled.detail.startswith("evidence-ranking-v1: no proposal")
@@ -217,7 +177,7 @@ def test_with_a_bundle_a_diff_naming_a_selected_proposal_must_carry_its_edit() -
 
 def test_a_diff_that_matches_no_proposal_is_refused_saying_so() -> None:
     inner = _Recording()
-    policy = EvidenceRankingAcceptance(_report_path(BASIC), inner=inner)
+    policy = EvidenceRankingAcceptance(report_path(BASIC), inner=inner)
 
     decision = policy.accept(_context("w0:x:1", {"k": "v"}))
 
@@ -231,17 +191,17 @@ def test_a_diff_that_matches_no_proposal_is_refused_saying_so() -> None:
 
 
 def test_without_a_bundle_only_the_diff_id_can_match() -> None:
-    ctx = _context("w0:k-flaky-8", _op_map(MIXED, "p_hook-9"))
+    ctx = _context("w0:k-flaky-8", op_map(MIXED, "p_hook-9"))
 
-    without = EvidenceRankingAcceptance(_report_path(MIXED), inner=_Recording()).accept(ctx)
-    with_bundle = EvidenceRankingAcceptance(_report_path(MIXED), inner=_Recording(), bundle=_bundle_path(MIXED))
+    without = EvidenceRankingAcceptance(report_path(MIXED), inner=_Recording()).accept(ctx)
+    with_bundle = EvidenceRankingAcceptance(report_path(MIXED), inner=_Recording(), bundle=bundle_path(MIXED))
 
     assert without.detail.startswith("evidence-ranking-v1: no proposal")
     assert with_bundle.accept(ctx).detail == "from inner"
 
 
 def test_a_remove_operation_matches_a_diff_that_maps_its_key_to_none() -> None:
-    policy = EvidenceRankingAcceptance(_report_path(CONFLICT), inner=_Recording(), bundle=_bundle_path(CONFLICT))
+    policy = EvidenceRankingAcceptance(report_path(CONFLICT), inner=_Recording(), bundle=bundle_path(CONFLICT))
 
     decision = policy.accept(_context("w0:remove", {"ci-vendor-21": None}))
 
@@ -250,9 +210,9 @@ def test_a_remove_operation_matches_a_diff_that_maps_its_key_to_none() -> None:
 
 def test_a_diff_matching_a_selected_proposal_and_its_superseded_duplicates_is_backed() -> None:
     inner = _Recording()
-    policy = EvidenceRankingAcceptance(_report_path(DUPLICATE), inner=inner, bundle=_bundle_path(DUPLICATE))
-    ops = _op_map(DUPLICATE, "p.pytest_import-31")
-    assert ops == _op_map(DUPLICATE, "p-hook-make-10")  # the corpus's premise
+    policy = EvidenceRankingAcceptance(report_path(DUPLICATE), inner=inner, bundle=bundle_path(DUPLICATE))
+    ops = op_map(DUPLICATE, "p.pytest_import-31")
+    assert ops == op_map(DUPLICATE, "p-hook-make-10")  # the corpus's premise
 
     decision = policy.accept(_context("w0:dup", ops))
 
@@ -267,7 +227,7 @@ def test_a_custom_matcher_decides_which_proposals_a_diff_implements() -> None:
         seen.append(tuple(p.id for p in proposals))
         return ["p_hook-9"] if diff.author == "trusted" else []
 
-    policy = EvidenceRankingAcceptance(_report_path(MIXED), inner=_Recording(), match=by_author)
+    policy = EvidenceRankingAcceptance(report_path(MIXED), inner=_Recording(), match=by_author)
     ctx = _context("anything", {})
     trusted = replace(ctx, diff=Diff("anything", "artifact", {}, author="trusted"))
 
@@ -278,7 +238,7 @@ def test_a_custom_matcher_decides_which_proposals_a_diff_implements() -> None:
 
 def test_a_matcher_naming_a_proposal_the_report_lacks_raises_value_error() -> None:
     policy = EvidenceRankingAcceptance(
-        _report_path(BASIC), inner=_Recording(), match=lambda diff, proposals: ["p-ghost"]
+        report_path(BASIC), inner=_Recording(), match=lambda diff, proposals: ["p-ghost"]
     )
 
     with pytest.raises(ValueError, match="matcher returned 'p-ghost', which is not a proposal of run"):
@@ -287,7 +247,7 @@ def test_a_matcher_naming_a_proposal_the_report_lacks_raises_value_error() -> No
 
 def test_configure_and_bind_reach_the_inner_policy() -> None:
     inner = _Recording()
-    policy = EvidenceRankingAcceptance(_report_path(BASIC), inner=inner)
+    policy = EvidenceRankingAcceptance(report_path(BASIC), inner=inner)
     verifier, config = object(), AggregatorConfig()
 
     install_policy(policy, verifier, config)  # what the aggregator does on install
@@ -296,7 +256,7 @@ def test_configure_and_bind_reach_the_inner_policy() -> None:
 
 
 def test_the_default_inner_is_agentdescents_beta_posterior_test() -> None:
-    policy = EvidenceRankingAcceptance(_report_path(BASIC))
+    policy = EvidenceRankingAcceptance(report_path(BASIC))
 
     policy.configure(AggregatorConfig(base_delta=0.25))
 
@@ -309,7 +269,7 @@ def test_the_default_inner_is_agentdescents_beta_posterior_test() -> None:
 
 
 def test_an_unsealed_report_is_refused_when_the_policy_is_built() -> None:
-    report = _report(BASIC)
+    report = report_of(BASIC)
     report["proposals"][0]["rationale"] = "edited after sealing"
 
     with pytest.raises(EvidenceRankError) as refused:
@@ -319,7 +279,7 @@ def test_an_unsealed_report_is_refused_when_the_policy_is_built() -> None:
 
 
 def test_a_resealed_report_that_selects_a_rejected_proposal_is_refused_when_the_policy_is_built() -> None:
-    report = _report(MIXED)
+    report = report_of(MIXED)
     (entry,) = [p for p in report["proposals"] if p["id"] == "p_retry-build-37"]
     entry["disposition"] = "selected"
     report["selected"].append("p_retry-build-37")
@@ -333,24 +293,24 @@ def test_a_resealed_report_that_selects_a_rejected_proposal_is_refused_when_the_
 
 def test_a_bundle_the_report_did_not_rank_is_refused() -> None:
     with pytest.raises(TamperError) as refused:
-        EvidenceRankingAcceptance(_report_path(BASIC), bundle=_bundle_path(MIXED))
+        EvidenceRankingAcceptance(report_path(BASIC), bundle=bundle_path(MIXED))
 
     assert (refused.value.code, refused.value.pointer) == ("report.tampered", "/input_digest")
 
 
 def test_a_report_that_is_not_what_its_bundle_produces_is_refused() -> None:
     # Sealed and self-consistent, but not what ranking MIXED's bundle gives.
-    report = _report(MIXED)
+    report = report_of(MIXED)
     report["run"] = "run-elsewhere"
 
     with pytest.raises(TamperError) as refused:
-        EvidenceRankingAcceptance(seal(report), bundle=_bundle_path(MIXED))
+        EvidenceRankingAcceptance(seal(report), bundle=bundle_path(MIXED))
 
     assert refused.value.code == "report.tampered"
 
 
 def test_a_report_file_that_is_not_i_json_is_refused() -> None:
-    raw = _report_path(BASIC).read_bytes()
+    raw = report_path(BASIC).read_bytes()
     duplicated = raw.replace(b'{"config":', b'{"run":"other","config":', 1)
 
     with pytest.raises(InputError) as refused:
@@ -361,8 +321,8 @@ def test_a_report_file_that_is_not_i_json_is_refused() -> None:
 
 
 def test_a_report_given_as_a_path_bytes_or_a_mapping_reads_the_same() -> None:
-    path = _report_path(MIXED)
-    policies = [EvidenceRankingAcceptance(source) for source in (path, str(path), path.read_bytes(), _report(MIXED))]
+    path = report_path(MIXED)
+    policies = [EvidenceRankingAcceptance(source) for source in (path, str(path), path.read_bytes(), report_of(MIXED))]
 
     assert len({(p.run, p.digest, p.proposals) for p in policies}) == 1
     assert [p.id for p in policies[0].proposals if p.disposition == "selected"] == ["p_hook-9"]
@@ -376,12 +336,12 @@ _LOOSE = {"threshold": 0, "min_lineages": 1}
 
 
 def _loosened() -> dict[str, Any]:
-    return rank(load_bundle(_bundle_path(MIXED).read_bytes()), parse_config(_LOOSE)).report
+    return rank(load_bundle(bundle_path(MIXED).read_bytes()), parse_config(_LOOSE)).report
 
 
 @pytest.mark.parametrize("with_bundle", [True, False], ids=["with bundle", "without bundle"])
 def test_a_report_ranked_with_a_loosened_config_is_refused_by_default(with_bundle: bool) -> None:
-    bundle = {"bundle": _bundle_path(MIXED)} if with_bundle else {}
+    bundle = {"bundle": bundle_path(MIXED)} if with_bundle else {}
 
     with pytest.raises(PolicyError) as refused:
         EvidenceRankingAcceptance(_loosened(), **bundle)
@@ -395,7 +355,7 @@ def test_a_report_ranked_with_a_loosened_config_is_refused_by_default(with_bundl
 
 @pytest.mark.parametrize("config", [_LOOSE, parse_config(_LOOSE)], ids=["mapping", "Config"])
 def test_a_report_ranked_with_the_pinned_config_builds_the_policy(config: Any) -> None:
-    policy = EvidenceRankingAcceptance(_loosened(), bundle=_bundle_path(MIXED), config=config)
+    policy = EvidenceRankingAcceptance(_loosened(), bundle=bundle_path(MIXED), config=config)
 
     assert policy.pinned == parse_config(_LOOSE)
     assert len([p for p in policy.proposals if p.disposition == "selected"]) == 5
@@ -403,7 +363,7 @@ def test_a_report_ranked_with_the_pinned_config_builds_the_policy(config: Any) -
 
 def test_a_pinned_config_refuses_a_report_ranked_with_the_defaults() -> None:
     with pytest.raises(PolicyError, match="threshold is 40 in the report, 0 in the pinned policy"):
-        EvidenceRankingAcceptance(_report_path(MIXED), config=_LOOSE)
+        EvidenceRankingAcceptance(report_path(MIXED), config=_LOOSE)
 
 
 def test_config_none_trusts_the_reports_own_config() -> None:
@@ -415,7 +375,7 @@ def test_config_none_trusts_the_reports_own_config() -> None:
 
 def test_a_pinned_config_outside_spec_2_is_a_config_error() -> None:
     with pytest.raises(ConfigError, match=r"^config\.invalid at '/max_selected'"):
-        EvidenceRankingAcceptance(_report_path(MIXED), config={"max_selected": 9})
+        EvidenceRankingAcceptance(report_path(MIXED), config={"max_selected": 9})
 
 
 # -- remembering rejections ------------------------------------------------------
@@ -423,7 +383,7 @@ def test_a_pinned_config_outside_spec_2_is_a_config_error() -> None:
 
 def test_rejected_notes_name_rejected_superseded_and_deferred_proposals() -> None:
     # p-token-27 (quarantined) and p_hook-9 (selected) are not remembered.
-    assert rejected_notes(_report_path(MIXED)) == (
+    assert rejected_notes(report_path(MIXED)) == (
         "do not re-propose: Run branch lint build index import crème index mock index #2774a1!"
         " — deferred, rank.below_threshold",
         "do not re-propose: Avoid vendor node order retry make schema build #170d69"
@@ -434,26 +394,26 @@ def test_rejected_notes_name_rejected_superseded_and_deferred_proposals() -> Non
 
 
 def test_rejected_notes_remember_superseded_proposals() -> None:
-    assert rejected_notes(_report_path(CONFLICT)) == (
+    assert rejected_notes(report_path(CONFLICT)) == (
         "do not re-propose: Always cache docker gate seed fixture node merge #27d363 — superseded, rank.conflict",
         "do not re-propose: Run yaml pytest node make #f16971 — superseded, rank.conflict",
     )
 
 
 def test_rejected_notes_can_be_limited_to_one_lesson() -> None:
-    assert rejected_notes(_report(MIXED), lesson="les-yaml-38") == (
+    assert rejected_notes(report_of(MIXED), lesson="les-yaml-38") == (
         "do not re-propose: Always build seed node deploy hook #b29aa3! — rejected, closure.stale_memory",
     )
 
 
 def test_a_note_for_a_proposal_without_rationale_names_the_proposal() -> None:
-    notes = rejected_notes(_report_path("006-incomplete-non-object"))
+    notes = rejected_notes(report_path("006-incomplete-non-object"))
 
     assert notes[0] == "do not re-propose: proposal @0 — rejected, proposal.incomplete"
 
 
 def test_a_note_is_one_short_line_however_long_the_rationale() -> None:
-    report = _report(MIXED)
+    report = report_of(MIXED)
     (entry,) = [p for p in report["proposals"] if p["id"] == "p_retry-build-37"]
     entry["rationale"] = "Never\n\tbuild twice. " * 100
 
@@ -465,8 +425,8 @@ def test_a_note_is_one_short_line_however_long_the_rationale() -> None:
     assert len(note) < 260
 
 
-def test_rejected_notes_refuse_an_unsealed_report() -> None:
-    report = _report(MIXED)
+def test_rejected_notes_refuse_an_unsealedreport_of() -> None:
+    report = report_of(MIXED)
     report["selected"] = []
 
     with pytest.raises(EvidenceRankError) as refused:

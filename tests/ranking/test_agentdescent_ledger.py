@@ -11,31 +11,17 @@ import json
 from pathlib import Path
 from typing import Any
 
-from agentdescent import AggregatorConfig, Diff, Policies, Task, evolve
+from agentdescent import AggregatorConfig, Policies, evolve
 
 from curator_io import parse_json
 from ranking.cli import main
 from ranking.integrations.agentdescent import EvidenceRankingAcceptance
 from ranking.ledger import Ledger
 from tests.conftest import PARITY
+from tests.ranking.agentdescent_support import TASKS, OneEdit
 
 BASIC = PARITY / "001-basic-accepted-selected"  # one proposal, p-env-9, selected
 MIXED = PARITY / "002-mixed-dispositions"  # p_retry-build-37 rejected
-TASKS = [Task(id=f"t{i}", prompt="say the rule") for i in range(10)]
-
-
-class _OneEdit:
-    def __init__(self, diff_id: str, ops: dict[str, str | None]) -> None:
-        self.diff_id, self.ops = diff_id, ops
-
-    def initial(self) -> dict[str, str]:
-        return {}
-
-    def render(self, state: dict[str, str]) -> str:
-        return "\n".join(f"{key}: {text}" for key, text in sorted(state.items()))
-
-    def to_diff(self, state: dict[str, str], proposal: str, author: str, base_version: int, target: str) -> Diff:
-        return Diff(diff_id=self.diff_id, target=target, ops=dict(self.ops), author=author)
 
 
 def _op_map(case: Path, proposal_id: str) -> dict[str, str | None]:
@@ -51,7 +37,7 @@ def _evolve(tmp_path: Path, case: Path, proposal: str, acceptance: Any, *, helps
         (lambda task, output: 1.0 if output else 0.0) if helps else (lambda task, output: 0.0),
         run=lambda rendered, task: rendered,
         propose=lambda rendered, task, output, reward: "apply the proposal",
-        strategy=_OneEdit(proposal, _op_map(case, proposal)),
+        strategy=OneEdit(proposal, _op_map(case, proposal)),
         rounds=1,
         n_workers=1,
         self_verify=False,

@@ -1,0 +1,52 @@
+"""What the agentdescent tests share: parity cases as reports, bundles and op maps,
+and a Strategy whose every proposal is one fixed diff."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from agentdescent import Diff, Task
+
+from tests.conftest import PARITY
+
+#: Ten tasks, four of them held out by the aggregator's default split.
+TASKS = [Task(id=f"t{i}", prompt="say the rule") for i in range(10)]
+
+
+def report_path(case: str) -> Path:
+    return PARITY / case / "expected.report.json"
+
+
+def bundle_path(case: str) -> Path:
+    return PARITY / case / "bundle.json"
+
+
+def report_of(case: str) -> dict[str, Any]:
+    doc: dict[str, Any] = json.loads(report_path(case).read_bytes())
+    return doc
+
+
+def op_map(case: str, proposal_id: str) -> dict[str, str | None]:
+    """The proposal's operations as agentdescent ops: text, or None for a remove."""
+    bundle = json.loads(bundle_path(case).read_bytes())
+    (proposal,) = [p for p in bundle["proposals"] if isinstance(p, dict) and p.get("id") == proposal_id]
+    return {op["key"]: op.get("text") for op in proposal["operations"]}
+
+
+class OneEdit:
+    """An agentdescent Strategy whose every proposal is one fixed diff: what a
+    worker emits when it turns a curator's proposal into an edit."""
+
+    def __init__(self, diff_id: str, ops: dict[str, str | None]) -> None:
+        self.diff_id, self.ops = diff_id, ops
+
+    def initial(self) -> dict[str, str]:
+        return {}
+
+    def render(self, state: dict[str, str]) -> str:
+        return "\n".join(f"{key}: {text}" for key, text in sorted(state.items()))
+
+    def to_diff(self, state: dict[str, str], proposal: str, author: str, base_version: int, target: str) -> Diff:
+        return Diff(diff_id=self.diff_id, target=target, ops=dict(self.ops), author=author)
