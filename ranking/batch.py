@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, replace
@@ -28,13 +29,15 @@ from typing import Any, BinaryIO
 from curator_io.canonical import canon, seal
 from curator_io.config import Config
 from curator_io.errors import ConfigError, InputError
-from curator_io.files import remove_if_present, write_atomic
+from curator_io.files import remove_if_present, sweep_leftovers, write_atomic
 from curator_io.jsonio import iter_jsonl_lines
 from ranking.pipeline import rank_bytes
 
 __all__ = [
     "SUMMARY_SCHEMA",
+    "SUMMARY",
     "OUTPUTS",
+    "REPORTS",
     "Source",
     "Input",
     "Deferred",
@@ -46,6 +49,8 @@ __all__ = [
     "score_item",
     "score_and_write",
     "write_result",
+    "earlier_folders",
+    "settle_folders",
     "output_folder",
     "summary_entry",
     "build_summary",
@@ -53,8 +58,12 @@ __all__ = [
 ]
 
 SUMMARY_SCHEMA = "evidence-rank-batch-v1"
+SUMMARY = "summary.json"
 OUTPUTS = ("validation.json", "report.json", "error.json")
 """Every file a bundle's folder may hold; the ones a result does not write are removed."""
+REPORTS = "reports"
+_FOLDER_NAME = re.compile(r"[0-9]{6,}-[A-Za-z0-9][A-Za-z0-9._-]*")
+"""Every name :func:`output_folder` gives, and only those: the folders a run may remove."""
 
 _SUFFIXES = (".json", ".jsonl")
 
@@ -222,14 +231,45 @@ def iter_sources(inputs: Iterable[Input], *, defer: bool = False) -> Iterator[tu
 
 def write_result(folder: Path, result: BundleResult) -> None:
     """A bundle's files, atomically but not yet flushed (the caller flushes once,
-    before the summary); a file of the other outcome left by an earlier run is removed."""
+    before the summary).
+
+    As ``score`` does: first remove what an earlier run left that could pass for
+    this outcome (the other outcome's files, and report.json), then write
+    validation.json before the report.json that names it. So the folder never
+    holds two outcomes, nor a report beside a validation it does not name.
+    """
     written = {name for name, _ in result.files}
+    for name in OUTPUTS:
+        if name not in written or name == "report.json":
+            remove_if_present(folder / name)
     for name, data in result.files:
         write_atomic(folder / name, data, durable=False)
-    for name in OUTPUTS:
-        if name not in written:
-            # Nothing stale may pass for this bundle's outcome (as `score` does).
-            remove_if_present(folder / name)
+
+
+def earlier_folders(out: Path) -> set[str]:
+    """The bundle folders under ``out/reports`` before this run writes: an earlier run's."""
+    try:
+        with os.scandir(out / REPORTS) as entries:
+            return {e.name for e in entries if _FOLDER_NAME.fullmatch(e.name) and e.is_dir(follow_symlinks=False)}
+    except FileNotFoundError:
+        return set()
+    except OSError as e:
+        raise _unreadable(os.fspath(out / REPORTS), e) from e
+
+
+def settle_folders(out: Path, earlier: Iterable[str], written: Iterable[str]) -> None:
+    """Before the summary: remove the earlier run's folders this run did not write, and the
+    temporary files a killed writer left in those it did. Other names are not ours to touch."""
+    mine = set(written)
+    for name in sorted(earlier):
+        folder = out / REPORTS / name
+        if name in mine:
+            sweep_leftovers(folder, OUTPUTS)
+            continue
+        try:
+            shutil.rmtree(folder)
+        except OSError as e:
+            raise ConfigError("usage.unwritable", f"cannot remove {os.fspath(folder)!r}: {e.strerror or e}") from e
 
 
 # --- Scoring one bundle (pure) ------------------------------------------------------
@@ -282,7 +322,7 @@ def output_folder(index: int, source: Source) -> str:
     name = "stdin" if source.file == "-" else Path(source.file).stem
     stem = _UNSAFE.sub("_", name).strip("._-")[:48] or "bundle"
     line = "" if source.line is None else f"-L{source.line}"
-    return f"reports/{index:06d}-{stem}{line}"
+    return f"{REPORTS}/{index:06d}-{stem}{line}"
 
 
 def summary_entry(index: int, folder: str, result: BundleResult) -> dict[str, Any]:

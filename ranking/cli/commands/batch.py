@@ -5,6 +5,19 @@ lists the bundles in input order, so DIR holds the same bytes whatever the
 engine (local processes or Dask) and the number of workers. Local workers read
 and write their bundles' files themselves; a Dask engine gets bytes and gives
 back bytes, which this command writes.
+
+The output folder's protocol (docs/batch.md), under DIR's lock:
+
+1. sweep a killed run's temporary summary, and remove ``summary.json``, before
+   anything that can fail; note the bundle folders an earlier run left;
+2. read the config, list the inputs, and score each bundle into its folder
+   (each folder holds one outcome: validation.json and report.json, or error.json);
+3. remove the earlier run's folders this run did not write, and the temporary
+   files a killed writer left in those it did;
+4. flush everything to disk, then write ``summary.json``.
+
+So ``summary.json``, if present, is one whole run's record and names exactly
+the bundle folders beside it; a run that failed or was interrupted leaves none.
 """
 
 from __future__ import annotations
@@ -23,16 +36,19 @@ import structlog
 
 from curator_io.canonical import canon
 from curator_io.errors import ConfigError
-from curator_io.files import flush_to_disk, write_atomic
+from curator_io.files import flush_to_disk, locked_folder, remove_if_present, write_atomic
 from ranking.batch import (
+    SUMMARY,
     BundleResult,
     build_summary,
+    earlier_folders,
     find_inputs,
     iter_sources,
     output_folder,
     render_summary,
     score_and_write,
     score_item,
+    settle_folders,
     summary_entry,
     write_result,
 )
@@ -89,8 +105,30 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    config = read_config(args.config)
     out = Path(args.out_dir)
+    with locked_folder(out, (SUMMARY,)):
+        # 1. Nothing stale may pass for this run's record, whatever happens next.
+        remove_if_present(out / SUMMARY)
+        earlier = earlier_folders(out)
+        summary = _score_all(args, out)  # 2.
+        settle_folders(out, earlier, (e["output"].rpartition("/")[2] for e in summary["bundles"]))  # 3.
+        flush_to_disk()  # 4. every bundle's folder is on disk before the summary that names them
+        write_atomic(out / SUMMARY, canon(summary))
+    emit(render_summary(summary))
+    counts = summary["counts"]
+    structlog.get_logger("evidence_rank").info("batch.done", out_dir=str(out), **counts)
+    if counts["error"]:
+        print(
+            f"evidence-rank: {counts['error']} of {counts['bundles']} bundles refused; see {out / SUMMARY}",
+            file=sys.stderr,
+        )
+        return 3
+    return 0
+
+
+def _score_all(args: argparse.Namespace, out: Path) -> dict[str, Any]:
+    """Score every bundle into its folder; the summary, not yet written."""
+    config = read_config(args.config)
     inputs = find_inputs(args.paths, exclude=out, stdin=sys.stdin.buffer if "-" in args.paths else None)
     # A local engine's workers write their own folders; a remote one's results come back as bytes.
     local = args.engine == "local"
@@ -100,19 +138,7 @@ def run(args: argparse.Namespace) -> int:
     items = ((index, source, raw) for index, (source, raw) in enumerate(sources, start=1))
     with _engine(args) as engine:
         entries = _write_all(engine.map(fn, items), out)
-    summary = build_summary(entries, config)
-    flush_to_disk()  # every bundle's folder is on disk before the summary that names them
-    write_atomic(out / "summary.json", canon(summary))
-    emit(render_summary(summary))
-    counts = summary["counts"]
-    structlog.get_logger("evidence_rank").info("batch.done", out_dir=str(out), **counts)
-    if counts["error"]:
-        print(
-            f"evidence-rank: {counts['error']} of {counts['bundles']} bundles refused; see {out / 'summary.json'}",
-            file=sys.stderr,
-        )
-        return 3
-    return 0
+    return build_summary(entries, config)
 
 
 def _engine(args: argparse.Namespace) -> AbstractContextManager[Engine]:
