@@ -9,9 +9,10 @@ produced it. An input error refuses one bundle (SPEC §1, "Input errors") and is
 a result like any other, never the end of the batch.
 
 Reading and writing files are the impure parts, kept to the section "File
-access" below: folders are listed eagerly (names only), bundles are read
-lazily, a JSONL file is read line by line, never whole, and a local engine's
-workers read each bundle file and write each bundle's folder where they score it.
+access" below and to :mod:`ranking.batch_inputs` (what each PATH stands for):
+folders are listed eagerly (names only), bundles are read lazily, a JSONL file
+is read line by line, never whole, and a local engine's workers read each
+bundle file and write each bundle's folder where they score it.
 """
 
 from __future__ import annotations
@@ -19,10 +20,10 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
-from functools import partial
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -31,6 +32,7 @@ from curator_io.config import Config
 from curator_io.errors import ConfigError, InputError
 from curator_io.files import remove_if_present, sweep_leftovers, write_atomic
 from curator_io.jsonio import iter_jsonl_lines
+from ranking.batch_inputs import Input, find_inputs, unreadable
 from ranking.pipeline import rank_bytes
 
 __all__ = [
@@ -55,6 +57,7 @@ __all__ = [
     "summary_entry",
     "build_summary",
     "render_summary",
+    "printable",
 ]
 
 SUMMARY_SCHEMA = "evidence-rank-batch-v1"
@@ -64,8 +67,6 @@ OUTPUTS = ("validation.json", "report.json", "error.json")
 REPORTS = "reports"
 _FOLDER_NAME = re.compile(r"[0-9]{6,}-[A-Za-z0-9][A-Za-z0-9._-]*")
 """Every name :func:`output_folder` gives, and only those: the folders a run may remove."""
-
-_SUFFIXES = (".json", ".jsonl")
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,15 +85,6 @@ class Source:
 
 
 @dataclass(frozen=True, slots=True)
-class Input:
-    """One file to read: a JSON document, or a JSONL stream of them."""
-
-    display: str
-    jsonl: bool
-    opener: Callable[[], AbstractContextManager[BinaryIO]]
-
-
-@dataclass(frozen=True, slots=True)
 class Deferred:
     """A one-document file, read by the process that scores it, not by the one that lists inputs.
 
@@ -108,7 +100,7 @@ class Deferred:
             with self.opener() as stream:
                 return stream.read()
         except OSError as e:
-            raise _unreadable(self.display, e) from e
+            raise unreadable(self.display, e) from e
 
 
 Raw = bytes | Deferred
@@ -133,80 +125,6 @@ class BundleResult:
 # --- File access: the only place this module touches files ------------------------
 
 
-def _unreadable(display: str, e: OSError) -> ConfigError:
-    return ConfigError("usage.unreadable", f"cannot read {display!r}: {e.strerror or e}")
-
-
-def _raise_unreadable(e: OSError) -> None:
-    raise _unreadable(os.fsdecode(e.filename or ""), e)
-
-
-def _printable(name: str) -> str:
-    """A file name as UTF-8 text, even when the filesystem's bytes are not."""
-    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-
-
-def _local_inputs(given: str, exclude: Path | None) -> list[Input]:
-    path = Path(given)
-    if path.is_file():
-        return [Input(given, path.suffix.lower() == ".jsonl", partial(open, path, "rb"))]
-    if not path.is_dir():
-        raise ConfigError("usage.unreadable", f"cannot read {given!r}: no such file or folder")
-    skip = exclude.resolve() if exclude is not None else None
-    found: list[tuple[str, Path]] = []
-    for folder, dirs, files in os.walk(path, onerror=_raise_unreadable):
-        if skip is not None:
-            # The batch's own output folder is never read back as input.
-            dirs[:] = [d for d in dirs if (Path(folder) / d).resolve() != skip]
-        for name in files:
-            if name.lower().endswith(_SUFFIXES):
-                full = Path(folder) / name
-                found.append((full.relative_to(path).as_posix(), full))
-    found.sort(key=lambda f: f[0])
-    return [
-        Input(_printable(os.path.join(given, rel)), rel.lower().endswith(".jsonl"), partial(open, full, "rb"))
-        for rel, full in found
-    ]
-
-
-def _url_inputs(given: str) -> list[Input]:
-    try:
-        import fsspec
-    except ImportError as e:
-        raise ConfigError(
-            "usage.missing_extra", f"reading {given!r} needs fsspec: pip install 'evidence-rank[dask]'"
-        ) from e
-    try:
-        fs, root = fsspec.core.url_to_fs(given)
-        if fs.isfile(root):
-            return [Input(given, root.lower().endswith(".jsonl"), partial(fs.open, root, "rb"))]
-        if not fs.isdir(root):
-            raise ConfigError("usage.unreadable", f"cannot read {given!r}: no such file or folder")
-        found = sorted(p for p in fs.find(root) if p.lower().endswith(_SUFFIXES))
-    except OSError as e:
-        raise _unreadable(given, e) from e
-    return [Input(fs.unstrip_protocol(p), p.lower().endswith(".jsonl"), partial(fs.open, p, "rb")) for p in found]
-
-
-def find_inputs(paths: Iterable[str], *, exclude: Path | None = None, stdin: BinaryIO | None = None) -> list[Input]:
-    """Every file to read, in order: paths as given; a folder's *.json/*.jsonl sorted by relative path.
-
-    ``-`` is ``stdin``, read as JSONL; a URL (``scheme://``) is read through fsspec.
-    A path that does not exist is a usage error, raised before anything is read.
-    """
-    inputs: list[Input] = []
-    for given in paths:
-        if given == "-":
-            if stdin is None:
-                raise ConfigError("usage.unreadable", "'-' given but there is no standard input")
-            inputs.append(Input("-", True, partial(nullcontext, stdin)))
-        elif "://" in given:
-            inputs.extend(_url_inputs(given))
-        else:
-            inputs.extend(_local_inputs(given, exclude))
-    return inputs
-
-
 def iter_sources(inputs: Iterable[Input], *, defer: bool = False) -> Iterator[tuple[Source, Raw]]:
     """Each bundle's source and bytes, lazily: one document, or one JSONL line, at a time.
 
@@ -226,7 +144,7 @@ def iter_sources(inputs: Iterable[Input], *, defer: bool = False) -> Iterator[tu
                 for number, line in iter_jsonl_lines(stream):
                     yield Source(item.display, number), line
         except OSError as e:
-            raise _unreadable(item.display, e) from e
+            raise unreadable(item.display, e) from e
 
 
 def write_result(folder: Path, result: BundleResult) -> None:
@@ -254,7 +172,7 @@ def earlier_folders(out: Path) -> set[str]:
     except FileNotFoundError:
         return set()
     except OSError as e:
-        raise _unreadable(os.fspath(out / REPORTS), e) from e
+        raise unreadable(os.fspath(out / REPORTS), e) from e
 
 
 def settle_folders(out: Path, earlier: Iterable[str], written: Iterable[str]) -> None:
@@ -344,11 +262,25 @@ def build_summary(entries: list[dict[str, Any]], config: Config) -> dict[str, An
     return seal({"schema": SUMMARY_SCHEMA, "config": config.to_json(), "counts": counts, "bundles": entries})
 
 
+#: Unicode categories a terminal acts on or hides: controls (ESC, BEL, ...), formats (the
+#: bidi overrides), surrogates, private use, unassigned, and line/paragraph separators.
+_HIDDEN = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+
+
+def printable(text: str) -> str:
+    """``text`` safe for a terminal: each character a terminal would act on or hide is escaped
+    (``\x1b``, ``\u202e``), as ``repr`` writes it; the rest is kept as it is."""
+    if text.isprintable():
+        return text
+    return "".join(ascii(c)[1:-1] if unicodedata.category(c) in _HIDDEN else c for c in text)
+
+
 def render_summary(summary: Mapping[str, Any]) -> str:
-    """A table: source, outcome, selected ids or error code; then the totals."""
+    """A table: source (escaped: a file name can hold any character), outcome, selected ids
+    or error code; then the totals."""
     rows = [("source", "outcome", "selected / error")]
     for e in summary["bundles"]:
-        source = Source(e["source"]["file"], e["source"]["line"]).label
+        source = printable(Source(e["source"]["file"], e["source"]["line"]).label)
         detail = e["error"]["code"] if e["error"] is not None else ", ".join(e["selected"]) or "-"
         rows.append((source, e["outcome"], detail))
     widths = [max(len(r[i]) for r in rows) for i in range(2)]

@@ -129,7 +129,8 @@ def run(args: argparse.Namespace) -> int:
 def _score_all(args: argparse.Namespace, out: Path) -> dict[str, Any]:
     """Score every bundle into its folder; the summary, not yet written."""
     config = read_config(args.config)
-    inputs = find_inputs(args.paths, exclude=out, stdin=sys.stdin.buffer if "-" in args.paths else None)
+    stdin = sys.stdin.buffer if "-" in args.paths else None
+    inputs = find_inputs(args.paths, exclude=out, stdin=stdin, warn=_warn)
     # A local engine's workers write their own folders; a remote one's results come back as bytes.
     local = args.engine == "local"
     fn = partial(score_and_write, config=config, out=out) if local else partial(score_item, config=config)
@@ -139,6 +140,10 @@ def _score_all(args: argparse.Namespace, out: Path) -> dict[str, Any]:
     with _engine(args) as engine:
         entries = _write_all(engine.map(fn, items), out)
     return build_summary(entries, config)
+
+
+def _warn(message: str) -> None:
+    print(f"evidence-rank: warning: {message}", file=sys.stderr)
 
 
 def _engine(args: argparse.Namespace) -> AbstractContextManager[Engine]:

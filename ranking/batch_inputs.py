@@ -1,0 +1,198 @@
+"""A batch's inputs: what each PATH given to ``evidence-rank batch`` stands for.
+
+- A regular file is one bundle, or a JSONL stream of them when its name ends in
+  ``.jsonl``.
+- A folder is the ``*.json`` and ``*.jsonl`` files in it and below, in order of
+  their path relative to the folder. A name there that is not a regular file
+  (a FIFO, a socket, a device) is skipped with a warning: opening a FIFO would
+  wait for a writer forever. Symbolic links to folders are not followed.
+- A stream is read as JSONL, line by line: ``-`` (standard input), and a PATH
+  that is neither a regular file nor a folder (a FIFO, ``<(...)``, a terminal),
+  or that names a descriptor (``/dev/stdin``, ``/dev/fd/N``), whatever it is.
+- A URL (``scheme://``) is read through fsspec.
+
+The batch's own output is never read back: DIR is not entered when it lies in
+a folder, and when DIR is a folder given as PATH (or lies above one), its
+``summary.json`` and ``reports/`` are skipped.
+
+A *display name* is how a path is written in summary.json, the table and
+messages: the path as given (joined to its folder), as text. Bytes of a file
+name that are not UTF-8 are written ``\\xNN`` (so ``caf\\xe9.json`` for a
+Latin-1 ``café.json``): summary.json is canonical UTF-8 and cannot hold them.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import BinaryIO
+
+from curator_io.errors import ConfigError
+
+__all__ = ["Input", "find_inputs", "display_name", "unreadable"]
+
+_SUFFIXES = (".json", ".jsonl")
+#: Paths that name a descriptor: read as a stream even when it is a redirected file.
+_DESCRIPTORS = ("/dev/stdin", "/dev/fd/", "/proc/self/fd/")
+#: What the batch writes in DIR (see ranking.batch): never an input.
+_OWN_SUMMARY, _OWN_REPORTS = "summary.json", "reports"
+
+
+@dataclass(frozen=True, slots=True)
+class Input:
+    """One file to read: a JSON document, or a JSONL stream of them."""
+
+    display: str
+    jsonl: bool
+    opener: Callable[[], AbstractContextManager[BinaryIO]]
+
+
+def display_name(path: str) -> str:
+    """``path`` as text for summary.json and people: bytes that are not UTF-8 become ``\\xNN``."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
+def unreadable(display: str, e: OSError) -> ConfigError:
+    return ConfigError("usage.unreadable", f"cannot read {display!r}: {e.strerror or e}")
+
+
+Warn = Callable[[str], None]
+
+
+def find_inputs(
+    paths: Iterable[str],
+    *,
+    exclude: Path | None = None,
+    stdin: BinaryIO | None = None,
+    warn: Warn | None = None,
+) -> list[Input]:
+    """Every file to read, in order: paths as given; a folder's files sorted by relative path.
+
+    ``exclude`` is the batch's output folder (its own files are never inputs);
+    ``warn`` is told about each special file a folder holds. A path that does
+    not exist is a usage error, raised before anything is read.
+    """
+    inputs: list[Input] = []
+    for given in paths:
+        if given == "-":
+            if stdin is None:
+                raise ConfigError("usage.unreadable", "'-' given but there is no standard input")
+            inputs.append(Input("-", True, partial(nullcontext, stdin)))
+        elif "://" in given:
+            inputs.extend(_url_inputs(given))
+        else:
+            inputs.extend(_local_inputs(given, _Own(exclude), warn or (lambda _: None)))
+    return inputs
+
+
+def _local_inputs(given: str, own: _Own, warn: Warn) -> list[Input]:
+    display = display_name(given)
+    try:
+        mode = os.stat(given).st_mode
+    except FileNotFoundError:
+        raise ConfigError("usage.unreadable", f"cannot read {display!r}: no such file or folder") from None
+    except OSError as e:
+        raise unreadable(display, e) from e
+    opener = partial(open, given, "rb")
+    if stat.S_ISDIR(mode):
+        return [
+            Input(display_name(os.path.join(given, rel)), rel.lower().endswith(".jsonl"), partial(open, full, "rb"))
+            for rel, full in _scan(given, own, warn)
+        ]
+    if stat.S_ISREG(mode) and not given.startswith(_DESCRIPTORS):
+        return [Input(display, given.lower().endswith(".jsonl"), opener)]
+    return [Input(display, True, opener)]  # a stream: read as JSONL, as `-` is
+
+
+class _Own:
+    """The batch's output folder, to recognise its files in a folder scan."""
+
+    def __init__(self, out: Path | None) -> None:
+        self.out = out.resolve() if out is not None else None
+        self.reports = self.out / _OWN_REPORTS if self.out is not None else None
+
+    def skips_folder(self, path: str, *, top: bool) -> bool:
+        """DIR itself (unless it is the folder given), and DIR/reports with all below it."""
+        if self.out is None:
+            return False
+        real = Path(path).resolve()
+        return (real == self.out and not top) or real == self.reports or (top and real.is_relative_to(self.reports))
+
+    def holds_summary(self, path: str) -> bool:
+        return self.out is not None and Path(path).resolve() == self.out
+
+
+def _scan(root: str, own: _Own, warn: Warn) -> list[tuple[str, str]]:
+    """``(relative path, path)`` of each file to read in ``root`` and below, sorted by relative path."""
+    if own.skips_folder(root, top=True):
+        return []
+    found: list[tuple[str, str]] = []
+    todo = [(root, "")]  # a stack, not recursion: a folder tree may be deeper than Python's stack
+    while todo:
+        folder, prefix = todo.pop()
+        summary_here = own.holds_summary(folder)
+        try:
+            with os.scandir(folder) as listing:
+                entries = list(listing)
+        except OSError as e:
+            raise unreadable(display_name(folder), e) from e
+        for entry in entries:
+            rel = prefix + entry.name
+            if entry.is_dir(follow_symlinks=False):
+                if not own.skips_folder(entry.path, top=False):
+                    todo.append((entry.path, rel + "/"))
+            elif entry.name.lower().endswith(_SUFFIXES) and not (summary_here and entry.name == _OWN_SUMMARY):
+                if _readable_kind(entry, warn):
+                    found.append((rel, entry.path))
+    found.sort(key=lambda f: f[0])
+    return found
+
+
+_SPECIAL = (
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
+
+
+def _readable_kind(entry: os.DirEntry[str], warn: Warn) -> bool:
+    """Whether a folder's entry is read: a regular file, or a link to one. A link to nothing is
+    read too, so that the read says what is wrong; a link to a folder is not followed."""
+    if entry.is_file():
+        return True
+    try:
+        mode = entry.stat().st_mode
+    except FileNotFoundError:
+        return True
+    except OSError as e:
+        raise unreadable(display_name(entry.path), e) from e
+    for test, kind in _SPECIAL:
+        if test(mode):
+            warn(f"skipped {display_name(entry.path)!r}: {kind}, not a regular file")
+            return False
+    return False  # a link to a folder
+
+
+def _url_inputs(given: str) -> list[Input]:
+    try:
+        import fsspec
+    except ImportError as e:
+        raise ConfigError(
+            "usage.missing_extra", f"reading {given!r} needs fsspec: pip install 'evidence-rank[dask]'"
+        ) from e
+    try:
+        fs, root = fsspec.core.url_to_fs(given)
+        if fs.isfile(root):
+            return [Input(given, root.lower().endswith(".jsonl"), partial(fs.open, root, "rb"))]
+        if not fs.isdir(root):
+            raise ConfigError("usage.unreadable", f"cannot read {given!r}: no such file or folder")
+        found = sorted(p for p in fs.find(root) if p.lower().endswith(_SUFFIXES))
+    except OSError as e:
+        raise unreadable(given, e) from e
+    return [Input(fs.unstrip_protocol(p), p.lower().endswith(".jsonl"), partial(fs.open, p, "rb")) for p in found]
