@@ -9,6 +9,7 @@ from curator_io.errors import (
     EvidenceRankError,
     InputError,
     InvariantError,
+    PolicyError,
     TamperError,
 )
 from curator_io.jsonio import parse_json
@@ -27,6 +28,7 @@ __all__ = [
     "InvariantError",
     "Lesson",
     "Materialization",
+    "PolicyError",
     "Scope",
     "TamperError",
     "Trace",

@@ -85,7 +85,7 @@ def member(obj: dict[str, Any], name: str, path: Path, check: Callable[[Any], bo
         fail(path + (name,), f"missing required member {name!r}")
     value = obj[name]
     if not check(value):
-        fail(path + (name,), f"expected {what}")
+        fail(path + (name,), f"expected {g.described(what)}, got {g.shown(value)}")
     return value
 
 

@@ -54,7 +54,7 @@ def _bad(name: str, detail: str) -> ConfigError:
 
 def _threshold(value: Any) -> int | float:
     if not g.is_number(value) or not 0 <= value <= 100:
-        raise _bad("threshold", "expected a number in [0, 100]")
+        raise _bad("threshold", f"expected a number in [0, 100], got {g.shown(value)}")
     text = repr(value)
     fraction = text.partition(".")[2]
     if "e" in text or len(fraction) > 2:
@@ -72,7 +72,8 @@ def parse_config(doc: Any) -> Config:
             values[name] = _threshold(value)
         elif name in _INT_MINIMA:
             if not g.is_int(value) or value < _INT_MINIMA[name]:
-                raise _bad(name, f"expected an INT >= {_INT_MINIMA[name]}")
+                least = _INT_MINIMA[name]
+                raise _bad(name, f"expected a whole number from {least} to {g.MAX_INT}, got {g.shown(value)}")
             if name == "max_selected" and value > 5:
                 raise _bad(name, "the limit of five is hard")
             values[name] = int(value)

@@ -17,6 +17,7 @@ __all__ = [
     "ConfigError",
     "TamperError",
     "InvariantError",
+    "PolicyError",
     "escape_pointer",
     "pointer_of",
 ]
@@ -92,7 +93,10 @@ class InputError(EvidenceRankError):
         if self.code == "input.frozen_digest_mismatch":
             return "If you edited the bundle by hand, reseal it: evidence-rank seal BUNDLE"
         if self.code == "input.malformed_json":
-            return "The bundle must be I-JSON: UTF-8 without BOM, no duplicate members, no lone surrogates."
+            return (
+                "Every input must be I-JSON (RFC 7493): UTF-8 without a byte-order mark, no duplicate "
+                "member names, no lone surrogates, every number finite as a binary64."
+            )
         return ""
 
 
@@ -112,3 +116,22 @@ class InvariantError(EvidenceRankError):
     """A ranking report that violates an invariant of SPEC §7."""
 
     exit_code = 4
+
+
+class PolicyError(EvidenceRankError):
+    """A genuine report ranked under another policy than the one the caller pinned.
+
+    Replay (SPEC §7, §8) recomputes a report with its *own* config, so it proves
+    only that the report is the bundle's under some policy, chosen by whoever
+    made the report. A caller that pins a config refuses every other one:
+    ``policy.config_mismatch``, pointing at the first differing ``/config`` member.
+    Exit 1, as a failed gate: the report is not forged, it does not pass.
+    """
+
+    exit_code = 1
+
+    def diagnostics(self) -> str:
+        return (
+            "Rank the bundle again with the pinned config (evidence-rank score BUNDLE --config POLICY), "
+            "or change the pinned policy file where its owners review the change."
+        )

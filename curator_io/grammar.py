@@ -126,3 +126,32 @@ def is_int(v: Any) -> bool:
     if type(v) is float:
         return v.is_integer() and 0 <= v <= MAX_INT
     return False
+
+
+#: What the SPEC §0 names mean, for a message that says what was expected.
+_MEANINGS = {
+    "an ID": "an ID (1-128 ASCII letters, digits and . _ : / -, starting with a letter or digit)",
+    "an INT": f"an INT (a whole number from 0 to {MAX_INT})",
+    "an INT >= 1": f"an INT >= 1 (a whole number from 1 to {MAX_INT})",
+    "a REPO": "a REPO (1-200 UTF-8 bytes, no control characters)",
+    "a PATH or null": "a PATH (a relative POSIX path of 1-400 UTF-8 bytes, no . or .. segment) or null",
+    "a DIGEST": "a DIGEST ('sha256:' and 64 lowercase hex digits)",
+    "a TIMESTAMP": "a TIMESTAMP (RFC 3339 in UTC, e.g. 2026-11-29T10:00:00Z)",
+}
+
+
+def described(what: str) -> str:
+    """``what`` with its SPEC §0 meaning spelled out, when it names one."""
+    return _MEANINGS.get(what, what)
+
+
+def shown(value: Any) -> str:
+    """A value as a message shows it: JSON's spelling, cut short."""
+    if value is None or type(value) is bool:
+        return "null" if value is None else str(value).lower()
+    if type(value) is dict:
+        return "an object"
+    if type(value) is list:
+        return "an array"
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."

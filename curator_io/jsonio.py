@@ -159,7 +159,9 @@ def _parse_strict(raw: bytes) -> Any:
     except _Malformed as e:
         raise _malformed(str(e)) from e
     except json.JSONDecodeError as e:
-        raise _malformed(f"{e.msg} at line {e.lineno} column {e.colno}") from e
+        # The stdlib's own msg may end in "at" ("Invalid control character at").
+        msg = e.msg.removesuffix(" at")
+        raise _malformed(f"{msg} at line {e.lineno} column {e.colno}") from e
     except RecursionError as e:
         raise _malformed(f"nested deeper than {MAX_DEPTH} levels") from e
     if _deeper_than(value, MAX_DEPTH):

@@ -5,6 +5,13 @@ Pure: the CLI reads the files and the environment; this module only compares
 JSON values and renders the findings (text, canonical JSON, GitHub workflow
 commands, a Markdown summary).
 
+First the report's policy: replay proves a report is the bundle's under the
+config the report carries, which whoever commits the report chooses. The gate
+pins the config (``ranking.policy``); each member that differs is a
+``config_mismatch`` finding pointing into the report, and memory-after is then
+not compared at all: the selection it would be compared with was made under a
+policy the gate does not accept, so findings against it would only mislead.
+
 Every key of the bundle's memory (``base``), of the permitted memory and of
 the memory-after is classified once:
 
@@ -27,9 +34,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from curator_io import grammar as g
 from curator_io.canonical import canon
 from curator_io.errors import InputError, pointer_of
 from curator_io.models import Bundle
+from ranking.policy import ConfigMismatch
 from ranking.verification import proposals_of
 
 __all__ = [
@@ -37,6 +46,7 @@ __all__ = [
     "Finding",
     "GateResult",
     "compare_memory",
+    "policy_result",
     "selected_edits",
     "render_text",
     "render_json",
@@ -46,6 +56,7 @@ __all__ = [
 
 #: Every kind of finding, in the order findings are reported.
 KINDS = (
+    "config_mismatch",
     "version_mismatch",
     "unexpected_member",
     "duplicate_key",
@@ -61,34 +72,48 @@ _Instructions = dict[str, tuple[int, Mapping[str, Any]]]
 
 @dataclass(frozen=True, slots=True)
 class Finding:
-    """One write the selection does not account for, or one selected edit that is missing."""
+    """One write the selection does not account for, one selected edit that is missing,
+    or one member of the report's config that is not the pinned policy's."""
 
     kind: str
     key: str | None
-    """The instruction key; null for the version and other memory members."""
+    """The instruction key; null for the version, other memory members and config members."""
     pointer: str
-    """A JSON Pointer into memory-after (where the instruction is, or where it should be)."""
+    """A JSON Pointer into :attr:`document` (where the instruction is, or where it should be)."""
     message: str
     members: tuple[str, ...] = ()
-    """For ``unexpected_change``: the members of the instruction that differ."""
+    """For ``unexpected_change``: the members of the instruction that differ;
+    for ``config_mismatch``: the config member."""
+    mismatch: ConfigMismatch | None = None
+    """For ``config_mismatch``: the pinned value and the report's."""
+
+    @property
+    def document(self) -> str:
+        """The file :attr:`pointer` points into: ``report`` or ``memory-after``."""
+        return "report" if self.mismatch is not None else "memory-after"
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "kind": self.kind,
             "key": self.key,
+            "document": self.document,
             "pointer": self.pointer,
             "message": self.message,
             "members": list(self.members),
         }
+        if self.mismatch is not None:
+            values = self.mismatch.to_json()
+            out |= {"pinned": values["pinned"], "report": values["report"]}
+        return out
 
 
 @dataclass(frozen=True, slots=True)
 class GateResult:
     findings: tuple[Finding, ...]
     version: Any
-    """The ``version`` the selection permits."""
-    instructions: int
-    """How many instructions the permitted memory holds."""
+    """The ``version`` the selection permits; null when memory-after was not compared."""
+    instructions: int | None
+    """How many instructions the permitted memory holds; null when memory-after was not compared."""
 
     @property
     def passed(self) -> bool:
@@ -114,6 +139,23 @@ def selected_edits(bundle: Bundle, report: Mapping[str, Any]) -> dict[str, tuple
         for op in by_id[pid].operations:  # Cannot fail: only complete proposals are selected.
             edits.setdefault(op.key, []).append(pid)
     return {key: tuple(ids) for key, ids in edits.items()}
+
+
+def policy_result(mismatches: tuple[ConfigMismatch, ...]) -> GateResult:
+    """The gate's result for a report not ranked with the pinned policy: one
+    ``config_mismatch`` per member (``ranking.policy.config_mismatches``), no memory findings."""
+    findings = tuple(
+        Finding(
+            "config_mismatch",
+            None,
+            m.pointer,
+            f"config member {m.member!r} is {m.found_text} in the report; the pinned policy has {m.pinned_text}",
+            (m.member,),
+            m,
+        )
+        for m in mismatches
+    )
+    return GateResult(findings, None, None)
 
 
 def compare_memory(
@@ -161,6 +203,11 @@ def _index_actual(actual: Any) -> tuple[_Instructions, list[Finding]]:
             'memory-after is a whole document; pass its memory object (the "memory" member)',
             pointer="/memory",
         )
+    if "version" in actual and not g.is_int(actual["version"]):
+        # A version of the wrong type is not a memory object (SPEC §1: memory.version is an INT):
+        # the file is refused, not compared.
+        detail = f"expected {g.described('an INT')}, got {g.shown(actual['version'])}"
+        raise InputError("input.schema", detail, pointer="/version")
     items = actual.get("instructions")
     if type(items) is not list:
         raise InputError("input.schema", "expected an array of instructions", pointer="/instructions")
@@ -266,17 +313,24 @@ def _show(value: Any) -> str:
 # -- rendering ------------------------------------------------------------------------------
 
 
+def _count(n: int | None, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
 def _verdict(result: GateResult) -> str:
     if result.passed:
         return (
             f"gate passed: memory-after is exactly what the selection permits "
-            f"(version {result.version}, {result.instructions} instructions)"
+            f"(version {result.version}, {_count(result.instructions, 'instruction')})"
         )
     counts: dict[str, int] = {}
     for f in result.findings:
         counts[f.kind] = counts.get(f.kind, 0) + 1
     summary = ", ".join(f"{n} {kind}" for kind, n in counts.items())
-    return f"gate failed: {len(result.findings)} finding(s) ({summary})"
+    verdict = f"gate failed: {len(result.findings)} finding(s) ({summary})"
+    if "config_mismatch" in counts:
+        verdict += "; the report was not ranked with the pinned policy, so memory-after was not compared"
+    return verdict
 
 
 def render_text(result: GateResult) -> str:
@@ -291,22 +345,28 @@ def render_json(result: GateResult) -> bytes:
     return canon(result.to_json())
 
 
-def _escape_data(s: str) -> str:
+def escape_data(s: str) -> str:
     # GitHub workflow commands: % CR LF are escaped in the message.
     return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
-def _escape_property(s: str) -> str:
-    return _escape_data(s).replace(":", "%3A").replace(",", "%2C")
+def escape_property(s: str) -> str:
+    return escape_data(s).replace(":", "%3A").replace(",", "%2C")
 
 
-def render_github(result: GateResult, file: str | None = None) -> str:
-    """``::error`` workflow commands, one per finding (a ``::notice`` when the gate passes), then the verdict."""
-    where = f"file={_escape_property(file)}," if file else ""
-    title = "title=" + _escape_property("evidence-rank gate")
-    lines = [f"::error {where}{title}::{_escape_data(f.message + ' (' + f.pointer + ')')}" for f in result.findings]
+def render_github(result: GateResult, file: str | None = None, report_file: str | None = None) -> str:
+    """``::error`` workflow commands, one per finding (a ``::notice`` when the gate passes), then the verdict.
+
+    A finding is annotated on the file its pointer is into: ``file`` (memory-after) or ``report_file``.
+    """
+    title = "title=" + escape_property("evidence-rank gate")
+    lines = []
+    for f in result.findings:
+        path = report_file if f.document == "report" else file
+        where = f"file={escape_property(path)}," if path else ""
+        lines.append(f"::error {where}{title}::{escape_data(f.message + ' (' + f.pointer + ')')}")
     if result.passed:
-        lines.append(f"::notice {title}::{_escape_data(_verdict(result))}")
+        lines.append(f"::notice {title}::{escape_data(_verdict(result))}")
     lines.append(_verdict(result))
     return "\n".join(lines)
 

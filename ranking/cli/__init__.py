@@ -27,6 +27,48 @@ __all__ = ["main", "EXIT_OK", "EXIT_FAILED", "EXIT_USAGE", "EXIT_INPUT", "EXIT_T
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INPUT, EXIT_TAMPERED = 0, 1, 2, 3, 4
 
 
+def _add_global_options(parser: argparse.ArgumentParser, *, in_command: bool) -> None:
+    """-v and --log-format, accepted before the command and after it.
+
+    In a command's own parser they default to SUPPRESS, so one left out there
+    does not reset one given before the command.
+    """
+    default = argparse.SUPPRESS if in_command else None
+    parser.add_argument(
+        "--log-format",
+        choices=("console", "json"),
+        default=default,
+        help="log rendering on stderr (default: console on a terminal, json otherwise or when CI is set)",
+    )
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="count",
+        default=argparse.SUPPRESS if in_command else 0,
+        help="more logging (-v info, -vv debug)",
+    )
+
+
+def version_line() -> str:
+    """The tool's version, and the document formats it reads and writes (versioned apart from it)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        tool = version("evidence-rank")
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        tool = "unknown"
+    return f"evidence-rank {tool} (reads curator-bundle-v1; writes evidence-validation-v1, evidence-ranking-v1)"
+
+
+class _Version(argparse.Action):
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="print the version and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object) -> None:
+        print(version_line())
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="evidence-rank",
@@ -34,16 +76,13 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Exit codes: 0 ok, 1 gate or verification failed, 2 usage or config error, "
         "3 input error, 4 tampered or invariant violated.",
     )
-    parser.add_argument(
-        "--log-format",
-        choices=("console", "json"),
-        default=None,
-        help="log rendering on stderr (default: console on a terminal, json otherwise or when CI is set)",
-    )
-    parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging (-v info, -vv debug)")
+    parser.add_argument("--version", action=_Version)
+    _add_global_options(parser, in_command=False)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for command in commands.ALL:
         command.register(sub)
+    for command_parser in sub.choices.values():
+        _add_global_options(command_parser, in_command=True)
     return parser
 
 

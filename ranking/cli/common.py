@@ -9,9 +9,10 @@ from typing import Any
 
 import structlog
 
+from curator_io import grammar as g
 from curator_io.bundle import load_bundle
 from curator_io.config import DEFAULT_CONFIG, Config, parse_config
-from curator_io.errors import ConfigError, InputError, TamperError
+from curator_io.errors import ConfigError, InputError
 from curator_io.files import read_bytes
 from curator_io.jsonio import parse_json
 from curator_io.models import Bundle
@@ -23,6 +24,7 @@ __all__ = [
     "load_named_bundle",
     "read_report",
     "render_table",
+    "render_outcome",
     "log_decisions",
     "format_score",
 ]
@@ -61,8 +63,19 @@ def read_bundle(path: str) -> Bundle:
     return load_named_bundle(read_bundle_bytes(path), path)
 
 
-def read_report(path: str | Path) -> Mapping[str, Any]:
-    """A report document: strict JSON (``input.malformed_json``, exit 3), and an object.
+#: What each document's ``schema`` member says it is, for telling a user what they passed.
+_KINDS = {
+    "evidence-ranking-v1": "a ranking report",
+    "evidence-validation-v1": "a validation report",
+    "curator-bundle-v1": "a curator bundle",
+    "evidence-rank-batch-v1": "a batch summary",
+}
+
+
+def read_report(path: str | Path, schema: str = "evidence-ranking-v1") -> Mapping[str, Any]:
+    """A report document: strict JSON (``input.malformed_json``), an object whose
+    ``schema`` says it is the report wanted (else ``input.schema``, exit 3, saying
+    what it is instead: a bundle given for a report is a mistake, not tampering).
 
     Whether it can be trusted is the caller's to check (``ranking.verification``).
     """
@@ -70,32 +83,53 @@ def read_report(path: str | Path) -> Mapping[str, Any]:
         doc = parse_json(read_bytes(path))
     except InputError as e:
         raise e.in_file(path) from e
+    wanted = _KINDS[schema]
     if type(doc) is not dict:
-        raise TamperError("report.tampered", "a ranking report is a JSON object", pointer="", source=str(path))
+        detail = f"this is a JSON {_json_type(doc)}, not {wanted}"
+        raise InputError("input.schema", detail, pointer="", source=str(path))
+    found = doc.get("schema")
+    if found != schema:
+        what = _KINDS.get(found) if type(found) is str else None
+        detail = f"this is {what}, not {wanted}" if what else f"not {wanted}: its schema is {g.shown(found)}"
+        if "schema" not in doc:
+            detail = f"not {wanted}: it has no schema member"
+        raise InputError("input.schema", f"{detail} (expected schema {schema!r})", pointer="/schema", source=str(path))
     return doc
+
+
+def _json_type(doc: Any) -> str:
+    return {list: "array", str: "string", bool: "boolean", type(None): "null"}.get(type(doc), "number")
 
 
 def format_score(score: Mapping[str, Any] | None) -> str:
     return "-" if score is None else f"{score['final']:g}" if isinstance(score["final"], float) else str(score["final"])
 
 
-def render_table(report: Mapping[str, Any]) -> str:
-    """A compact, aligned table: id, disposition, final score, reason codes."""
+def render_table(report: Mapping[str, Any], marks: Mapping[str, str] | None = None) -> str:
+    """A compact, aligned table: id, disposition, final score, reason codes
+    (and a proposal's mark, e.g. what a ledger knows of its edit)."""
     rows = [("id", "disposition", "final", "reasons")]
     for p in report["proposals"]:
         codes = ", ".join(r["code"] + (f"({r['subject']})" if r["subject"] is not None else "") for r in p["reasons"])
+        if marks and p["id"] in marks:
+            codes += f" · {marks[p['id']]}"
         rows.append((p["id"], p["disposition"], format_score(p.get("score")), codes))
     widths = [max(len(r[i]) for r in rows) for i in range(3)]
     lines = [f"{r[0]:<{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:>{widths[2]}}  {r[3]}".rstrip() for r in rows]
-    counts = report["counts"]
     lines.append("")
-    lines.append(
+    lines.append(render_outcome(report))
+    return "\n".join(lines)
+
+
+def render_outcome(report: Mapping[str, Any]) -> str:
+    """The table's last line: the outcome and the counts."""
+    counts = report["counts"]
+    return (
         f"outcome: {report['outcome']} · selected {counts['selected']} of {counts['proposals']} "
         f"(accepted {counts['accepted']}, deferred {counts['deferred']}, quarantined {counts['quarantined']}, "
         f"rejected {counts['rejected']}, below threshold {counts['below_threshold']}, "
         f"superseded {counts['superseded']})"
     )
-    return "\n".join(lines)
 
 
 def log_decisions(report: Mapping[str, Any], **context: Any) -> None:

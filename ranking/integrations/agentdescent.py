@@ -5,11 +5,17 @@ edits: a merge commits only when its acceptance policy says so.
 :class:`EvidenceRankingAcceptance` is such a policy. A diff that implements a
 proposal the report *selected* (SPEC §5.4) goes on to the wrapped policy —
 by default agentdescent's Beta-posterior test, which still decides whether it
-commits. Any other diff is refused as ``critic-rejected``, and the refusal
-names the proposal, its disposition and its reason codes (SPEC §6).
+commits. So does a fused diff (the union agentdescent builds from several
+workers' diffs) made only of whole selected proposals; see
+:mod:`ranking.integrations.agentdescent_fused`. Any other diff is refused as
+``critic-rejected``, and the refusal names the proposal (or, for a fused diff,
+the first offending parent or key), its disposition and its reason codes
+(SPEC §6).
 
 The report is verified when the policy is built (SPEC §7), so a tampered or
 inconsistent report stops a run before its first rollout, never in the middle.
+So is its policy: the report must have been ranked with the pinned config
+(``config=``, by default the SPEC §2 defaults; ``ranking.policy``).
 
 Needs the optional extra: ``pip install 'evidence-rank[agentdescent]'``.
 """
@@ -32,6 +38,9 @@ except ImportError as e:
     ) from e
 
 from curator_io import Bundle, InvariantError, bundle_from_document, load_bundle, parse_json
+from curator_io.config import DEFAULT_CONFIG, Config, parse_config
+from ranking.integrations.agentdescent_fused import is_fused, judge_fused
+from ranking.policy import check_policy
 from ranking.verification import replay_report
 from validator import Proposal, check_structure
 
@@ -111,12 +120,23 @@ class EvidenceRankingAcceptance:
     ``agentdescent.defaults.DefaultAcceptance``). ``match`` says which
     proposals a diff implements (default: :func:`match_diff`). ``bundle`` is
     the bundle the report ranked; without it only ``diff.diff_id`` can match,
-    because a report carries no operations (SPEC §6).
+    because a report carries no operations (SPEC §6). ``ledger`` is a ledger
+    file (docs/ledger.md): the report is recorded in it, and so is each
+    decision of ``inner`` on a backed diff (``ranking.ledger.Outcome``).
+
+    ``config`` is the pinned policy: a ``curator_io.Config`` or a config
+    object as in a config file. It defaults to the SPEC §2 defaults, so a
+    report ranked with a looser config than the defaults never backs a diff
+    unless the caller says so; pass the config you rank with, or ``None`` to
+    trust the report's own config (only for a report your own code produced).
 
     Raises, when built: the error of :func:`ranking.verification.check_report`
     for an unsealed or invalid report; ``curator_io.InputError`` for a file
     that is not I-JSON or a bundle that does not load; ``curator_io.TamperError``
-    (``report.tampered``) when the report is not the one the bundle produces.
+    (``report.tampered``) when the report is not the one the bundle produces;
+    ``curator_io.PolicyError`` (``policy.config_mismatch``) when it was ranked
+    with another config than ``config``; ``curator_io.ConfigError`` for a
+    ``config`` outside SPEC §2.
     """
 
     def __init__(
@@ -126,9 +146,13 @@ class EvidenceRankingAcceptance:
         match: ProposalMatcher | None = None,
         *,
         bundle: Source | None = None,
+        config: Config | Mapping[str, Any] | None = DEFAULT_CONFIG,
+        ledger: str | os.PathLike[str] | None = None,
     ) -> None:
         document = _load_report(report)
         operations = _operations_of(bundle, document) if bundle is not None else {}
+        self.pinned: Config | None = _check_pinned(document, config)
+        """The config the report was required to be ranked with; ``None`` when not pinned."""
         self.proposals: tuple[RankedProposal, ...] = _entries(document, operations)
         """Every proposal of the report, sorted by id (SPEC §6)."""
         self.run: str = document["run"]
@@ -137,6 +161,8 @@ class EvidenceRankingAcceptance:
         self.inner: AcceptancePolicy = inner if inner is not None else DefaultAcceptance()
         self.match: ProposalMatcher = match if match is not None else match_diff
         self._by_id = {p.id: p for p in self.proposals}
+        self.ledger = _Recorder(ledger, document) if ledger is not None else None
+        """Where what the acceptance test does with each backed diff is recorded (docs/ledger.md)."""
 
     # The aggregator offers every installed policy its verifier and config
     # through these optional hooks (agentdescent/aggregator.py,
@@ -154,14 +180,43 @@ class EvidenceRankingAcceptance:
             hook(config)
 
     def accept(self, ctx: MergeContext) -> AcceptDecision:
-        """Refuse a diff no selected proposal backs; let ``inner`` decide the rest."""
-        matched = self._matched(ctx.diff)
+        """Refuse a diff no selected proposal backs; let ``inner`` decide the rest.
+
+        A fused diff is judged by
+        :func:`~ranking.integrations.agentdescent_fused.judge_fused`: backed
+        when it is made only of whole selected proposals. A custom ``match``
+        is asked first, so a scheme of one's own can still back it.
+        """
+        diff = ctx.diff
+        fused = diff is not None and is_fused(diff.diff_id)
+        # The default matcher is not asked about a fused diff: its parents'
+        # names say what it is made of, and a union that happens to equal one
+        # proposal's edit must not hide a parent that is not selected.
+        matched = self._matched(diff) if not fused or self.match is not match_diff else ()
         if any(p.disposition == "selected" for p in matched):
-            return self.inner.accept(ctx)
+            return self._decided(ctx, matched)
+        if diff is None or not fused:
+            return self._refusal(ctx, self._detail(diff, matched))
+        # A Diff's ops are a dict; anything else carries no edit we can read.
+        ops = diff.ops if isinstance(diff.ops, Mapping) else {}
+        verdict = judge_fused(diff.diff_id, ops, self.proposals, self.run)
+        if verdict.refusal is not None:
+            return self._refusal(ctx, f"{_TAG} {verdict.refusal}")
+        return self._decided(ctx, verdict.proposals)
+
+    def _decided(self, ctx: MergeContext, backing: Sequence[RankedProposal]) -> AcceptDecision:
+        """``inner``'s decision on a backed diff, recorded against each backing proposal."""
+        decision = self.inner.accept(ctx)
+        if self.ledger is not None:
+            self.ledger.record(ctx, backing, decision)
+        return decision
+
+    @staticmethod
+    def _refusal(ctx: MergeContext, detail: str) -> AcceptDecision:
         return AcceptDecision(
             False,
             _REFUSED,
-            self._detail(ctx.diff, matched),
+            detail,
             # What DefaultAcceptance reports too: the measured change, which the
             # aggregator folds into the artifact's prior on every refusal.
             observed_delta=MergeContext.rate(ctx.cand_counts) - MergeContext.rate(ctx.base_counts),
@@ -182,6 +237,41 @@ class EvidenceRankingAcceptance:
             return f"{_TAG} no proposal of run {self.run} matched diff {diff_id}"
         named = "; ".join(f"{p.id} ({p.disposition}: {', '.join(p.codes)})" for p in matched)
         return f"{_TAG} diff {diff_id} matches {named}"
+
+
+class _Recorder:
+    """``ledger=``: the report goes into the ledger when the policy is built, and
+    each decision on a backed diff after it is made, against the selected
+    proposals' fingerprints. Only what this policy sees: a commit that the
+    aggregator's oracle or a CAS conflict stops afterwards is not known here."""
+
+    def __init__(self, path: str | os.PathLike[str], document: Mapping[str, Any]) -> None:
+        from ranking.ledger import Ledger
+
+        self.path = path
+        self.report: str = document["digest"]
+        self.fingerprints = {e["id"]: e["fingerprint"] for e in document["proposals"]}
+        with Ledger.open(path) as ledger:
+            ledger.add_report(document)
+
+    def record(self, ctx: MergeContext, matched: Sequence[RankedProposal], decision: AcceptDecision) -> None:
+        from ranking.ledger import Outcome, finite, record_outcome
+
+        version = getattr(ctx.artifact, "version", None)
+        for p in matched:
+            if p.disposition != "selected":
+                continue
+            outcome = Outcome(
+                report=self.report,
+                proposal=p.id,
+                fingerprint=self.fingerprints[p.id],
+                diff=ctx.diff.diff_id if ctx.diff is not None else "",
+                version=version if isinstance(version, int) else None,
+                category="committed" if decision.accept else decision.category,
+                p_improve=finite(decision.p_improve),
+                observed_delta=finite(decision.observed_delta),
+            )
+            record_outcome(self.path, outcome)
 
 
 def rejected_notes(report: Source, lesson: str | None = None) -> tuple[str, ...]:
@@ -208,6 +298,15 @@ def _verify(report: Mapping[str, Any]) -> None:
     from ranking.verification import check_report
 
     check_report(report)
+
+
+def _check_pinned(report: Mapping[str, Any], config: Config | Mapping[str, Any] | None) -> Config | None:
+    """Replay (SPEC §7) accepts whatever config the report carries; the pin decides which one counts."""
+    if config is None:
+        return None
+    pinned = config if isinstance(config, Config) else parse_config(dict(config))
+    check_policy(report, pinned)
+    return pinned
 
 
 def _read(source: Source) -> Any:

@@ -29,14 +29,17 @@ from agentdescent.aggregator import install_policy
 from agentdescent.defaults import DefaultAcceptance
 
 from curator_io import EvidenceRankError, InputError, TamperError, seal
+from curator_io.bundle import load_bundle
+from curator_io.config import parse_config
+from curator_io.errors import ConfigError, PolicyError
 from ranking.integrations.agentdescent import EvidenceRankingAcceptance, rejected_notes
+from ranking.pipeline import rank
 from tests.conftest import PARITY as CASES
 
 BASIC = "001-basic-accepted-selected"  # one proposal, p-env-9, selected
 MIXED = "002-mixed-dispositions"  # p_hook-9 selected; others deferred, quarantined, rejected
 DUPLICATE = "068-rank-duplicate-different-rationale"
 CONFLICT = "069-rank-conflict-same-key-different-text"
-IDENTICAL_OP = "071-rank-identical-op-is-not-a-conflict"  # two selected proposals
 
 
 def _report_path(case: str) -> Path:
@@ -257,19 +260,6 @@ def test_a_diff_matching_a_selected_proposal_and_its_superseded_duplicates_is_ba
     assert len(inner.seen) == 1
 
 
-def test_a_union_of_two_selected_proposals_is_backed_by_neither() -> None:
-    # What agentdescent's DefaultFusion builds from two workers' diffs: the
-    # default matcher takes one proposal per diff, so a caller who fuses supplies match=.
-    union = {**_op_map(IDENTICAL_OP, "p.yaml-21"), **_op_map(IDENTICAL_OP, "p/kernel-11")}
-    policy = EvidenceRankingAcceptance(
-        _report_path(IDENTICAL_OP), inner=_Recording(), bundle=_bundle_path(IDENTICAL_OP)
-    )
-
-    decision = policy.accept(_context("fused(w0:a+w1:b)", union))
-
-    assert (decision.accept, decision.category) == (False, "critic-rejected")
-
-
 def test_a_custom_matcher_decides_which_proposals_a_diff_implements() -> None:
     seen: list[tuple[str, ...]] = []
 
@@ -376,6 +366,56 @@ def test_a_report_given_as_a_path_bytes_or_a_mapping_reads_the_same() -> None:
 
     assert len({(p.run, p.digest, p.proposals) for p in policies}) == 1
     assert [p.id for p in policies[0].proposals if p.disposition == "selected"] == ["p_hook-9"]
+
+
+# -- the report's policy is pinned when the policy is built -----------------------
+# MIXED's bundle ranked with {"threshold": 0, "min_lineages": 1}: a genuine report that selects five
+# proposals where the SPEC §2 defaults select one.
+
+_LOOSE = {"threshold": 0, "min_lineages": 1}
+
+
+def _loosened() -> dict[str, Any]:
+    return rank(load_bundle(_bundle_path(MIXED).read_bytes()), parse_config(_LOOSE)).report
+
+
+@pytest.mark.parametrize("with_bundle", [True, False], ids=["with bundle", "without bundle"])
+def test_a_report_ranked_with_a_loosened_config_is_refused_by_default(with_bundle: bool) -> None:
+    bundle = {"bundle": _bundle_path(MIXED)} if with_bundle else {}
+
+    with pytest.raises(PolicyError) as refused:
+        EvidenceRankingAcceptance(_loosened(), **bundle)
+
+    assert (refused.value.code, refused.value.pointer) == ("policy.config_mismatch", "/config/min_lineages")
+    assert refused.value.detail == (
+        "the report was not ranked with the pinned policy: min_lineages is 1 in the report, 2 in the pinned "
+        "policy; threshold is 0 in the report, 40 in the pinned policy"
+    )
+
+
+@pytest.mark.parametrize("config", [_LOOSE, parse_config(_LOOSE)], ids=["mapping", "Config"])
+def test_a_report_ranked_with_the_pinned_config_builds_the_policy(config: Any) -> None:
+    policy = EvidenceRankingAcceptance(_loosened(), bundle=_bundle_path(MIXED), config=config)
+
+    assert policy.pinned == parse_config(_LOOSE)
+    assert len([p for p in policy.proposals if p.disposition == "selected"]) == 5
+
+
+def test_a_pinned_config_refuses_a_report_ranked_with_the_defaults() -> None:
+    with pytest.raises(PolicyError, match="threshold is 40 in the report, 0 in the pinned policy"):
+        EvidenceRankingAcceptance(_report_path(MIXED), config=_LOOSE)
+
+
+def test_config_none_trusts_the_reports_own_config() -> None:
+    policy = EvidenceRankingAcceptance(_loosened(), config=None)
+
+    assert policy.pinned is None
+    assert len([p for p in policy.proposals if p.disposition == "selected"]) == 5
+
+
+def test_a_pinned_config_outside_spec_2_is_a_config_error() -> None:
+    with pytest.raises(ConfigError, match="^config.invalid at '/max_selected'"):
+        EvidenceRankingAcceptance(_report_path(MIXED), config={"max_selected": 9})
 
 
 # -- remembering rejections ------------------------------------------------------

@@ -94,15 +94,15 @@ def test_apply_refuses_an_edited_report_even_when_it_is_resealed(
     assert "report.tampered" in err and "differs from the replay" in err
 
 
-def test_apply_refuses_a_report_that_is_not_an_object_as_tampered(
+def test_apply_refuses_a_report_that_is_not_an_object_as_an_input_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     case = _case("001-basic-accepted-selected")
     report = tmp_path / "report.json"
     report.write_bytes(b"[]")
     rc, _, err = _apply(capsys, str(case / "bundle.json"), str(report))
-    assert rc == 4
-    assert f"evidence-rank: {report}: report.tampered at '': a ranking report is a JSON object" in err
+    assert rc == 3
+    assert f"evidence-rank: {report}: input.schema at '': this is a JSON array, not a ranking report" in err
 
 
 def test_apply_refuses_a_report_that_is_not_json_as_an_input_error(

@@ -13,9 +13,11 @@ from typing import Any
 
 import pytest
 
-from curator_io import InputError, canon, seal
+from curator_io import InputError, canon, load_bundle, parse_config, seal
+from ranking.apply import apply_selection
 from ranking.cli import main
 from ranking.gate import KINDS, compare_memory, render_github, render_summary, render_text
+from ranking.pipeline import rank
 from tests.conftest import PARITY
 
 REPLACE_AND_ADD = PARITY / "069-rank-conflict-same-key-different-text"
@@ -305,6 +307,7 @@ def test_the_json_format_is_canonical_and_parses_back(tmp_path: Path, capsys: py
         {
             "kind": "version_mismatch",
             "key": None,
+            "document": "memory-after",
             "pointer": "/version",
             "members": [],
             "message": "memory-after has version 1; the selection permits 814",
@@ -408,3 +411,154 @@ def test_the_gate_without_memory_after_is_a_usage_error(capsys: pytest.CaptureFi
         main(["gate", "--bundle", str(OTHER / "bundle.json"), "--report", str(OTHER / "expected.report.json")])
     assert caught.value.code == 2
     assert "the following arguments are required: --memory-after" in capsys.readouterr().err
+
+
+# -- the pinned policy ----------------------------------------------------------------------
+#
+# Parity case 002 ranked with {"threshold": 0, "min_lineages": 1} selects five proposals, where
+# the SPEC §2 defaults select one: a genuine report that replays byte for byte under its own config.
+
+MIXED = PARITY / "002-mixed-dispositions"
+LOOSE = {"threshold": 0, "min_lineages": 1}
+LOOSE_FINDINGS = [
+    "config_mismatch  /config/min_lineages  config member 'min_lineages' is 1 in the report; the pinned policy has 2",
+    "config_mismatch  /config/threshold  config member 'threshold' is 0 in the report; the pinned policy has 40",
+    "gate failed: 2 finding(s) (2 config_mismatch); the report was not ranked with the pinned policy, "
+    "so memory-after was not compared",
+]
+
+
+@pytest.fixture
+def loosened(tmp_path: Path) -> tuple[Path, Path]:
+    """The loosened report, and the memory it permits: five edits."""
+    bundle = load_bundle((MIXED / "bundle.json").read_bytes())
+    report = rank(bundle, parse_config(LOOSE)).report
+    memory = apply_selection(bundle, report)
+    before = {i["key"]: i for i in bundle.memory["instructions"]}
+    after = {i["key"]: i for i in memory["instructions"]}
+    assert len([k for k in before.keys() | after.keys() if before.get(k) != after.get(k)]) == 5
+    return _write(tmp_path, report, "report.json"), _write(tmp_path, memory)
+
+
+def test_a_report_ranked_with_a_loosened_config_fails_the_gate_pinned_to_the_defaults(
+    loosened: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    report, memory = loosened
+    rc, out, _ = _gate(capsys, MIXED, memory, report=report)
+    assert rc == 1
+    assert out.splitlines() == LOOSE_FINDINGS
+
+
+def test_the_five_edits_of_the_loosened_report_fail_against_the_defaults_own_report(
+    loosened: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, memory = loosened
+    rc, out, _ = _gate(capsys, MIXED, memory)
+    assert rc == 1
+    assert out.splitlines()[-1] == "gate failed: 4 finding(s) (4 unexpected_addition)"
+
+
+def test_a_report_ranked_with_the_pinned_config_passes_the_gate(
+    loosened: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report, memory = loosened
+    policy = _write(tmp_path, LOOSE, "policy.json")
+    rc, out, _ = _gate(capsys, MIXED, memory, "--config", str(policy), report=report)
+    assert rc == 0
+    assert out.startswith("gate passed: memory-after is exactly what the selection permits")
+
+
+def test_an_explicit_policy_of_the_defaults_passes_a_report_ranked_with_the_defaults(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    policy = _write(tmp_path, {"threshold": 40, "min_lineages": 2}, "policy.json")
+    rc, out, _ = _gate(capsys, REPLACE_AND_ADD, REPLACE_AND_ADD / "expected.apply.json", "--config", str(policy))
+    assert rc == 0
+    assert out.startswith("gate passed")
+
+
+def test_a_stricter_pinned_policy_fails_a_report_ranked_with_the_defaults(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    policy = _write(tmp_path, {"threshold": 80.5}, "policy.json")
+    rc, out, _ = _gate(capsys, REPLACE_AND_ADD, REPLACE_AND_ADD / "expected.apply.json", "--config", str(policy))
+    assert rc == 1
+    assert out.splitlines()[0] == (
+        "config_mismatch  /config/threshold  config member 'threshold' is 40 in the report; the pinned policy has 80.5"
+    )
+
+
+def test_config_mismatches_in_json_name_the_report_the_member_and_both_values(
+    loosened: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    report, memory = loosened
+    rc, out, _ = _gate(capsys, MIXED, memory, "--format", "json", report=report)
+    assert rc == 1
+    doc = json.loads(out)
+    assert out == canon(doc).decode("utf-8") + "\n"
+    assert (doc["passed"], doc["version"], doc["instructions"]) == (False, None, None)
+    assert doc["findings"] == [
+        {
+            "kind": "config_mismatch",
+            "key": None,
+            "document": "report",
+            "pointer": "/config/min_lineages",
+            "members": ["min_lineages"],
+            "pinned": 2,
+            "report": 1,
+            "message": "config member 'min_lineages' is 1 in the report; the pinned policy has 2",
+        },
+        {
+            "kind": "config_mismatch",
+            "key": None,
+            "document": "report",
+            "pointer": "/config/threshold",
+            "members": ["threshold"],
+            "pinned": 40,
+            "report": 0,
+            "message": "config member 'threshold' is 0 in the report; the pinned policy has 40",
+        },
+    ]
+
+
+def test_config_mismatches_in_github_format_annotate_the_report_and_fill_the_summary(
+    loosened: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    report, memory = loosened
+    rc, out, _ = _gate(capsys, MIXED, memory, "--format", "github", report=report)
+    assert rc == 1
+    assert out.splitlines() == [
+        f"::error file={report},title=evidence-rank gate::config member 'min_lineages' is 1 in the report; "
+        "the pinned policy has 2 (/config/min_lineages)",
+        f"::error file={report},title=evidence-rank gate::config member 'threshold' is 0 in the report; "
+        "the pinned policy has 40 (/config/threshold)",
+        LOOSE_FINDINGS[-1],
+    ]
+    text = summary.read_text(encoding="utf-8")
+    assert text.startswith("### evidence-rank gate: failed\n")
+    assert (
+        "| config_mismatch |  | /config/threshold | "
+        "config member 'threshold' is 0 in the report; the pinned policy has 40 |" in text
+    )
+
+
+def test_a_forged_report_with_a_loosened_config_is_refused_as_tampered_first(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bundle = load_bundle((MIXED / "bundle.json").read_bytes())
+    report = rank(bundle, parse_config(LOOSE)).report
+    report["selected"] = report["selected"][:1]  # edited, then resealed: not what the bundle produces
+    forged = _write(tmp_path, seal(report), "report.json")
+    rc, out, err = _gate(capsys, MIXED, MIXED / "expected.apply.json", report=forged)
+    assert rc == 4
+    assert out == ""
+    assert "evidence-rank: report.tampered at '/selected" in err
+
+
+def test_a_pinned_policy_outside_spec_2_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    policy = _write(tmp_path, {"max_selected": 6}, "policy.json")
+    rc, _, err = _gate(capsys, REPLACE_AND_ADD, REPLACE_AND_ADD / "expected.apply.json", "--config", str(policy))
+    assert rc == 2
+    assert f"evidence-rank: {policy}: config.invalid at '/max_selected': max_selected: the limit of five is hard" in err

@@ -129,11 +129,16 @@ def test_sigterm_and_sigint_end_the_run_with_their_code_and_no_report(tmp_path: 
 
 
 def test_sigterm_at_random_instants_leaves_the_folder_as_the_protocol_says(tmp_path: Path, large_bundle: Path) -> None:
+    """Each run has its own threshold, so a report.json left behind shows whose it is:
+    after a terminated run it may only be that run's own (the signal came after its
+    report was written), never an earlier run's."""
     out = tmp_path / "out"
     rng = random.Random(143)
     codes = set()
-    for _ in range(8):
-        run = cli("score", str(large_bundle), "--out-dir", str(out))
+    for attempt in range(8):
+        config = tmp_path / f"c{attempt}.json"
+        config.write_text(f'{{"threshold": {40 + attempt}}}')
+        run = cli("score", str(large_bundle), "--config", str(config), "--out-dir", str(out))
         time.sleep(rng.uniform(0.1, 1.0))
         run.send_signal(signal.SIGTERM)
         _, err = run.communicate()
@@ -142,9 +147,13 @@ def test_sigterm_at_random_instants_leaves_the_folder_as_the_protocol_says(tmp_p
         assert run.returncode in (0, 143, -signal.SIGTERM), err
         assert b"Traceback" not in err
         assert_consistent(out)
-        if run.returncode != -signal.SIGTERM:
-            assert ("report.json" in visible_files(out)) == (run.returncode == 0)
         assert [p.name for p in out.iterdir() if p.name.endswith(".tmp")] == []
+        if run.returncode == -signal.SIGTERM:
+            continue  # never got as far as the folder
+        if run.returncode == 0:
+            assert "report.json" in visible_files(out)
+        if "report.json" in visible_files(out):
+            assert parse_json((out / "report.json").read_bytes())["config"]["threshold"] == 40 + attempt
     assert 143 in codes
 
 

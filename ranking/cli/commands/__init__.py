@@ -5,8 +5,8 @@
 
 from __future__ import annotations
 
-from ranking.cli.commands import apply, batch, explain, gate, schema, score, seal, validate, verify
+from ranking.cli.commands import apply, batch, explain, gate, ledger, schema, score, seal, validate, verify
 
 __all__ = ["ALL"]
 
-ALL = [score, validate, verify, batch, apply, gate, explain, seal, schema]
+ALL = [score, validate, verify, batch, apply, gate, explain, seal, schema, ledger]

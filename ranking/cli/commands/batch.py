@@ -101,6 +101,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=10.0,
         help="dask engine: give up connecting to --scheduler after this long (default 10)",
     )
+    p.add_argument(
+        "--ledger", metavar="PATH", help="record every report written in this ledger, in input order (docs/ledger.md)"
+    )
     p.set_defaults(run=run)
 
 
@@ -138,7 +141,12 @@ def _score_all(args: argparse.Namespace, out: Path) -> dict[str, Any]:
     sources = iter_sources(inputs, defer=local)
     items = ((index, source, raw) for index, (source, raw) in enumerate(sources, start=1))
     with _engine(args) as engine:
-        entries = _write_all(engine.map(fn, items), out)
+        results = engine.map(fn, items)
+        if args.ledger:
+            from ranking.cli.ledger_runs import recorded  # imported when asked for: sqlite3 costs start-up
+
+            results = recorded(results, args.ledger, out)
+        entries = _write_all(results, out)
     return build_summary(entries, config)
 
 

@@ -1,17 +1,31 @@
-"""``evidence-rank gate``: fail CI when a memory write is not what the selection permits (SPEC §8)."""
+"""``evidence-rank gate``: fail CI when a memory write is not what the selection permits (SPEC §8),
+or when the report was not ranked with the pinned policy (``ranking.policy``)."""
 
 from __future__ import annotations
 
 import argparse
 import os
 
-from curator_io.errors import ConfigError, InputError
+from curator_io.canonical import canon
+from curator_io.errors import ConfigError, EvidenceRankError, InputError
 from curator_io.files import read_bytes
 from curator_io.jsonio import parse_json
 from ranking.apply import apply_selection
-from ranking.cli.common import read_bundle, read_report
+from ranking.cli.common import read_bundle, read_config, read_report
 from ranking.cli.output import emit, write_stdout
-from ranking.gate import compare_memory, render_github, render_json, render_summary, render_text, selected_edits
+from ranking.gate import (
+    compare_memory,
+    escape_data,
+    escape_property,
+    policy_result,
+    render_github,
+    render_json,
+    render_summary,
+    render_text,
+    selected_edits,
+)
+from ranking.policy import config_mismatches
+from ranking.verification import replay_report
 
 __all__ = ["register", "run"]
 
@@ -23,11 +37,19 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Compare the memory a Writer produced with the memory the selection permits (SPEC §8). "
         "Exits 1 and lists every instruction added, changed or removed that the selection does not account "
         "for, and every selected edit that is missing. MEMORY is a memory object: "
-        '{"version": INT, "instructions": [...]}.',
+        '{"version": INT, "instructions": [...]}. '
+        "The report must have been ranked with the pinned policy (--config, default the SPEC §2 defaults): "
+        "each config member that differs is a config_mismatch finding, and MEMORY is then not compared.",
     )
     p.add_argument("--bundle", required=True, metavar="BUNDLE", help="the curator-bundle-v1 JSON file")
     p.add_argument("--report", required=True, metavar="REPORT", help="the evidence-ranking-v1 report of BUNDLE")
     p.add_argument("--memory-after", required=True, metavar="MEMORY", help="the memory object the Writer produced")
+    p.add_argument(
+        "--config",
+        metavar="POLICY",
+        help="the pinned ranking policy, a config file (default: the SPEC §2 defaults). Keep it where the change "
+        "being gated cannot edit it unnoticed",
+    )
     p.add_argument(
         "--format",
         choices=("text", "json", "github"),
@@ -39,18 +61,46 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    try:
+        return _gate(args)
+    except EvidenceRankError as e:
+        # A CI step reads stdout: a refusal is a verdict too, in the format asked for.
+        if args.format == "json":
+            error = {**e.to_json(), "file": e.source, "exit_code": e.exit_code}
+            write_stdout(canon({"passed": False, "error": error}) + b"\n")
+        elif args.format == "github":
+            where = f"file={escape_property(e.source)}," if e.source else ""
+            title = escape_property(f"evidence-rank gate: {e.code}")
+            emit(f"::error {where}title={title}::{escape_data(e.message)}")
+            _append_summary(os.environ.get("GITHUB_STEP_SUMMARY"), _error_summary(e))
+        raise
+
+
+def _error_summary(e: EvidenceRankError) -> str:
+    where = f" in `{e.source}`" if e.source else ""
+    return f"### evidence-rank gate: refused (exit {e.exit_code})\n\n`{e.code}`{where}: {e.detail}\n"
+
+
+def _gate(args: argparse.Namespace) -> int:
+    pinned = read_config(args.config)
     bundle = read_bundle(args.bundle)
     report = read_report(args.report)
-    permitted = apply_selection(bundle, report)  # report.tampered unless the report is this bundle's
-    try:
-        actual = parse_json(read_bytes(args.memory_after))
-        result = compare_memory(permitted, actual, bundle.memory, selected_edits(bundle, report))
-    except InputError as e:
-        raise e.in_file(args.memory_after) from e
+    mismatches = config_mismatches(report, pinned)
+    if mismatches:
+        # A forged report is refused (exit 4) before its policy is discussed.
+        replay_report(bundle, report)
+        result = policy_result(mismatches)
+    else:
+        permitted = apply_selection(bundle, report)  # report.tampered unless the report is this bundle's
+        try:
+            actual = parse_json(read_bytes(args.memory_after))
+            result = compare_memory(permitted, actual, bundle.memory, selected_edits(bundle, report))
+        except InputError as e:
+            raise e.in_file(args.memory_after) from e
     if args.format == "json":
         write_stdout(render_json(result) + b"\n")
     elif args.format == "github":
-        emit(render_github(result, file=args.memory_after))
+        emit(render_github(result, file=args.memory_after, report_file=args.report))
         _append_summary(os.environ.get("GITHUB_STEP_SUMMARY"), render_summary(result))
     else:
         emit(render_text(result))

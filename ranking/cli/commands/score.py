@@ -29,6 +29,7 @@ from ranking.cli.common import (
     read_bundle_bytes,
     read_config,
     read_report,
+    render_outcome,
     render_table,
 )
 from ranking.cli.output import emit
@@ -59,6 +60,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="score against this earlier validation report; refused (exit 4) unless it is sealed and identical "
         "to the one recomputed from BUNDLE and the config",
     )
+    shown = p.add_mutually_exclusive_group()
+    shown.add_argument("--summary", action="store_true", help="print only the outcome line, not a row per proposal")
+    shown.add_argument("-q", "--quiet", action="store_true", help="print nothing; the exit code and files say it all")
+    p.add_argument(
+        "--ledger",
+        metavar="PATH",
+        help="record the report in this ledger (docs/ledger.md) and mark edits it has seen refused before",
+    )
     p.set_defaults(run=run)
 
 
@@ -78,14 +87,22 @@ def run(args: argparse.Namespace) -> int:
         # 3. The validation first: report.json names it, so it must be there before.
         write_atomic(out / VALIDATION, result.validation.canonical)
         write_atomic(out / REPORT, result.canonical)
+    marks = None
+    if args.ledger:
+        from ranking.cli.ledger_runs import record_scored  # imported when asked for: sqlite3 costs start-up
+
+        marks = record_scored(args.ledger, result.report, result.canonical)
     log_decisions(result.report, bundle=args.bundle)
-    emit(render_table(result.report))
+    if args.summary:
+        emit(render_outcome(result.report))
+    elif not args.quiet:
+        emit(render_table(result.report, marks))
     return 0
 
 
 def _score(args: argparse.Namespace) -> Result:
     config = read_config(args.config)
-    given = read_report(args.validation) if args.validation else None
+    given = read_report(args.validation, "evidence-validation-v1") if args.validation else None
     raw = read_bundle_bytes(args.bundle)
     with collector_paused():
         bundle = load_named_bundle(raw, args.bundle)

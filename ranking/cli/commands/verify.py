@@ -1,7 +1,9 @@
-"""``evidence-rank verify REPORT [--bundle B] [--config C]``: SPEC §7.
+"""``evidence-rank verify REPORT [--bundle B] [--config C]``: SPEC §7, and the pinned policy.
 
 With a bundle, replay the pipeline and compare canonical bytes. Without one,
-check every invariant the report alone can show.
+check every invariant the report alone can show. With ``--config``, the
+report must also have been ranked with that config (``ranking.policy``):
+replay alone accepts whatever config the report carries.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ import argparse
 
 from ranking.cli.common import read_bundle, read_config, read_report
 from ranking.cli.output import emit
+from ranking.policy import check_policy
 from ranking.verification import INVARIANTS, check_report, proposals_of, replay_report
 
 
@@ -19,24 +22,36 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="check a ranking report's invariants, or replay it against its bundle",
         description="Without --bundle: check the SPEC §7 invariants of REPORT (conflict_free needs the bundle). "
         "With --bundle: check them all, then replay the pipeline and compare canonical bytes. "
-        "Exit 0 when the report holds, 4 when it does not.",
+        "With --config: also refuse a report ranked with any other config, naming each differing member. "
+        "Without --config the report's own config is trusted: pin it when the report comes from elsewhere. "
+        "Exit 0 when the report holds, 1 when it was ranked with another config than --config, "
+        "4 when it does not hold.",
     )
     p.add_argument("report", metavar="REPORT")
     p.add_argument("--bundle", metavar="BUNDLE", help="replay against this bundle")
-    p.add_argument("--config", metavar="CONFIG.json", help="replay with this config instead of the report's own")
+    p.add_argument(
+        "--config",
+        metavar="CONFIG.json",
+        help="the pinned policy: fail (exit 1) unless the report was ranked with exactly this config",
+    )
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     report = read_report(args.report)
-    config = read_config(args.config) if args.config else None
+    pinned = read_config(args.config) if args.config else None
     if args.bundle is None:
         check_report(report)
         checked = [name for name in INVARIANTS if name != "conflict_free"]
-        emit(f"{args.report}: invariants hold ({', '.join(checked)}); conflict_free needs --bundle")
+        verdict = f"invariants hold ({', '.join(checked)}); conflict_free needs --bundle"
+    else:
+        bundle = read_bundle(args.bundle)
+        check_report(report, proposals=proposals_of(bundle))
+        replay_report(bundle, report)  # a forged report is refused (exit 4) before its policy is discussed
+        verdict = f"every invariant holds and the replay from {args.bundle} is byte-identical"
+    if pinned is None:
+        emit(f"{args.report}: {verdict}; config not pinned (--config pins it)")
         return 0
-    bundle = read_bundle(args.bundle)
-    check_report(report, proposals=proposals_of(bundle))
-    replay_report(bundle, report, config=config)
-    emit(f"{args.report}: every invariant holds and the replay from {args.bundle} is byte-identical")
+    check_policy(report, pinned)  # policy.config_mismatch, exit 1
+    emit(f"{args.report}: {verdict}; ranked with the pinned config {args.config}")
     return 0

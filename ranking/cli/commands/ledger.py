@@ -1,0 +1,71 @@
+"""``evidence-rank ledger add|history|notes|export|verify|merge``: the admission ledger (docs/ledger.md).
+
+The subcommands run in :mod:`ranking.cli.ledger_runs`, imported only when one
+runs: sqlite3 and the ledger package are a tenth of the command line's start-up,
+which every other command would pay.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+from collections.abc import Callable
+
+__all__ = ["register"]
+
+
+def _deferred(name: str) -> Callable[[argparse.Namespace], int]:
+    def run(args: argparse.Namespace) -> int:
+        return int(getattr(importlib.import_module("ranking.cli.ledger_runs"), name)(args))
+
+    return run
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text}")
+    return value
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "ledger",
+        help="the admission ledger: every decision on every edit, across runs",
+        description="A ledger is an SQLite file holding sealed ranking reports and one row per decision "
+        "(docs/ledger.md). Exit 0 ok, 2 usage, 3 a report that is not I-JSON, 4 a tampered report or row.",
+    )
+    commands = p.add_subparsers(dest="ledger_command", required=True, metavar="SUBCOMMAND")
+
+    add = commands.add_parser("add", help="verify reports (SPEC §7) and record them; one already there adds nothing")
+    add.add_argument("ledger", metavar="PATH", help="the ledger file (created if missing)")
+    add.add_argument("reports", nargs="+", metavar="REPORT", help="evidence-ranking-v1 reports")
+    add.set_defaults(run=_deferred("run_add"))
+
+    history = commands.add_parser("history", help="every decision on one edit across runs, oldest first")
+    history.add_argument("ledger", metavar="PATH")
+    which = history.add_mutually_exclusive_group(required=True)
+    which.add_argument("--fingerprint", metavar="F", help="the edit's fingerprint (SPEC §3.6)")
+    which.add_argument("--proposal", metavar="ID", help="a proposal id")
+    which.add_argument("--lesson", metavar="L", help="a lesson id")
+    history.add_argument("--format", choices=("text", "json"), default="text", help="text (default) or a JSON array")
+    history.set_defaults(run=_deferred("run_history"))
+
+    notes = commands.add_parser("notes", help="'do not re-propose' lines for a curator's next prompt")
+    notes.add_argument("ledger", metavar="PATH")
+    notes.add_argument("--lesson", metavar="L", help="only decisions citing this lesson id")
+    notes.add_argument("--limit", metavar="N", type=_positive_int, help="at most N lines, the most recent first")
+    notes.set_defaults(run=_deferred("run_notes"))
+
+    export = commands.add_parser("export", help="JSONL, one decision per line, in an order fixed by the content")
+    export.add_argument("ledger", metavar="PATH")
+    export.set_defaults(run=_deferred("run_export"))
+
+    verify = commands.add_parser("verify", help="check every report's seal and re-derive every row (exit 4 if not)")
+    verify.add_argument("ledger", metavar="PATH")
+    verify.set_defaults(run=_deferred("run_verify"))
+
+    merge = commands.add_parser("merge", help="add every report and outcome of OTHER... (a union, in any order)")
+    merge.add_argument("ledger", metavar="PATH", help="the ledger to add to (created if missing)")
+    merge.add_argument("others", nargs="+", metavar="OTHER", help="ledgers to read; they are not changed")
+    merge.set_defaults(run=_deferred("run_merge"))

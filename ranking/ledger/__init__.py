@@ -1,0 +1,56 @@
+"""The admission ledger: every decision about every edit, across runs (docs/ledger.md).
+
+A ledger is a set of sealed ranking reports (SPEC §6) stored whole, with one
+row per decision derived from them, plus what an agentdescent acceptance test
+did with each selected edit. The model, the commands and what "the same
+ledger" means are in docs/ledger.md.
+
+- :mod:`ranking.ledger.records` — decisions and outcomes, derived purely from reports;
+- :mod:`ranking.ledger.notes` — history tables, refusal marks, "do not re-propose" lines (pure);
+- :mod:`ranking.ledger.audit` — ``ledger verify``'s comparisons (pure);
+- :mod:`ranking.ledger.store` — the SQLite file.
+"""
+
+from __future__ import annotations
+
+import os
+
+from ranking.ledger.notes import Refusal, describe_outcome, note_lines, refusal_mark, refusals, render_history
+from ranking.ledger.records import REFUSED, Decision, Outcome, decisions_of, finite, outcome_key
+from ranking.ledger.store import SCHEMA_VERSION, Ledger
+
+__all__ = [
+    "REFUSED",
+    "SCHEMA_VERSION",
+    "Decision",
+    "Ledger",
+    "Outcome",
+    "Refusal",
+    "decisions_of",
+    "describe_outcome",
+    "finite",
+    "note_lines",
+    "outcome_key",
+    "record_outcome",
+    "refusal_mark",
+    "refusals",
+    "rejected_notes",
+    "render_history",
+]
+
+
+def rejected_notes(
+    ledger: str | os.PathLike[str], lesson: str | None = None, limit: int | None = None
+) -> tuple[str, ...]:
+    """The ledger form of ``ranking.integrations.agentdescent.rejected_notes``: one
+    "do not re-propose" line per refused fingerprint across every recorded run,
+    the most recently refused first, with how often it was refused."""
+    with Ledger.open(ledger, create=False) as opened:
+        found = refusals(opened.decisions(lesson=lesson))
+    return note_lines(found, limit)
+
+
+def record_outcome(ledger: str | os.PathLike[str], outcome: Outcome) -> bool:
+    """Record what the acceptance test did with a backed diff; False when already recorded."""
+    with Ledger.open(ledger) as opened:
+        return opened.add_outcome(outcome)

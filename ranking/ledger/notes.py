@@ -1,0 +1,108 @@
+"""What people and prompts read from a ledger: history tables, refusal marks,
+"do not re-propose" notes. Pure: decisions in, text out.
+
+Every function takes decisions oldest first (the ledger's insertion order, see
+docs/ledger.md): "latest" is the last of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from ranking.ledger.records import REFUSED, Decision, Outcome
+
+__all__ = ["Refusal", "refusals", "refusal_mark", "note_lines", "describe_outcome", "render_history"]
+
+_NOTE_RATIONALE_CHARS = 200
+_CATEGORY_WORDS = {"committed": "committed", "below-threshold": "rejected by the acceptance test"}
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """Every refusal of one fingerprint (one edit, however it was argued: SPEC §3.6)."""
+
+    fingerprint: str
+    times: int
+    latest: Decision
+
+    @property
+    def codes(self) -> tuple[str, ...]:
+        """The latest refusal's reason codes, each once, in report order."""
+        return self.latest.reason_codes
+
+
+def refusals(decisions: Iterable[Decision], *, excluding: str | None = None) -> list[Refusal]:
+    """One :class:`Refusal` per refused fingerprint, the most recently refused first.
+
+    Decisions without a fingerprint (incomplete proposals) cannot be recognised
+    again and are left out; so are the decisions of report ``excluding``.
+    """
+    counts: dict[str, int] = {}
+    latest: dict[str, Decision] = {}
+    for d in decisions:
+        if d.disposition not in REFUSED or d.fingerprint is None or d.report == excluding:
+            continue
+        counts[d.fingerprint] = counts.get(d.fingerprint, 0) + 1
+        latest.pop(d.fingerprint, None)  # re-inserted last: dict order is "least recent first"
+        latest[d.fingerprint] = d
+    return [Refusal(f, counts[f], d) for f, d in reversed(latest.items())]
+
+
+def refusal_mark(refusal: Refusal) -> str:
+    """``refused 2× before: closure.stale_memory``: for score's table and log."""
+    return f"refused {refusal.times}× before: {', '.join(refusal.codes)}"
+
+
+def note_lines(found: Sequence[Refusal], limit: int | None = None) -> tuple[str, ...]:
+    """Lines for a curator's next prompt, one per refused fingerprint:
+    ``do not re-propose: <latest rationale> — refused 2×, latest rejected: <codes>``."""
+    lines = []
+    for r in found[:limit]:
+        what = _one_line(r.latest.rationale) or f"proposal {r.latest.proposal}"
+        lines.append(
+            f"do not re-propose: {what} — refused {r.times}×, latest {r.latest.disposition}: {', '.join(r.codes)}"
+        )
+    return tuple(lines)
+
+
+def describe_outcome(outcome: Outcome) -> str:
+    """``selected → committed (p_improve 0.97, Δ +0.04)``."""
+    what = _CATEGORY_WORDS.get(outcome.category, outcome.category)
+    p = "n/a" if outcome.p_improve is None else f"{outcome.p_improve:.2f}"
+    delta = "n/a" if outcome.observed_delta is None else f"{outcome.observed_delta:+.2f}"
+    return f"selected → {what} (p_improve {p}, Δ {delta})"
+
+
+def render_history(entries: Sequence[tuple[Decision, Sequence[Outcome]]]) -> str:
+    """An aligned table, oldest first; under a selected decision, what the acceptance test did with it."""
+    rows = [("run", "proposal", "disposition", "final", "reasons")]
+    rows += [(d.run, d.proposal, d.disposition, _score(d.score), ", ".join(d.codes)) for d, _ in entries]
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+
+    def line(r: tuple[str, ...]) -> str:
+        return f"{r[0]:<{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:<{widths[2]}}  {r[3]:>{widths[3]}}  {r[4]}".rstrip()
+
+    lines = [line(rows[0])]
+    for row, (_, outcomes) in zip(rows[1:], entries, strict=True):
+        lines.append(line(row))
+        lines += [f"{'':<{widths[0]}}  {describe_outcome(o)}" for o in outcomes]
+    runs = len({d.run for d, _ in entries})
+    refused = sum(1 for d, _ in entries if d.disposition in REFUSED)
+    lines += ["", f"{_count(len(entries), 'decision')} in {_count(runs, 'run')} · refused {refused}×"]
+    return "\n".join(lines)
+
+
+def _score(final: float | None) -> str:
+    return "-" if final is None else f"{final:g}"
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def _one_line(text: str) -> str:
+    flat = " ".join("".join(ch if ch.isprintable() else " " for ch in text).split())
+    if len(flat) <= _NOTE_RATIONALE_CHARS:
+        return flat
+    return flat[: _NOTE_RATIONALE_CHARS - 1].rstrip() + "…"

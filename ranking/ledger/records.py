@@ -1,0 +1,173 @@
+"""What the ledger holds, derived purely from sealed reports.
+
+A *decision* is one entry of a stored ``evidence-ranking-v1`` report (SPEC §6)
+as a row: nothing in it is new information, so ``ledger verify`` can derive
+every row again from the report's bytes and compare. An *outcome* is what an
+agentdescent aggregator's acceptance test did with a diff that a selected
+proposal backed: new information, keyed by the digest of its own content.
+
+No files, no database, no clock here: :mod:`ranking.ledger.store` stores what
+this module derives.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any, NamedTuple
+
+import orjson
+
+from curator_io.canonical import canon, digest
+from curator_io.errors import InvariantError
+from ranking.verification import check_report
+
+__all__ = [
+    "REFUSED",
+    "Decision",
+    "Outcome",
+    "checked_report",
+    "decisions_of",
+    "decision_json",
+    "outcome_json",
+    "outcome_key",
+    "finite",
+]
+
+REFUSED = frozenset({"rejected", "superseded", "deferred"})
+"""Final dispositions (SPEC §6) that mean "do not propose this edit again as it is";
+the set ``rejected_notes`` of the agentdescent integration uses too."""
+
+
+class Decision(NamedTuple):
+    """One decision of one report: a row of the ``decisions`` table, column for column."""
+
+    report: str
+    """The report's digest (its seal, SPEC §6)."""
+    position: int
+    """The entry's index in the report's ``proposals``."""
+    run: str
+    proposal: str
+    fingerprint: str | None
+    """SPEC §3.6: the same edit argued differently has the same fingerprint; null when incomplete."""
+    lesson: str | None
+    validation: str
+    disposition: str
+    reasons: str
+    """The entry's ``reasons`` as JSON text (sorted keys: one text for one list)."""
+    score: int | float | None
+    """``score.final`` (exact to two decimals, SPEC §4); null when not accepted."""
+    superseded_by: str | None
+    rationale: str
+
+    @property
+    def codes(self) -> tuple[str, ...]:
+        """The reason codes with their subjects, as the score table prints them."""
+        return tuple(_code(r) for r in _json(self.reasons))
+
+    @property
+    def reason_codes(self) -> tuple[str, ...]:
+        """The reason codes alone, each once, in report order (as ``rejected_notes`` gives them)."""
+        return tuple(dict.fromkeys(r["code"] for r in _json(self.reasons)))
+
+
+class Outcome(NamedTuple):
+    """What the acceptance test did with a diff backed by a selected proposal."""
+
+    report: str
+    """The digest of the report whose selection backed the diff."""
+    proposal: str
+    fingerprint: str | None
+    diff: str
+    """agentdescent's ``Diff.diff_id``."""
+    version: int | None
+    """The artifact version the diff was measured against (tells two rounds apart)."""
+    category: str
+    """``committed``, or the inner policy's refusal category (e.g. ``below-threshold``)."""
+    p_improve: float | None
+    """The posterior probability the decision rested on; null when not finite."""
+    observed_delta: float | None
+    """The measured change in the held-out success rate; null when not finite."""
+
+
+def checked_report(document: Any) -> bytes:
+    """The canonical bytes of a ranking report that satisfies SPEC §7; raises otherwise.
+
+    ``invariant.sealed`` for a report whose digest does not seal its content, and
+    ``invariant.<name>`` for any other invariant the report alone can show.
+    """
+    if not isinstance(document, Mapping):
+        raise InvariantError("invariant.schema", "a ranking report is a JSON object", pointer="")
+    check_report(document)
+    return canon(document)
+
+
+def decisions_of(report: Mapping[str, Any]) -> tuple[Decision, ...]:
+    """One decision per entry, in report order. ``report`` has passed :func:`checked_report`."""
+    # Cannot fail: check_report validated the report against its schema (SPEC §7).
+    return tuple(
+        Decision(
+            report=report["digest"],
+            position=i,
+            run=report["run"],
+            proposal=e["id"],
+            fingerprint=e["fingerprint"],
+            lesson=e["lesson"],
+            validation=e["validation"],
+            disposition=e["disposition"],
+            # Codes and subjects are strings (SPEC §6): orjson's sorted text is one text per list.
+            reasons=orjson.dumps(e["reasons"], option=orjson.OPT_SORT_KEYS).decode(),
+            score=None if e["score"] is None else e["score"]["final"],
+            superseded_by=e["superseded_by"],
+            rationale=e["rationale"],
+        )
+        for i, e in enumerate(report["proposals"])
+    )
+
+
+def decision_json(decision: Decision, outcomes: tuple[Outcome, ...] = ()) -> dict[str, Any]:
+    """A decision as ``ledger export`` and ``history --format json`` write it."""
+    return {
+        "run": decision.run,
+        "report": decision.report,
+        "proposal": decision.proposal,
+        "fingerprint": decision.fingerprint,
+        "lesson": decision.lesson,
+        "validation": decision.validation,
+        "disposition": decision.disposition,
+        "reasons": _json(decision.reasons),
+        "score": decision.score,
+        "superseded_by": decision.superseded_by,
+        "rationale": decision.rationale,
+        "outcomes": [outcome_json(o) for o in outcomes],
+    }
+
+
+def outcome_json(outcome: Outcome) -> dict[str, Any]:
+    return {
+        "diff": outcome.diff,
+        "version": outcome.version,
+        "category": outcome.category,
+        "p_improve": outcome.p_improve,
+        "observed_delta": outcome.observed_delta,
+    }
+
+
+def outcome_key(outcome: Outcome) -> str:
+    """The digest of everything the outcome says: recording it twice adds nothing,
+    and an edited outcome no longer matches its key."""
+    return digest(outcome._asdict())
+
+
+def finite(value: float | None) -> float | None:
+    """``value``, or None when it is not a finite number (RFC 8785 has no NaN or infinity)."""
+    return value if value is not None and math.isfinite(value) else None
+
+
+def _json(text: str) -> Any:
+    # Our own text: plain JSON, nothing for the strict loader to refuse.
+    return orjson.loads(text)
+
+
+def _code(reason: Mapping[str, Any]) -> str:
+    return reason["code"] + (f"({reason['subject']})" if reason["subject"] is not None else "")
