@@ -75,6 +75,8 @@ class Source:
     """The path as given on the command line, or joined to the folder it was found in."""
     line: int | None = None
     """1-based line number in a JSONL file; None for a one-document file."""
+    name: str | None = None
+    """What the bundle's folder is named after (:func:`output_folder`); not in the summary."""
 
     @property
     def label(self) -> str:
@@ -134,15 +136,15 @@ def iter_sources(inputs: Iterable[Input], *, defer: bool = False) -> Iterator[tu
     """
     for item in inputs:
         if defer and not item.jsonl:
-            yield Source(item.display), Deferred(item.display, item.opener)
+            yield Source(item.display, None, item.name), Deferred(item.display, item.opener)
             continue
         try:
             with item.opener() as stream:
                 if not item.jsonl:
-                    yield Source(item.display), stream.read()
+                    yield Source(item.display, None, item.name), stream.read()
                     continue
                 for number, line in iter_jsonl_lines(stream):
-                    yield Source(item.display, number), line
+                    yield Source(item.display, number, item.name), line
         except OSError as e:
             raise unreadable(item.display, e) from e
 
@@ -233,14 +235,25 @@ def _bytes_of(raw: Raw) -> bytes:
 # --- Output layout and summary (pure) -------------------------------------------------
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+_NAME_LENGTH = 64
 
 
 def output_folder(index: int, source: Source) -> str:
-    """``reports/<index>-<file stem>[-L<line>]``: the index (1-based, input order) keeps names unique."""
-    name = "stdin" if source.file == "-" else Path(source.file).stem
-    stem = _UNSAFE.sub("_", name).strip("._-")[:48] or "bundle"
+    """``reports/<index>-<name>[-L<line>]``, after the source, so a user can find it.
+
+    The name is the source's path from the PATH it was found under (the PATH's
+    last part, then the path inside a folder), without the file's suffix, each
+    run of characters outside ``A-Za-z0-9._-`` (``/`` included) written ``_``:
+    ``cases/001-basic/bundle.json`` is ``cases_001-basic_bundle``. The last 64
+    characters are kept (a file's own name says most) and no leading ``._-``, so
+    a name is never hidden. The index (1-based, input order) keeps names unique.
+    """
+    name = source.name if source.name is not None else Path(source.file).name
+    parent, _, last = name.rpartition("/")
+    stem = f"{parent}/{Path(last).stem}" if parent else Path(last).stem
+    slug = _UNSAFE.sub("_", stem)[-_NAME_LENGTH:].strip("._-") or "bundle"
     line = "" if source.line is None else f"-L{source.line}"
-    return f"{REPORTS}/{index:06d}-{stem}{line}"
+    return f"{REPORTS}/{index:06d}-{slug}{line}"
 
 
 def summary_entry(index: int, folder: str, result: BundleResult) -> dict[str, Any]:

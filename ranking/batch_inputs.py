@@ -2,10 +2,11 @@
 
 - A regular file is one bundle, or a JSONL stream of them when its name ends in
   ``.jsonl``.
-- A folder is the ``*.json`` and ``*.jsonl`` files in it and below, in order of
-  their path relative to the folder. A name there that is not a regular file
-  (a FIFO, a socket, a device) is skipped with a warning: opening a FIFO would
-  wait for a writer forever. Symbolic links to folders are not followed.
+- A folder is the files in it and below that its :class:`Selection` takes (by
+  default ``*.json`` and ``*.jsonl``), in order of their path relative to the
+  folder. A name there that is not a regular file (a FIFO, a socket, a device)
+  is skipped with a warning: opening a FIFO would wait for a writer forever.
+  Symbolic links to folders are not followed.
 - A stream is read as JSONL, line by line: ``-`` (standard input), and a PATH
   that is neither a regular file nor a folder (a FIFO, ``<(...)``, a terminal),
   or that names a descriptor (``/dev/stdin``, ``/dev/fd/N``), whatever it is.
@@ -24,17 +25,18 @@ Latin-1 ``café.json``): summary.json is canonical UTF-8 and cannot hold them.
 from __future__ import annotations
 
 import os
+import re
 import stat
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from functools import partial
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
 from curator_io.errors import ConfigError
 
-__all__ = ["Input", "find_inputs", "display_name", "unreadable"]
+__all__ = ["Input", "Selection", "find_inputs", "display_name", "unreadable"]
 
 _SUFFIXES = (".json", ".jsonl")
 #: Paths that name a descriptor: read as a stream even when it is a redirected file.
@@ -50,6 +52,75 @@ class Input:
     display: str
     jsonl: bool
     opener: Callable[[], AbstractContextManager[BinaryIO]]
+    name: str | None = None
+    """The path from the PATH it was found under, which its bundles' folders are named after."""
+
+
+def _translate(pattern: str) -> re.Pattern[str]:
+    """A glob as a regex over a ``/``-separated path: ``*`` and ``?`` stop at ``/``, ``**``
+    crosses folders (``a/**/b`` also matches ``a/b``), ``[...]`` is one character of a set."""
+    out, i, n = [], 0, len(pattern)
+    while i < n:
+        if pattern.startswith("**/", i):
+            out.append("(?:[^/]*/)*")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif pattern[i] in "*?":
+            out.append("[^/]*" if pattern[i] == "*" else "[^/]")
+            i += 1
+        elif pattern[i] == "[" and (end := pattern.find("]", i + 2)) != -1:
+            body = pattern[i + 1 : end]
+            negate = body.startswith("!")
+            body = re.escape(body[1:] if negate else body).replace("\\-", "-")
+            out.append(f"(?!/)[{'^' if negate else ''}{body}]")
+            i = end + 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    return re.compile("".join(out), re.DOTALL)
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which files of a folder a batch reads (``--glob``, ``--exclude``).
+
+    Patterns are matched against a file's path relative to the folder given as
+    PATH, with ``/`` between folders (``cases/001-basic/bundle.json``). A pattern
+    without ``/`` is matched against the last part alone, at any depth
+    (``bundle.json``, ``expected*.json``); one with ``/`` against the whole
+    relative path (``cases/*/bundle.json``, ``**/bundle.json``); a trailing ``/``
+    is dropped. A file is read when it matches a ``glob`` (by default: a name
+    ending in ``.json`` or ``.jsonl``, in any case) and no ``exclude``; a folder
+    that matches an ``exclude`` is not entered.
+    """
+
+    glob: Sequence[str] = ()
+    exclude: Sequence[str] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_globs", [self._compiled(p) for p in self.glob])
+        object.__setattr__(self, "_excludes", [self._compiled(p) for p in self.exclude])
+
+    @staticmethod
+    def _compiled(pattern: str) -> tuple[bool, re.Pattern[str]]:
+        pattern = pattern.rstrip("/") or pattern
+        return "/" in pattern, _translate(pattern)
+
+    @staticmethod
+    def _matches(patterns: list[tuple[bool, re.Pattern[str]]], rel: str) -> bool:
+        name = rel.rpartition("/")[2]
+        return any(regex.fullmatch(rel if whole else name) for whole, regex in patterns)
+
+    def takes(self, rel: str) -> bool:
+        """Whether the file at ``rel`` is read."""
+        taken = self._matches(self._globs, rel) if self.glob else rel.lower().endswith(_SUFFIXES)
+        return taken and not self._matches(self._excludes, rel)
+
+    def enters(self, rel: str) -> bool:
+        """Whether the folder at ``rel`` is searched."""
+        return not self._matches(self._excludes, rel)
 
 
 def display_name(path: str) -> str:
@@ -70,27 +141,34 @@ def find_inputs(
     exclude: Path | None = None,
     stdin: BinaryIO | None = None,
     warn: Warn | None = None,
+    select: Selection = Selection(),
 ) -> list[Input]:
     """Every file to read, in order: paths as given; a folder's files sorted by relative path.
 
     ``exclude`` is the batch's output folder (its own files are never inputs);
-    ``warn`` is told about each special file a folder holds. A path that does
-    not exist is a usage error, raised before anything is read.
+    ``warn`` is told about each special file a folder holds; ``select`` picks a
+    folder's files (a file given as a PATH is read whatever its name). A path
+    that does not exist is a usage error, raised before anything is read.
     """
     inputs: list[Input] = []
     for given in paths:
         if given == "-":
             if stdin is None:
                 raise ConfigError("usage.unreadable", "'-' given but there is no standard input")
-            inputs.append(Input("-", True, partial(nullcontext, stdin)))
+            inputs.append(Input("-", True, partial(nullcontext, stdin), "stdin"))
         elif "://" in given:
-            inputs.extend(_url_inputs(given))
+            inputs.extend(_url_inputs(given, select))
         else:
-            inputs.extend(_local_inputs(given, _Own(exclude), warn or (lambda _: None)))
+            inputs.extend(_local_inputs(given, _Own(exclude), warn or (lambda _: None), select))
     return inputs
 
 
-def _local_inputs(given: str, own: _Own, warn: Warn) -> list[Input]:
+def _joined(base: str, rel: str) -> str:
+    """A folder's file named from the folder's last part: ``in`` + ``cases/a.json``."""
+    return rel if base in ("", ".", "..") else f"{base}/{rel}"
+
+
+def _local_inputs(given: str, own: _Own, warn: Warn, select: Selection) -> list[Input]:
     display = display_name(given)
     try:
         mode = os.stat(given).st_mode
@@ -99,14 +177,21 @@ def _local_inputs(given: str, own: _Own, warn: Warn) -> list[Input]:
     except OSError as e:
         raise unreadable(display, e) from e
     opener = partial(open, given, "rb")
+    last = display_name(os.path.basename(given.rstrip("/")))
     if stat.S_ISDIR(mode):
         return [
-            Input(display_name(os.path.join(given, rel)), rel.lower().endswith(".jsonl"), partial(open, full, "rb"))
-            for rel, full in _scan(given, own, warn)
+            Input(
+                display_name(os.path.join(given, rel)),
+                rel.lower().endswith(".jsonl"),
+                partial(open, full, "rb"),
+                _joined(last, display_name(rel)),
+            )
+            for rel, full in _scan(given, own, warn, select)
         ]
     if stat.S_ISREG(mode) and not given.startswith(_DESCRIPTORS):
-        return [Input(display, given.lower().endswith(".jsonl"), opener)]
-    return [Input(display, True, opener)]  # a stream: read as JSONL, as `-` is
+        return [Input(display, given.lower().endswith(".jsonl"), opener, last)]
+    # A stream: read as JSONL, as `-` is. /dev/fd/63 is named fd63.
+    return [Input(display, True, opener, f"fd{last}" if given.startswith(_DESCRIPTORS[1:]) else last)]
 
 
 class _Own:
@@ -127,7 +212,7 @@ class _Own:
         return self.out is not None and Path(path).resolve() == self.out
 
 
-def _scan(root: str, own: _Own, warn: Warn) -> list[tuple[str, str]]:
+def _scan(root: str, own: _Own, warn: Warn, select: Selection) -> list[tuple[str, str]]:
     """``(relative path, path)`` of each file to read in ``root`` and below, sorted by relative path."""
     if own.skips_folder(root, top=True):
         return []
@@ -144,9 +229,9 @@ def _scan(root: str, own: _Own, warn: Warn) -> list[tuple[str, str]]:
         for entry in entries:
             rel = prefix + entry.name
             if entry.is_dir(follow_symlinks=False):
-                if not own.skips_folder(entry.path, top=False):
+                if select.enters(rel) and not own.skips_folder(entry.path, top=False):
                     todo.append((entry.path, rel + "/"))
-            elif entry.name.lower().endswith(_SUFFIXES) and not (summary_here and entry.name == _OWN_SUMMARY):
+            elif select.takes(rel) and not (summary_here and entry.name == _OWN_SUMMARY):
                 if _readable_kind(entry, warn):
                     found.append((rel, entry.path))
     found.sort(key=lambda f: f[0])
@@ -179,7 +264,7 @@ def _readable_kind(entry: os.DirEntry[str], warn: Warn) -> bool:
     return False  # a link to a folder
 
 
-def _url_inputs(given: str) -> list[Input]:
+def _url_inputs(given: str, select: Selection) -> list[Input]:
     try:
         import fsspec
     except ImportError as e:
@@ -188,11 +273,22 @@ def _url_inputs(given: str) -> list[Input]:
         ) from e
     try:
         fs, root = fsspec.core.url_to_fs(given)
+        last = PurePosixPath(root).name
         if fs.isfile(root):
-            return [Input(given, root.lower().endswith(".jsonl"), partial(fs.open, root, "rb"))]
+            return [Input(given, root.lower().endswith(".jsonl"), partial(fs.open, root, "rb"), last)]
         if not fs.isdir(root):
             raise ConfigError("usage.unreadable", f"cannot read {given!r}: no such file or folder")
-        found = sorted(p for p in fs.find(root) if p.lower().endswith(_SUFFIXES))
+        found = sorted((PurePosixPath(p).relative_to(root).as_posix(), p) for p in fs.find(root))
     except OSError as e:
         raise unreadable(given, e) from e
-    return [Input(fs.unstrip_protocol(p), p.lower().endswith(".jsonl"), partial(fs.open, p, "rb")) for p in found]
+    return [
+        Input(fs.unstrip_protocol(p), rel.lower().endswith(".jsonl"), partial(fs.open, p, "rb"), _joined(last, rel))
+        for rel, p in found
+        if select.takes(rel) and _entered(rel, select)
+    ]
+
+
+def _entered(rel: str, select: Selection) -> bool:
+    """Whether every folder on the way to ``rel`` is searched (a URL's files are listed at once)."""
+    parts = rel.split("/")[:-1]
+    return all(select.enters("/".join(parts[: i + 1])) for i in range(len(parts)))
