@@ -35,6 +35,7 @@ from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
 from curator_io.errors import ConfigError
+from curator_io.files import LOCK_NAME
 
 __all__ = ["Input", "Selection", "find_inputs", "display_name", "unreadable"]
 
@@ -212,6 +213,11 @@ class _Own:
         return self.out is not None and Path(path).resolve() == self.out
 
 
+def _is_own_file(name: str) -> bool:
+    """In DIR: summary.json, the lock, and a killed run's temporary summary (a --glob may match them)."""
+    return name in (_OWN_SUMMARY, LOCK_NAME) or (name.startswith(f".{_OWN_SUMMARY}.") and name.endswith(".tmp"))
+
+
 def _scan(root: str, own: _Own, warn: Warn, select: Selection) -> list[tuple[str, str]]:
     """``(relative path, path)`` of each file to read in ``root`` and below, sorted by relative path."""
     if own.skips_folder(root, top=True):
@@ -231,7 +237,7 @@ def _scan(root: str, own: _Own, warn: Warn, select: Selection) -> list[tuple[str
             if entry.is_dir(follow_symlinks=False):
                 if select.enters(rel) and not own.skips_folder(entry.path, top=False):
                     todo.append((entry.path, rel + "/"))
-            elif select.takes(rel) and not (summary_here and entry.name == _OWN_SUMMARY):
+            elif select.takes(rel) and not (summary_here and _is_own_file(entry.name)):
                 if _readable_kind(entry, warn):
                     found.append((rel, entry.path))
     found.sort(key=lambda f: f[0])

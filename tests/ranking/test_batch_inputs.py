@@ -48,6 +48,18 @@ def test_an_out_dir_equal_to_the_input_folder_is_never_read_back(tmp_path: Path)
     assert_summary_agrees_with_the_folders(folder)
 
 
+def test_an_out_dir_equal_to_the_input_folder_keeps_its_own_files_out_of_any_glob(tmp_path: Path) -> None:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    shutil.copy(EXAMPLE, folder / "a.json")
+    assert main(["batch", str(folder), "--out-dir", str(folder)]) == 0
+    (folder / ".summary.json.k1ll3d.tmp").write_bytes(b"half")
+
+    assert main(["batch", str(folder), "--glob", "*", "--out-dir", str(folder)]) == 0
+
+    assert [e["source"]["file"] for e in read_summary(folder)["bundles"]] == [f"{folder}/a.json"]
+
+
 def test_an_input_folder_inside_the_out_dirs_reports_gives_nothing_to_read(tmp_path: Path) -> None:
     out = tmp_path / "out"
     assert main(["batch", str(EXAMPLE), "--out-dir", str(out)]) == 0
