@@ -9,32 +9,37 @@ produced it. An input error refuses one bundle (SPEC §1, "Input errors") and is
 a result like any other, never the end of the batch.
 
 Reading and writing files are the impure parts, kept to the section "File
-access" below: folders are listed eagerly (names only), bundles are read
-lazily, a JSONL file is read line by line, never whole, and a local engine's
-workers read each bundle file and write each bundle's folder where they score it.
+access" below and to :mod:`ranking.batch_inputs` (what each PATH stands for):
+folders are listed eagerly (names only), bundles are read lazily, a JSONL file
+is read line by line, never whole, and a local engine's workers read each
+bundle file and write each bundle's folder where they score it.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import shutil
+import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
-from functools import partial
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from curator_io.canonical import canon, seal
 from curator_io.config import Config
 from curator_io.errors import ConfigError, InputError
-from curator_io.files import remove_if_present, write_atomic
+from curator_io.files import remove_if_present, sweep_leftovers, write_atomic
 from curator_io.jsonio import iter_jsonl_lines
+from ranking.batch_inputs import Input, find_inputs, unreadable
 from ranking.pipeline import rank_bytes
 
 __all__ = [
     "SUMMARY_SCHEMA",
+    "SUMMARY",
     "OUTPUTS",
+    "REPORTS",
     "Source",
     "Input",
     "Deferred",
@@ -46,17 +51,22 @@ __all__ = [
     "score_item",
     "score_and_write",
     "write_result",
+    "earlier_folders",
+    "settle_folders",
     "output_folder",
     "summary_entry",
     "build_summary",
     "render_summary",
+    "printable",
 ]
 
 SUMMARY_SCHEMA = "evidence-rank-batch-v1"
+SUMMARY = "summary.json"
 OUTPUTS = ("validation.json", "report.json", "error.json")
 """Every file a bundle's folder may hold; the ones a result does not write are removed."""
-
-_SUFFIXES = (".json", ".jsonl")
+REPORTS = "reports"
+_FOLDER_NAME = re.compile(r"[0-9]{6,}-[A-Za-z0-9][A-Za-z0-9._-]*")
+"""Every name :func:`output_folder` gives, and only those: the folders a run may remove."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +75,8 @@ class Source:
     """The path as given on the command line, or joined to the folder it was found in."""
     line: int | None = None
     """1-based line number in a JSONL file; None for a one-document file."""
+    name: str | None = None
+    """What the bundle's folder is named after (:func:`output_folder`); not in the summary."""
 
     @property
     def label(self) -> str:
@@ -72,15 +84,6 @@ class Source:
 
     def to_json(self) -> dict[str, str | int | None]:
         return {"file": self.file, "line": self.line}
-
-
-@dataclass(frozen=True, slots=True)
-class Input:
-    """One file to read: a JSON document, or a JSONL stream of them."""
-
-    display: str
-    jsonl: bool
-    opener: Callable[[], AbstractContextManager[BinaryIO]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +102,7 @@ class Deferred:
             with self.opener() as stream:
                 return stream.read()
         except OSError as e:
-            raise _unreadable(self.display, e) from e
+            raise unreadable(self.display, e) from e
 
 
 Raw = bytes | Deferred
@@ -124,82 +127,6 @@ class BundleResult:
 # --- File access: the only place this module touches files ------------------------
 
 
-def _unreadable(display: str, e: OSError) -> ConfigError:
-    return ConfigError("usage.unreadable", f"cannot read {display!r}: {e.strerror or e}")
-
-
-def _raise_unreadable(e: OSError) -> None:
-    raise _unreadable(os.fsdecode(e.filename or ""), e)
-
-
-def _printable(name: str) -> str:
-    """A file name as UTF-8 text, even when the filesystem's bytes are not."""
-    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-
-
-def _local_inputs(given: str, exclude: Path | None) -> list[Input]:
-    path = Path(given)
-    if path.is_file():
-        # mypy#17585: mypy types a partial of an overloaded function by its first overload (text mode).
-        return [Input(given, path.suffix.lower() == ".jsonl", partial(open, path, "rb"))]  # type: ignore[arg-type]
-    if not path.is_dir():
-        raise ConfigError("usage.unreadable", f"cannot read {given!r}: no such file or folder")
-    skip = exclude.resolve() if exclude is not None else None
-    found: list[tuple[str, Path]] = []
-    for folder, dirs, files in os.walk(path, onerror=_raise_unreadable):
-        if skip is not None:
-            # The batch's own output folder is never read back as input.
-            dirs[:] = [d for d in dirs if (Path(folder) / d).resolve() != skip]
-        for name in files:
-            if name.lower().endswith(_SUFFIXES):
-                full = Path(folder) / name
-                found.append((full.relative_to(path).as_posix(), full))
-    found.sort(key=lambda f: f[0])
-    # mypy#17585, as above.
-    return [
-        Input(_printable(os.path.join(given, rel)), rel.lower().endswith(".jsonl"), partial(open, full, "rb"))  # type: ignore[arg-type]
-        for rel, full in found
-    ]
-
-
-def _url_inputs(given: str) -> list[Input]:
-    try:
-        import fsspec
-    except ImportError as e:
-        raise ConfigError(
-            "usage.missing_extra", f"reading {given!r} needs fsspec: pip install 'evidence-rank[dask]'"
-        ) from e
-    try:
-        fs, root = fsspec.core.url_to_fs(given)
-        if fs.isfile(root):
-            return [Input(given, root.lower().endswith(".jsonl"), partial(fs.open, root, "rb"))]
-        if not fs.isdir(root):
-            raise ConfigError("usage.unreadable", f"cannot read {given!r}: no such file or folder")
-        found = sorted(p for p in fs.find(root) if p.lower().endswith(_SUFFIXES))
-    except OSError as e:
-        raise _unreadable(given, e) from e
-    return [Input(fs.unstrip_protocol(p), p.lower().endswith(".jsonl"), partial(fs.open, p, "rb")) for p in found]
-
-
-def find_inputs(paths: Iterable[str], *, exclude: Path | None = None, stdin: BinaryIO | None = None) -> list[Input]:
-    """Every file to read, in order: paths as given; a folder's *.json/*.jsonl sorted by relative path.
-
-    ``-`` is ``stdin``, read as JSONL; a URL (``scheme://``) is read through fsspec.
-    A path that does not exist is a usage error, raised before anything is read.
-    """
-    inputs: list[Input] = []
-    for given in paths:
-        if given == "-":
-            if stdin is None:
-                raise ConfigError("usage.unreadable", "'-' given but there is no standard input")
-            inputs.append(Input("-", True, partial(nullcontext, stdin)))  # type: ignore[arg-type]  # mypy#17585
-        elif "://" in given:
-            inputs.extend(_url_inputs(given))
-        else:
-            inputs.extend(_local_inputs(given, exclude))
-    return inputs
-
-
 def iter_sources(inputs: Iterable[Input], *, defer: bool = False) -> Iterator[tuple[Source, Raw]]:
     """Each bundle's source and bytes, lazily: one document, or one JSONL line, at a time.
 
@@ -209,29 +136,60 @@ def iter_sources(inputs: Iterable[Input], *, defer: bool = False) -> Iterator[tu
     """
     for item in inputs:
         if defer and not item.jsonl:
-            yield Source(item.display), Deferred(item.display, item.opener)
+            yield Source(item.display, None, item.name), Deferred(item.display, item.opener)
             continue
         try:
             with item.opener() as stream:
                 if not item.jsonl:
-                    yield Source(item.display), stream.read()
+                    yield Source(item.display, None, item.name), stream.read()
                     continue
                 for number, line in iter_jsonl_lines(stream):
-                    yield Source(item.display, number), line
+                    yield Source(item.display, number, item.name), line
         except OSError as e:
-            raise _unreadable(item.display, e) from e
+            raise unreadable(item.display, e) from e
 
 
 def write_result(folder: Path, result: BundleResult) -> None:
     """A bundle's files, atomically but not yet flushed (the caller flushes once,
-    before the summary); a file of the other outcome left by an earlier run is removed."""
+    before the summary).
+
+    As ``score`` does: first remove what an earlier run left that could pass for
+    this outcome (the other outcome's files, and report.json), then write
+    validation.json before the report.json that names it. So the folder never
+    holds two outcomes, nor a report beside a validation it does not name.
+    """
     written = {name for name, _ in result.files}
+    for name in OUTPUTS:
+        if name not in written or name == "report.json":
+            remove_if_present(folder / name)
     for name, data in result.files:
         write_atomic(folder / name, data, durable=False)
-    for name in OUTPUTS:
-        if name not in written:
-            # Nothing stale may pass for this bundle's outcome (as `score` does).
-            remove_if_present(folder / name)
+
+
+def earlier_folders(out: Path) -> set[str]:
+    """The bundle folders under ``out/reports`` before this run writes: an earlier run's."""
+    try:
+        with os.scandir(out / REPORTS) as entries:
+            return {e.name for e in entries if _FOLDER_NAME.fullmatch(e.name) and e.is_dir(follow_symlinks=False)}
+    except FileNotFoundError:
+        return set()
+    except OSError as e:
+        raise unreadable(os.fspath(out / REPORTS), e) from e
+
+
+def settle_folders(out: Path, earlier: Iterable[str], written: Iterable[str]) -> None:
+    """Before the summary: remove the earlier run's folders this run did not write, and the
+    temporary files a killed writer left in those it did. Other names are not ours to touch."""
+    mine = set(written)
+    for name in sorted(earlier):
+        folder = out / REPORTS / name
+        if name in mine:
+            sweep_leftovers(folder, OUTPUTS)
+            continue
+        try:
+            shutil.rmtree(folder)
+        except OSError as e:
+            raise ConfigError("usage.unwritable", f"cannot remove {os.fspath(folder)!r}: {e.strerror or e}") from e
 
 
 # --- Scoring one bundle (pure) ------------------------------------------------------
@@ -277,14 +235,25 @@ def _bytes_of(raw: Raw) -> bytes:
 # --- Output layout and summary (pure) -------------------------------------------------
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+_NAME_LENGTH = 64
 
 
 def output_folder(index: int, source: Source) -> str:
-    """``reports/<index>-<file stem>[-L<line>]``: the index (1-based, input order) keeps names unique."""
-    name = "stdin" if source.file == "-" else Path(source.file).stem
-    stem = _UNSAFE.sub("_", name).strip("._-")[:48] or "bundle"
+    """``reports/<index>-<name>[-L<line>]``, after the source, so a user can find it.
+
+    The name is the source's path from the PATH it was found under (the PATH's
+    last part, then the path inside a folder), without the file's suffix, each
+    run of characters outside ``A-Za-z0-9._-`` (``/`` included) written ``_``:
+    ``cases/001-basic/bundle.json`` is ``cases_001-basic_bundle``. The last 64
+    characters are kept (a file's own name says most) and no leading ``._-``, so
+    a name is never hidden. The index (1-based, input order) keeps names unique.
+    """
+    name = source.name if source.name is not None else Path(source.file).name
+    parent, _, last = name.rpartition("/")
+    stem = f"{parent}/{Path(last).stem}" if parent else Path(last).stem
+    slug = _UNSAFE.sub("_", stem)[-_NAME_LENGTH:].strip("._-") or "bundle"
     line = "" if source.line is None else f"-L{source.line}"
-    return f"reports/{index:06d}-{stem}{line}"
+    return f"{REPORTS}/{index:06d}-{slug}{line}"
 
 
 def summary_entry(index: int, folder: str, result: BundleResult) -> dict[str, Any]:
@@ -306,11 +275,25 @@ def build_summary(entries: list[dict[str, Any]], config: Config) -> dict[str, An
     return seal({"schema": SUMMARY_SCHEMA, "config": config.to_json(), "counts": counts, "bundles": entries})
 
 
+#: Unicode categories a terminal acts on or hides: controls (ESC, BEL, ...), formats (the
+#: bidi overrides), surrogates, private use, unassigned, and line/paragraph separators.
+_HIDDEN = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+
+
+def printable(text: str) -> str:
+    """``text`` safe for a terminal: each character a terminal would act on or hide is escaped
+    (``\x1b``, ``\u202e``), as ``repr`` writes it; the rest is kept as it is."""
+    if text.isprintable():
+        return text
+    return "".join(ascii(c)[1:-1] if unicodedata.category(c) in _HIDDEN else c for c in text)
+
+
 def render_summary(summary: Mapping[str, Any]) -> str:
-    """A table: source, outcome, selected ids or error code; then the totals."""
+    """A table: source (escaped: a file name can hold any character), outcome, selected ids
+    or error code; then the totals."""
     rows = [("source", "outcome", "selected / error")]
     for e in summary["bundles"]:
-        source = Source(e["source"]["file"], e["source"]["line"]).label
+        source = printable(Source(e["source"]["file"], e["source"]["line"]).label)
         detail = e["error"]["code"] if e["error"] is not None else ", ".join(e["selected"]) or "-"
         rows.append((source, e["outcome"], detail))
     widths = [max(len(r[i]) for r in rows) for i in range(2)]

@@ -3,10 +3,20 @@
 Nothing here knows what an item is; :mod:`ranking.batch` maps its scoring over
 bundles with one of these (``--workers 1``: :class:`SerialEngine`; ``--workers N``:
 :class:`ProcessEngine`), and :mod:`ranking.integrations.dask_engine` is the remote one.
+
+A process engine's workers never outlive the process that started them: on
+Linux the kernel kills them when it dies, even by SIGKILL (``PR_SET_PDEATHSIG``),
+and when it is interrupted (Ctrl-C, SIGTERM) it kills them itself before the
+interruption goes on. Signals are the parent's to handle: a worker ignores
+Ctrl-C, which a terminal sends to every process of the group.
 """
 
 from __future__ import annotations
 
+import ctypes
+import os
+import signal
+import sys
 import threading
 import time
 from collections import deque
@@ -83,8 +93,12 @@ class ProcessEngine:
         """Chunks handed out and not yet yielded, at most: bounds memory however long the input."""
 
     def map(self, fn: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
-        context = get_context(_start_method())
-        pool = ProcessPoolExecutor(self.workers - 1, mp_context=context)
+        method = _start_method()
+        # A forked worker's parent is this process; a forkserver's is the server, which ends with this one.
+        parent = os.getpid() if method == "fork" else None
+        pool = ProcessPoolExecutor(
+            self.workers - 1, mp_context=get_context(method), initializer=_worker_started, initargs=(parent,)
+        )
         pending: deque[Future[list[R]]] = deque()
         size = self.chunk_size
         iterator = iter(items)
@@ -101,8 +115,48 @@ class ProcessEngine:
                     yield from pending.popleft().result()
             while pending:
                 yield from pending.popleft().result()
+        except BaseException as e:
+            if not isinstance(e, Exception):
+                # Interrupted (Ctrl-C, SIGTERM) or abandoned: the chunks in flight are not wanted,
+                # so do not wait for them. A killed worker's half-written file is a temporary
+                # file, which the next run into the folder sweeps.
+                _kill_workers(pool)
+            raise
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _worker_started(parent: int | None) -> None:
+    """First thing in each pool process: leave signals to the parent, and die with it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group; the parent decides
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a forked worker would inherit the CLI's handler
+    if _die_with_parent() and parent is not None and os.getppid() != parent:
+        os._exit(1)  # the parent died before the line above took effect
+
+
+_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+
+
+def _die_with_parent() -> bool:
+    """Ask Linux to SIGKILL this process when its parent ends; False where that cannot be asked.
+
+    Without it, a worker whose parent was killed waits forever for work on a pipe
+    it holds both ends of (it was forked with them).
+    """
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return False
+    return bool(prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) == 0)
+
+
+def _kill_workers(pool: ProcessPoolExecutor) -> None:
+    # The executor has no public way to stop its processes now; `_processes` (pid -> Process)
+    # has been there since Python 3.2. Without it, shutdown() still waits for the chunks in flight.
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        process.kill()
 
 
 #: How long a chunk should take: long enough that handing it to a process costs

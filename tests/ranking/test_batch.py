@@ -81,7 +81,7 @@ def test_every_bundle_in_a_folder_gets_the_reference_reports_and_one_summary_ent
     for index, (case, entry) in enumerate(zip(SCORED, summary["bundles"], strict=True), start=1):
         expected = json.loads((PARITY / case / "expected.report.json").read_bytes())
         assert entry["index"] == index
-        assert entry["output"] == f"reports/{index:06d}-{case}"
+        assert entry["output"] == f"reports/{index:06d}-cases_{case}"
         assert (entry["outcome"], entry["selected"]) == (expected["outcome"], expected["selected"])
         assert entry["run"] == expected["run"]
         assert entry["error"] is None
@@ -201,33 +201,14 @@ def test_the_summary_table_lists_each_bundle_then_the_totals(batch_dir, capsys) 
     assert lines[-1] == "bundles: 11 · selected 6 · no_op 2 · error 3"
 
 
-class _Terminal(io.StringIO):
-    def isatty(self) -> bool:
-        return True
-
-
-def test_a_progress_line_is_drawn_on_a_terminal_and_nothing_when_not(batch_dir, capsys, monkeypatch) -> None:
-    paths = write_mixed_batch(batch_dir)
-
-    main(["batch", *paths, "--out-dir", "quiet"])
-    assert capsys.readouterr().err.count("\r") == 0
-
-    terminal = _Terminal()
-    monkeypatch.setattr(sys, "stderr", terminal)
-    main(["batch", *paths, "--out-dir", "shown"])
-    drawn = terminal.getvalue()
-    assert drawn.startswith("\r\x1b[K[      1] scored, 0 refused · ")
-    assert "\r\x1b[K[     11] scored, 3 refused · example.json\n" in drawn
-
-
-def test_a_path_that_does_not_exist_is_a_usage_error_and_nothing_is_written(batch_dir, capsys) -> None:
+def test_a_path_that_does_not_exist_is_a_usage_error_and_nothing_is_scored(batch_dir, capsys) -> None:
     shutil.copy(FIXTURES / "example.json", "example.json")
 
     assert main(["batch", "example.json", "missing.jsonl", "--out-dir", "out"]) == 2
 
     err = capsys.readouterr().err
     assert err == "evidence-rank: usage.unreadable: cannot read 'missing.jsonl': no such file or folder\n"
-    assert not (batch_dir / "out").exists()
+    assert [p.name for p in (batch_dir / "out").iterdir()] == [LOCK_NAME]  # the folder's lock, nothing else
 
 
 @pytest.mark.parametrize("workers", ["1", "2"])
@@ -254,12 +235,13 @@ def test_a_folder_that_cannot_be_written_is_a_usage_error_whichever_process_writ
     for name in ("a", "b", "c", "d", "e"):
         shutil.copy(FIXTURES / "example.json", f"in/{name}.json")
     Path("out/reports").mkdir(parents=True)
-    Path("out/reports/000001-a").write_bytes(b"")  # a file where the first folder goes (the pool scores it)
+    Path("out/reports/000001-in_a").write_bytes(b"")  # a file where the first folder goes (the pool scores it)
 
     assert main(["batch", "in", "--out-dir", "out", "--workers", workers]) == 2
 
     err = capsys.readouterr().err
-    assert err.startswith("evidence-rank: usage.unwritable: cannot write 'out/reports/000001-a/")
+    assert err.startswith("evidence-rank: usage.unwritable: cannot ")
+    assert "'out/reports/000001-in_a/" in err
     assert "Traceback" not in err
     assert not (batch_dir / "out" / "summary.json").exists()
 
@@ -341,7 +323,7 @@ def test_a_zero_worker_count_is_refused_by_the_command_line(capsys) -> None:
     with pytest.raises(SystemExit) as exited:
         main(["batch", "x.json", "--out-dir", "out", "--workers", "0"])
     assert exited.value.code == 2
-    assert "expected an integer >= 1, got 0" in capsys.readouterr().err
+    assert "expected a whole number >= 1, got '0'" in capsys.readouterr().err
 
 
 class _LineOnly(io.BytesIO):

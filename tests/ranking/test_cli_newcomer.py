@@ -171,3 +171,28 @@ def test_a_passing_gate_counts_one_instruction_in_the_singular(tmp_path: Path, c
 
     assert "(version 8, 1 instruction)" in render_text(GateResult((), 8, 1))
     assert "(version 8, 2 instructions)" in render_text(GateResult((), 8, 2))
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["--workers", "x"], "argument --workers: expected a whole number >= 1, got 'x'"),
+        (
+            ["--connect-timeout", "abc"],
+            "argument --connect-timeout: expected a finite number of seconds > 0, got 'abc'",
+        ),
+    ],
+)
+def test_a_bad_number_on_the_command_line_says_what_was_expected(argv: list[str], says: str, capsys) -> None:
+    with pytest.raises(SystemExit) as caught:
+        main(["batch", str(EXAMPLE), "--out-dir", "x", *argv])
+    assert caught.value.code == 2
+    err = capsys.readouterr().err
+    assert says in err and "_positive" not in err
+
+
+def test_batch_quiet_prints_no_table_and_no_progress(tmp_path: Path, capsys) -> None:
+    assert main(["batch", str(EXAMPLE), "--out-dir", str(tmp_path), "--quiet"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err == ""
+    assert (tmp_path / "summary.json").exists()

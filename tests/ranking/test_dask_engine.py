@@ -105,7 +105,8 @@ def test_an_unreachable_scheduler_is_a_usage_error_after_the_timeout(tmp_path, c
     assert err.startswith(
         f"evidence-rank: usage.scheduler_unreachable: cannot reach the Dask scheduler '{address}' within 1 s: "
     )
-    assert not (tmp_path / "out").exists()
+    assert not (tmp_path / "out" / "summary.json").exists()
+    assert not (tmp_path / "out" / "reports").exists()
 
 
 def test_a_scheduler_address_that_is_not_one_is_a_usage_error(tmp_path, capsys) -> None:

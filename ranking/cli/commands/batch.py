@@ -5,6 +5,19 @@ lists the bundles in input order, so DIR holds the same bytes whatever the
 engine (local processes or Dask) and the number of workers. Local workers read
 and write their bundles' files themselves; a Dask engine gets bytes and gives
 back bytes, which this command writes.
+
+The output folder's protocol (docs/batch.md), under DIR's lock:
+
+1. sweep a killed run's temporary summary, and remove ``summary.json``, before
+   anything that can fail; note the bundle folders an earlier run left;
+2. read the config, list the inputs, and score each bundle into its folder
+   (each folder holds one outcome: validation.json and report.json, or error.json);
+3. remove the earlier run's folders this run did not write, and the temporary
+   files a killed writer left in those it did;
+4. flush everything to disk, then write ``summary.json``.
+
+So ``summary.json``, if present, is one whole run's record and names exactly
+the bundle folders beside it; a run that failed or was interrupted leaves none.
 """
 
 from __future__ import annotations
@@ -12,48 +25,68 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from contextlib import AbstractContextManager, nullcontext
 from functools import partial
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from curator_io.canonical import canon
 from curator_io.errors import ConfigError
-from curator_io.files import flush_to_disk, write_atomic
+from curator_io.files import flush_to_disk, locked_folder, remove_if_present, write_atomic
 from ranking.batch import (
+    SUMMARY,
     BundleResult,
+    Raw,
+    Source,
     build_summary,
+    earlier_folders,
     find_inputs,
     iter_sources,
     output_folder,
     render_summary,
     score_and_write,
     score_item,
+    settle_folders,
     summary_entry,
     write_result,
 )
+from ranking.batch_inputs import Selection
 from ranking.cli.common import read_config
 from ranking.cli.logs import get_logger
 from ranking.cli.output import emit
+from ranking.cli.progress import Progress
 from ranking.engines import Engine, ProcessEngine, SerialEngine
 
 _DASK_WORKERS = 2
 
 
 def _positive_int(text: str) -> int:
-    value = int(text)
+    # Every refusal is an ArgumentTypeError, so argparse says what was expected
+    # (for a ValueError it would print the function's name).
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
     if value < 1:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text}")
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {text!r}")
     return value
 
 
 def _positive_float(text: str) -> float:
-    value = float(text)
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
     if not (value > 0 and math.isfinite(value)):
-        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text}")
+        raise argparse.ArgumentTypeError(f"expected a finite number of seconds > 0, got {text!r}")
     return value
+
+
+def _pattern(text: str) -> str:
+    if not text.strip("/"):
+        raise argparse.ArgumentTypeError(f"expected a pattern such as '*.json' or 'cases/**/bundle.json', got {text!r}")
+    return text
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -84,41 +117,86 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="dask engine: give up connecting to --scheduler after this long (default 10)",
     )
     p.add_argument(
+        "--glob",
+        metavar="PATTERN",
+        action="append",
+        type=_pattern,
+        help="in a folder, read the files that match (repeatable; default *.json and *.jsonl). A pattern without / "
+        "matches a file's name at any depth, one with / its path inside the folder; ** crosses folders",
+    )
+    p.add_argument(
+        "--exclude",
+        metavar="PATTERN",
+        action="append",
+        type=_pattern,
+        help="in a folder, skip the files and folders that match (repeatable; patterns as --glob)",
+    )
+    p.add_argument(
+        "-q", "--quiet", action="store_true", help="no progress on stderr and no table: summary.json says it all"
+    )
+    p.add_argument(
         "--ledger", metavar="PATH", help="record every report written in this ledger, in input order (docs/ledger.md)"
     )
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    config = read_config(args.config)
     out = Path(args.out_dir)
-    inputs = find_inputs(args.paths, exclude=out, stdin=sys.stdin.buffer if "-" in args.paths else None)
+    with locked_folder(out, (SUMMARY,)):
+        # 1. Nothing stale may pass for this run's record, whatever happens next.
+        remove_if_present(out / SUMMARY)
+        earlier = earlier_folders(out)
+        summary = _score_all(args, out)  # 2.
+        settle_folders(out, earlier, (e["output"].rpartition("/")[2] for e in summary["bundles"]))  # 3.
+        flush_to_disk()  # 4. every bundle's folder is on disk before the summary that names them
+        write_atomic(out / SUMMARY, canon(summary))
+    if not args.quiet:
+        emit(render_summary(summary))
+    counts = summary["counts"]
+    get_logger().info("batch.done", out_dir=str(out), **counts)
+    if counts["error"]:
+        print(
+            f"evidence-rank: {counts['error']} of {counts['bundles']} bundles refused; see {out / SUMMARY}",
+            file=sys.stderr,
+        )
+        return 3
+    return 0
+
+
+def _score_all(args: argparse.Namespace, out: Path) -> dict[str, Any]:
+    """Score every bundle into its folder; the summary, not yet written."""
+    config = read_config(args.config)
+    stdin = sys.stdin.buffer if "-" in args.paths else None
+    select = Selection(args.glob or (), args.exclude or ())
+    inputs = find_inputs(args.paths, exclude=out, stdin=stdin, warn=_warn, select=select)
+    progress = Progress(sys.stderr, quiet=args.quiet)
+    if not any(i.jsonl for i in inputs):
+        progress.total = len(inputs)  # else known only once every stream is read to its end
     # A local engine's workers write their own folders; a remote one's results come back as bytes.
     local = args.engine == "local"
     fn = partial(score_and_write, config=config, out=out) if local else partial(score_item, config=config)
     # Local workers read their own files; a remote engine's get the bytes (they may not see our disk).
     sources = iter_sources(inputs, defer=local)
-    items = ((index, source, raw) for index, (source, raw) in enumerate(sources, start=1))
     with _engine(args) as engine:
-        results = engine.map(fn, items)
+        results = engine.map(fn, _numbered(sources, progress))
         if args.ledger:
             from ranking.cli.ledger_runs import recorded  # imported when asked for: sqlite3 costs start-up
 
             results = recorded(results, args.ledger, out)
-        entries = _write_all(results, out)
-    summary = build_summary(entries, config)
-    flush_to_disk()  # every bundle's folder is on disk before the summary that names them
-    write_atomic(out / "summary.json", canon(summary))
-    emit(render_summary(summary))
-    counts = summary["counts"]
-    get_logger().info("batch.done", out_dir=str(out), **counts)
-    if counts["error"]:
-        print(
-            f"evidence-rank: {counts['error']} of {counts['bundles']} bundles refused; see {out / 'summary.json'}",
-            file=sys.stderr,
-        )
-        return 3
-    return 0
+        entries = _write_all(results, out, progress)
+    return build_summary(entries, config)
+
+
+def _numbered(sources: Iterable[tuple[Source, Raw]], progress: Progress) -> Iterator[tuple[int, Source, Raw]]:
+    """``(index, source, raw)`` items; the progress learns the total when the last is read."""
+    index = 0
+    for index, (source, raw) in enumerate(sources, start=1):
+        yield index, source, raw
+    progress.total = index
+
+
+def _warn(message: str) -> None:
+    print(f"evidence-rank: warning: {message}", file=sys.stderr)
 
 
 def _engine(args: argparse.Namespace) -> AbstractContextManager[Engine]:
@@ -141,7 +219,7 @@ def _engine(args: argparse.Namespace) -> AbstractContextManager[Engine]:
     return dask_engine(args.scheduler, workers=args.workers or _DASK_WORKERS, connect_timeout=args.connect_timeout)
 
 
-def _write_all(results: Iterable[BundleResult], out: Path) -> list[dict[str, Any]]:
+def _write_all(results: Iterable[BundleResult], out: Path, progress: Progress) -> list[dict[str, Any]]:
     """Collect results in input order, writing the folders a remote engine sent back as bytes;
     the summary entries, in order.
 
@@ -151,7 +229,7 @@ def _write_all(results: Iterable[BundleResult], out: Path) -> list[dict[str, Any
     """
     log = get_logger()
     entries: list[dict[str, Any]] = []
-    with _Progress(sys.stderr) as progress:
+    with progress:
         for index, result in enumerate(results, start=1):
             folder = output_folder(index, result.source)
             if result.files:
@@ -159,41 +237,5 @@ def _write_all(results: Iterable[BundleResult], out: Path) -> list[dict[str, Any
             if result.error is not None:
                 log.info("bundle.refused", source=result.source.label, code=result.error["code"])
             entries.append(summary_entry(index, folder, result))
-            progress.update(index, result)
+            progress.update(result)
     return entries
-
-
-class _Progress:
-    """One line on stderr, redrawn in place, when stderr is a terminal; nothing otherwise."""
-
-    _INTERVAL = 0.1
-
-    def __init__(self, stream: TextIO) -> None:
-        self.stream = stream
-        self.enabled = stream.isatty()
-        self.refused = 0
-        self.last = float("-inf")
-        self.line = ""
-
-    def __enter__(self) -> _Progress:
-        return self
-
-    def update(self, done: int, result: BundleResult) -> None:
-        self.refused += result.outcome == "error"
-        if not self.enabled:
-            return
-        self.line = f"[{done:>7}] scored, {self.refused} refused · {result.source.label}"
-        now = time.monotonic()
-        if now - self.last >= self._INTERVAL:
-            self.last = now
-            self._draw()
-
-    def _draw(self) -> None:
-        self.stream.write("\r\x1b[K" + self.line[:120])
-        self.stream.flush()
-
-    def __exit__(self, *exc: object) -> None:
-        if self.enabled and self.line:
-            self._draw()  # the final count, whatever the throttle skipped
-            self.stream.write("\n")
-            self.stream.flush()

@@ -87,7 +87,7 @@ def test_render_batch_writes_the_batch_page_after_a_run_view_per_scored_bundle(
 
     assert code == 0
     runs = sorted(p.name for p in (tmp_path / "site" / "batch-runs").iterdir())
-    assert runs == ["000001-002-mixed-dispositions.html", "000002-069-rank-conflict-same-key-different-text.html"]
+    assert runs == ["000001-in_002-mixed-dispositions.html", "000002-in_069-rank-conflict-same-key-different-text.html"]
     page = out.read_text(encoding="utf-8")
     for name in runs:
         assert f'<a href="batch-runs/{name}">run view</a>' in page

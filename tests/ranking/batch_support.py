@@ -1,0 +1,129 @@
+"""What the batch tests share: running the command as a process, building inputs,
+checking that a batch's folder agrees with its summary, and watching processes."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import orjson
+
+from curator_io import canon, parse_json
+from tests.conftest import FIXTURES, REPO
+
+EXAMPLE = FIXTURES / "example.json"
+#: What ``ranking.batch.output_folder`` names a bundle's folder.
+FOLDER_NAME = re.compile(r"[0-9]{6,}-[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+def cli(*argv: str, **kwargs) -> subprocess.Popen:
+    """``evidence-rank ARGV`` as a user starts it, stdout discarded, stderr piped."""
+    kwargs.setdefault("stdout", subprocess.DEVNULL)
+    kwargs.setdefault("stderr", subprocess.PIPE)
+    return subprocess.Popen([sys.executable, "-m", "ranking.cli", *argv], cwd=REPO, **kwargs)
+
+
+def example_line() -> bytes:
+    """The example bundle as one JSONL line (its digests do not depend on whitespace)."""
+    return orjson.dumps(parse_json(EXAMPLE.read_bytes()))
+
+
+def write_bundles(folder: Path, count: int, *, prefix: str = "b") -> None:
+    """``count`` copies of the example bundle as files in ``folder``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    data = EXAMPLE.read_bytes()
+    for i in range(count):
+        (folder / f"{prefix}{i:04d}.json").write_bytes(data)
+
+
+def report_folders(out: Path) -> set[str]:
+    reports = out / "reports"
+    if not reports.is_dir():
+        return set()
+    return {p.name for p in reports.iterdir() if FOLDER_NAME.fullmatch(p.name)}
+
+
+def assert_summary_agrees_with_the_folders(out: Path) -> dict | None:
+    """The batch protocol's property: a summary.json, if present, is whole and sealed, names
+    exactly the bundle folders beside it, and each holds the one outcome its entry records."""
+    try:
+        raw = (out / "summary.json").read_bytes()
+    except FileNotFoundError:
+        return None
+    summary = parse_json(raw)
+    assert canon(summary) == raw
+    named = {e["output"].removeprefix("reports/") for e in summary["bundles"]}
+    assert report_folders(out) == named
+    for entry in summary["bundles"]:
+        folder = out / entry["output"]
+        files = sorted(p.name for p in folder.iterdir() if not p.name.startswith("."))
+        if entry["outcome"] == "error":
+            assert files == ["error.json"], folder
+            assert json.loads((folder / "error.json").read_bytes()) == entry["error"]
+        else:
+            assert files == ["report.json", "validation.json"], folder
+            report = json.loads((folder / "report.json").read_bytes())
+            assert (report["run"], report["outcome"]) == (entry["run"], entry["outcome"])
+            validation = json.loads((folder / "validation.json").read_bytes())
+            assert validation["digest"] == report["validation_digest"]
+    return summary
+
+
+def leftovers(out: Path) -> list[str]:
+    return sorted(p.relative_to(out).as_posix() for p in out.rglob("*.tmp"))
+
+
+# --- Processes: /proc, no extra dependency --------------------------------------------
+
+
+def children(pid: int) -> set[int]:
+    """The processes ``pid`` started (every thread's children), from /proc."""
+    found: set[int] = set()
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            found.update(int(c) for c in (task / "children").read_text().split())
+        except OSError:
+            pass  # the thread or the process ended meanwhile
+    return found
+
+
+def descendants(pid: int) -> set[int]:
+    found: set[int] = set()
+    todo = [pid]
+    while todo:
+        for child in children(todo.pop()):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+def running(pid: int) -> bool:
+    """Alive, and not a zombie waiting to be reaped."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def wait_until(condition, timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not within {timeout} s: {what}")
+        time.sleep(0.02)
+
+
+def kill_all(pids: set[int]) -> None:
+    """Clean up after a failed test: the processes it started, by pid."""
+    for pid in pids:
+        try:
+            os.kill(pid, 9)
+        except OSError:
+            pass
