@@ -233,3 +233,15 @@ def test_seal_through_a_symlink_seals_the_target_and_keeps_the_link(tmp_path: Pa
     assert link.is_symlink() and link.resolve() == target
     assert stat.S_IMODE(target.stat().st_mode) == 0o640
     assert main(["seal", str(target), "--check"]) == 0
+
+
+@pytest.mark.parametrize("name", ["report.json", "validation.json", "error.json"])
+def test_a_bundle_that_is_one_of_the_folders_own_outputs_is_refused_before_anything_is_removed(
+    tmp_path: Path, name: str, capsys
+) -> None:
+    assert main(["score", str(EXAMPLE), "--out-dir", str(tmp_path), "-q"]) == 0
+    (tmp_path / "error.json").write_bytes(b"{}")  # stands in for a failed run's record
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir() if not p.name.startswith(".")}
+    assert main(["score", str(tmp_path / name), "--out-dir", str(tmp_path)]) == 2
+    assert f"is {name} in --out-dir, which this run replaces" in capsys.readouterr().err
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir() if not p.name.startswith(".")} == before

@@ -21,7 +21,7 @@ import os
 from pathlib import Path
 
 from curator_io.canonical import canon
-from curator_io.errors import EvidenceRankError
+from curator_io.errors import ConfigError, EvidenceRankError
 from curator_io.files import locked_folder, remove_if_present, write_atomic
 from ranking.cli.common import (
     load_named_bundle,
@@ -73,6 +73,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     out = Path(args.out_dir)
     with locked_folder(out, OUTPUTS):
+        _refuse_own_outputs(args, out)  # before anything is removed: an input is never lost
         # 1. Nothing stale may pass for this run's outcome, whatever happens next.
         remove_if_present(out / REPORT)
         remove_if_present(out / ERROR)
@@ -112,6 +113,25 @@ def _score(args: argparse.Namespace) -> Result:
             validation = validate(bundle, config=config)
         del bundle  # ranking needs only the validation: a large bundle is freed before the reports are built
         return result_of(validation)
+
+
+def _refuse_own_outputs(args: argparse.Namespace, out: Path) -> None:
+    """An input that is one of the files this run replaces would be lost: refuse it first.
+
+    (``--validation DIR/validation.json`` is fine: it is read before it is replaced,
+    and kept when the run fails.)
+    """
+    given = [("BUNDLE", args.bundle), ("--config", args.config), ("--validation", args.validation)]
+    for what, path in given:
+        if path is None or path == "-":
+            continue
+        for name in OUTPUTS:
+            if _same_file(out / name, Path(path)) and not (what == "--validation" and name == VALIDATION):
+                raise ConfigError(
+                    "usage.invalid_option",
+                    f"{what} {path!r} is {name} in --out-dir, which this run replaces: copy it elsewhere first "
+                    "or choose another --out-dir",
+                )
 
 
 def _clear_after_failure(out: Path, given: str | None) -> None:
