@@ -30,9 +30,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    doc = parse_json(read_bytes(args.bundle))
+    try:
+        doc = parse_json(read_bytes(args.bundle))
+    except InputError as e:
+        raise e.in_file(args.bundle) from e
     if not isinstance(doc, dict):
-        raise InputError("input.schema", "a bundle is a JSON object", pointer="")
+        raise InputError("input.schema", "a bundle is a JSON object", pointer="", source=args.bundle)
     places = unsealed_places(doc)
     if args.check:
         for place in places:
