@@ -22,7 +22,7 @@ from agentdescent.aggregator import fuse_diffs
 
 from ranking.integrations.agentdescent import EvidenceRankingAcceptance
 from ranking.integrations.agentdescent_fused import judge_fused, parent_names
-from tests.ranking.agentdescent_support import TASKS, bundle_path, op_map, report_path
+from tests.ranking.agentdescent_support import TASKS, bundle_path, op_map, report_of, report_path
 
 LIMIT = "074-rank-limit-more-than-5-survivors"
 LIMIT_RUN = "run-2026-06-17-c6"
@@ -350,3 +350,21 @@ def test_the_same_fused_diff_commits_without_the_gate(tmp_path: Path) -> None:
     _, reports = _evolve_two_workers(tmp_path, {"w0": "p:build_zone-9", "w1": "p:make-79"})
 
     assert [(r.category, r.fused) for r in reports] == [("committed", True)]
+
+
+def test_a_committed_fused_diff_is_recorded_in_the_ledger_against_each_of_its_proposals(tmp_path: Path) -> None:
+    from ranking.ledger import Ledger
+
+    ledger = tmp_path / "admissions.db"
+    gate = EvidenceRankingAcceptance(report_path(LIMIT), bundle=bundle_path(LIMIT), ledger=ledger)
+
+    _, reports = _evolve_two_workers(tmp_path, {"w0": "p:build_zone-9", "w1": "p_wheel-39"}, gate)
+
+    assert [(r.category, r.fused) for r in reports] == [("committed", True)]
+    with Ledger.open(ledger, create=False) as opened:
+        outcomes = [o for _, recorded in opened.export() for o in recorded]
+    fingerprints = {p["id"]: p["fingerprint"] for p in report_of(LIMIT)["proposals"]}
+    assert sorted((o.proposal, o.fingerprint, o.diff, o.category) for o in outcomes) == [
+        (pid, fingerprints[pid], "fused(p:build_zone-9+p_wheel-39)", "committed")
+        for pid in ("p:build_zone-9", "p_wheel-39")
+    ]
