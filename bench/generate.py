@@ -9,7 +9,12 @@ ones, ones citing unknown evidence, quarantined ones, ones with too few
 lineages, and a few structurally incomplete ones. Memory holds 50-200
 instructions.
 
+The same content can be written in each of ``bench.layouts.LAYOUTS``: canonical,
+indented, spec order, reverse order.
+
     python bench/generate.py 8000 --seed 1 --out bundle.json
+    python bench/generate.py 8000 --layout spec --layout reverse --out bundle.json
+        # writes bundle-spec.json and bundle-reverse.json
 """
 
 from __future__ import annotations
@@ -23,7 +28,8 @@ from typing import Any
 # Run as a script from a checkout: the packages sit one folder up.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from curator_io.canonical import canon, digest
+from bench.layouts import LAYOUTS, layout_path, write_layout
+from curator_io.canonical import digest
 from curator_io.sealing import seal_bundle
 
 __all__ = ["generate_bundle", "KINDS", "VERSION"]
@@ -282,8 +288,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("proposals", type=int, help="number of proposals")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", type=Path, required=True, help="where to write the bundle (canonical JSON)")
+    p.add_argument(
+        "--layout",
+        action="append",
+        choices=list(LAYOUTS),
+        help="layouts to write (repeatable; default canonical); each but canonical goes to OUT-LAYOUT.json",
+    )
     args = p.parse_args(argv)
-    args.out.write_bytes(canon(generate_bundle(args.proposals, args.seed)))
+    doc = generate_bundle(args.proposals, args.seed)
+    for layout in args.layout or ["canonical"]:
+        layout_path(args.out, layout).write_bytes(write_layout(doc, layout))
     return 0
 
 

@@ -1,7 +1,8 @@
 """The pipeline against the floor of parse + canonicalize + hash, and batch throughput.
 
-    python bench/run.py            # N in 1k, 2k, 4k, 8k, 16k, then the batch
-    python bench/run.py --quick    # N in 1k, 2k, and a batch of 200
+    python bench/run.py            # N in 1k, 2k, 4k, 8k, 16k, the batch, then bench/whole.py
+    python bench/run.py --quick    # N in 1k, 2k, a batch of 200, bench/whole.py --quick
+    python bench/run.py --no-whole # without bench/whole.py
 
 For each N the generated bundle (bench/generate.py) is measured in fresh
 subprocesses, so memory does not accumulate across sizes:
@@ -15,12 +16,15 @@ Then 1,000 small bundles are scored with ``evidence-rank batch --workers 1``
 and ``--workers 2``, and the throughputs compared.
 
 Times are the best of ``--repeat`` runs. No timing is asserted anywhere.
+
+Last, ``bench/whole.py`` with its defaults (issue 16's targets): whole
+``evidence-rank`` processes against a floor process, on every layout of
+``bench/layouts.py`` at 8k, 16k and 32k proposals, and batches of small bundles.
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import math
 import multiprocessing
@@ -37,6 +41,8 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from bench.floor import floor_once  # noqa: E402
+
 SIZES = (1000, 2000, 4000, 8000, 16000)
 _DEFAULT_BATCH_OUT = Path("/dev/shm") if Path("/dev/shm").is_dir() else None
 QUICK_SIZES = (1000, 2000)
@@ -44,22 +50,6 @@ MB = 1024 * 1024
 
 
 # --- measured in a child process -------------------------------------------------
-
-
-def floor_once(raw: bytes) -> None:
-    """The unavoidable work: parse, then canonicalize and hash every sealed artifact and the bundle."""
-    import orjson
-
-    from curator_io.sealing import ARTIFACT_LISTS
-
-    doc = orjson.loads(raw)
-    for path in ARTIFACT_LISTS:
-        node = doc
-        for token in path:
-            node = node[token]
-        for artifact in node:
-            hashlib.sha256(orjson.dumps(artifact, option=orjson.OPT_SORT_KEYS)).hexdigest()
-    hashlib.sha256(orjson.dumps(doc, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
 
 def pipeline_once(raw: bytes) -> None:
@@ -135,22 +125,29 @@ def run_batch_pool(bundles: list[Path], workers: int, out_dir: Path) -> float:
     return time.perf_counter() - start
 
 
-def batch_throughput(
-    count: int, proposals: int, seed: int, work: Path, engine: str, repeat: int, out_root: Path | None
-) -> dict[int, float]:
-    """Bundles per second with 1 and 2 workers, each the best of ``repeat`` runs (alternating),
-    each writing into a new folder under ``out_root`` (the system's temporary folder if None)."""
+def batch_folder(count: int, proposals: int, seed: int, work: Path, layout: str = "canonical") -> list[Path]:
+    """A folder of ``count`` generated bundles of ``proposals`` each (made when missing), in one layout."""
     from bench.generate import VERSION, generate_bundle
-    from curator_io.canonical import canon
+    from bench.layouts import write_layout
 
-    folder = work / f"batch-{count}x{proposals}-seed{seed}-v{VERSION}"
+    suffix = "" if layout == "canonical" else f"-{layout}"
+    folder = work / f"batch-{count}x{proposals}-seed{seed}-v{VERSION}{suffix}"
     folder.mkdir(parents=True, exist_ok=True)
     bundles = []
     for i in range(count):
         path = folder / f"bundle-{i:04d}.json"
         if not path.exists():
-            path.write_bytes(canon(generate_bundle(proposals, seed * 100_000 + i)))
+            path.write_bytes(write_layout(generate_bundle(proposals, seed * 100_000 + i), layout))
         bundles.append(path)
+    return bundles
+
+
+def batch_throughput(
+    count: int, proposals: int, seed: int, work: Path, engine: str, repeat: int, out_root: Path | None
+) -> dict[int, float]:
+    """Bundles per second with 1 and 2 workers, each the best of ``repeat`` runs (alternating),
+    each writing into a new folder under ``out_root`` (the system's temporary folder if None)."""
+    bundles = batch_folder(count, proposals, seed, work)
     run = run_batch if engine == "cli" else run_batch_pool
     best = {1: math.inf, 2: math.inf}
     for _ in range(repeat):
@@ -163,17 +160,26 @@ def batch_throughput(
 # --- the report ---------------------------------------------------------------------
 
 
-def bundle_file(n: int, seed: int, work: Path) -> Path:
-    from bench.generate import VERSION
+def bundle_file(n: int, seed: int, work: Path, layout: str = "canonical") -> Path:
+    return bundle_files(n, seed, work, (layout,))[layout]
 
-    path = work / f"bundle-{n}-seed{seed}-v{VERSION}.json"
-    if not path.exists():
-        # A child process, so the generator's memory is gone before anything is measured.
+
+def bundle_files(n: int, seed: int, work: Path, layouts: tuple[str, ...]) -> dict[str, Path]:
+    """The generated bundle of ``n`` proposals in each layout (bench/layouts.py), made when missing."""
+    from bench.generate import VERSION
+    from bench.layouts import layout_path
+
+    base = work / f"bundle-{n}-seed{seed}-v{VERSION}.json"
+    paths = {layout: layout_path(base, layout) for layout in layouts}
+    missing = [f"--layout={layout}" for layout, path in paths.items() if not path.exists()]
+    if missing:
+        # A child process, so the generator's memory is gone before anything is measured;
+        # one for every missing layout, so the content is generated once.
+        generator = REPO / "bench" / "generate.py"
         subprocess.run(
-            [sys.executable, str(REPO / "bench" / "generate.py"), str(n), "--seed", str(seed), "--out", str(path)],
-            check=True,
+            [sys.executable, str(generator), str(n), "--seed", str(seed), "--out", str(base), *missing], check=True
         )
-    return path
+    return paths
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -203,6 +209,7 @@ def main(argv: list[str] | None = None) -> int:
         help="where the batch writes (default /dev/shm when it exists: on this VM's ext4 the time to "
         "create a file varies by up to 2x from run to run, which swamps the ratio; see bench/RESULTS.md)",
     )
+    p.add_argument("--no-whole", action="store_true", help="skip bench/whole.py (whole processes, every layout)")
     p.add_argument("--measure", nargs=2, metavar=("KIND", "BUNDLE"), help=argparse.SUPPRESS)
     args = p.parse_args(argv)
 
@@ -257,6 +264,11 @@ def main(argv: list[str] | None = None) -> int:
             f"speed-up {rates[2] / rates[1]:.2f}x"
         )
     print(f"\nload average {os.getloadavg()[0]:.2f} at the end")
+    if not args.no_whole:
+        from bench import whole
+
+        print()
+        whole.main([*(["--quick"] if args.quick else []), "--seed", str(args.seed), "--work-dir", str(args.work_dir)])
     return 0
 
 

@@ -14,7 +14,7 @@ from curator_io.errors import ConfigError, InputError
 from curator_io.files import read_bytes
 from curator_io.jsonio import parse_json
 from curator_io.models import Bundle
-from ranking.cli.logs import get_logger
+from ranking.cli.logs import debug_enabled, get_logger
 
 __all__ = [
     "read_config",
@@ -132,8 +132,10 @@ def render_outcome(report: Mapping[str, Any]) -> str:
 
 
 def log_decisions(report: Mapping[str, Any], **context: Any) -> None:
-    """One debug event per decision."""
+    """One debug event per decision, built only when debug events are shown."""
     log = get_logger()
+    if not debug_enabled(log):
+        return
     for p in report["proposals"]:
         score = p.get("score")
         log.debug(

@@ -13,7 +13,7 @@ import os
 import sys
 from typing import Any
 
-__all__ = ["configure_logging", "get_logger"]
+__all__ = ["configure_logging", "get_logger", "debug_enabled"]
 
 
 def configure_logging(fmt: str | None, verbosity: int) -> None:
@@ -51,6 +51,20 @@ def get_logger() -> Any:
     import structlog
 
     return structlog.get_logger("evidence_rank")
+
+
+def debug_enabled(log: Any) -> bool:
+    """Whether ``log`` (from :func:`get_logger`) shows debug events, for a caller that
+    would otherwise build events only to have them dropped. A logger that cannot say
+    (structlog configured with a wrapper class that does not filter) shows them."""
+    if log is _QUIET:
+        return False
+    is_enabled_for = getattr(log, "is_enabled_for", None)
+    if is_enabled_for is None:
+        return True
+    import logging
+
+    return bool(is_enabled_for(logging.DEBUG))
 
 
 class _Quiet:
