@@ -5,13 +5,22 @@ Minimized by hand from the campaign's findings (docs/fuzzing.md, "Findings").
 
 from __future__ import annotations
 
+import copy
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from curator_io import TamperError, load_bundle, parse_json, seal
+from curator_io.config import DEFAULT_CONFIG
+from curator_io.diffing import differences
 from curator_io.sealing import seal_bundle, unsealed_places
 from ranking.cli import main
+from ranking.verification import check_validation, replay_report
+from tests.conftest import PARITY, resolve_pointer
+
+LIMIT_CASE = PARITY / "074-rank-limit-more-than-5-survivors"
 
 #: Documents that are not bundles but that `seal` is given all the same.
 NOT_QUITE_BUNDLES = {
@@ -36,3 +45,30 @@ def test_seal_then_score_a_document_whose_memory_is_a_number(tmp_path: Path, cap
     assert capsys.readouterr() == (f"{path}: sealed 1 place\n", "")
     assert main(["score", str(path), "--out-dir", str(tmp_path / "out")]) == 3
     assert capsys.readouterr().err.startswith(f"evidence-rank: {path}: input.schema at '/schema'")
+
+
+def test_a_difference_in_length_points_at_the_shorter_array_not_past_its_end() -> None:
+    assert differences({"a": [1]}, {"a": [1, 2]}) == ["/a"]
+    assert differences({"a": [1, 2]}, {"a": [1]}) == ["/a/1"]
+
+
+def test_a_report_short_of_a_selected_id_is_tampered_at_the_selected_array() -> None:
+    bundle = load_bundle((LIMIT_CASE / "bundle.json").read_bytes())
+    report = json.loads((LIMIT_CASE / "expected.report.json").read_bytes())
+    report["selected"].pop()
+    with pytest.raises(TamperError, match="differs from the replay at /selected") as caught:
+        replay_report(bundle, seal(report))
+    assert caught.value.code == "report.tampered"
+    assert caught.value.pointer == "/selected"
+    resolve_pointer(report, caught.value.pointer)
+
+
+def test_a_validation_report_short_of_a_proposal_is_tampered_at_its_proposals() -> None:
+    bundle = load_bundle((LIMIT_CASE / "bundle.json").read_bytes())
+    given = parse_json((LIMIT_CASE / "expected.validation.json").read_bytes())
+    short = copy.deepcopy(given)
+    short["proposals"].pop()
+    with pytest.raises(TamperError) as caught:
+        check_validation(bundle, seal(short), config=DEFAULT_CONFIG)
+    assert (caught.value.code, caught.value.pointer) == ("validation.tampered", "/proposals")
+    resolve_pointer(short, caught.value.pointer)
