@@ -18,7 +18,7 @@ from curator_io.diffing import differences
 from curator_io.sealing import seal_bundle, unsealed_places
 from ranking.cli import main
 from ranking.verification import check_validation, replay_report
-from tests.conftest import PARITY, resolve_pointer
+from tests.conftest import FIXTURES, PARITY, resolve_pointer
 
 LIMIT_CASE = PARITY / "074-rank-limit-more-than-5-survivors"
 
@@ -72,3 +72,11 @@ def test_a_validation_report_short_of_a_proposal_is_tampered_at_its_proposals() 
         check_validation(bundle, seal(short), config=DEFAULT_CONFIG)
     assert (caught.value.code, caught.value.pointer) == ("validation.tampered", "/proposals")
     resolve_pointer(short, caught.value.pointer)
+
+
+def test_an_unknown_config_member_with_a_line_break_is_named_on_one_line(tmp_path: Path, capsys) -> None:
+    config = tmp_path / "config.json"
+    config.write_text('{"th\\reshold": 39.99}')  # a carriage return inside the name
+    assert main(["validate", str(FIXTURES / "example.json"), "--config", str(config)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"evidence-rank: {config}: config.invalid at '/th\\reshold': 'th\\reshold' is not a config member\n"
