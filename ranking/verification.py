@@ -170,6 +170,9 @@ def _check_components(e: Mapping[str, Any], i: int) -> None:
         )
     if score is None:
         return
+    if support is None:
+        # SPEC §3.5 runs for every accepted proposal: its support summary is what §4's components come from.
+        raise _fail("components", f"proposal {pid}: a score without its support summary", "proposals", i, "support")
     c = {k: _exact(v) for k, v in score.items()}
     expected = {
         "recurrence": Fraction(min(30, 10 * support["lineages"])),

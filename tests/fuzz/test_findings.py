@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 
-from curator_io import TamperError, load_bundle, parse_json, seal
+from curator_io import InvariantError, TamperError, canon, load_bundle, parse_json, seal
 from curator_io.config import DEFAULT_CONFIG
 from curator_io.diffing import differences
 from curator_io.sealing import seal_bundle, unsealed_places
 from ranking.cli import main
-from ranking.verification import check_validation, replay_report
+from ranking.verification import check_report, check_validation, replay_report
 from tests.conftest import FIXTURES, PARITY, resolve_pointer
 
 LIMIT_CASE = PARITY / "074-rank-limit-more-than-5-survivors"
@@ -80,3 +80,17 @@ def test_an_unknown_config_member_with_a_line_break_is_named_on_one_line(tmp_pat
     assert main(["validate", str(FIXTURES / "example.json"), "--config", str(config)]) == 2
     err = capsys.readouterr().err
     assert err == f"evidence-rank: {config}: config.invalid at '/th\\reshold': 'th\\reshold' is not a config member\n"
+
+
+def test_a_scored_proposal_without_its_support_summary_breaks_components(tmp_path: Path, capsys) -> None:
+    report = json.loads((PARITY / "001-basic-accepted-selected" / "expected.report.json").read_bytes())
+    i = next(i for i, e in enumerate(report["proposals"]) if e["score"] is not None)
+    report["proposals"][i]["support"] = None
+    report = seal(report)
+    with pytest.raises(InvariantError) as caught:
+        check_report(report)
+    assert (caught.value.code, caught.value.pointer) == ("invariant.components", f"/proposals/{i}/support")
+    path = tmp_path / "report.json"
+    path.write_bytes(canon(report))
+    assert main(["verify", str(path)]) == 4
+    assert capsys.readouterr().err.startswith(f"evidence-rank: invariant.components at '/proposals/{i}/support': ")
