@@ -35,7 +35,9 @@ _STRUCTURE = {"json": 0.1, "config": 0.3}
 def signature(error: BaseException) -> str:
     """What tells two findings apart: the violated rule, or where the exception was raised."""
     if isinstance(error, Violation):
-        return "Violation: " + re.sub(r"'[^']*'|\"[^\"]*\"|[0-9]+", "_", str(error))[:100]
+        # The rule, without the input's own text: "CODE: what is wrong" before any detail.
+        rule = ": ".join(str(error).split(": ")[:2]).split("'")[0].split('"')[0]
+        return "Violation: " + re.sub(r"[0-9]+", "_", rule)[:100]
     frames = [f for f in traceback.extract_tb(error.__traceback__) if "site-packages" not in f.filename]
     where = f"{Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else "?"
     return f"{type(error).__name__} at {where}"
