@@ -26,18 +26,18 @@ OUT = Path(__file__).resolve().parent.parent / "out" / "fuzz"
 #: Inputs per target in a default campaign (1,000,000 in all): more where an input is cheap.
 BUDGET = {
     "json": 250_000,
-    "config": 600_000,
-    "bundle": 60_000,
-    "report": 15_000,
-    "gate": 40_000,
-    "cli-score": 8_000,
-    "cli-validate": 8_000,
-    "cli-verify": 8_000,
-    "cli-explain": 8_000,
-    "cli-apply": 8_000,
-    "cli-gate": 8_000,
-    "cli-seal": 8_000,
-    "cli-batch": 8_000,
+    "config": 300_000,
+    "bundle": 100_000,
+    "report": 30_000,
+    "gate": 60_000,
+    "cli-score": 35_000,
+    "cli-validate": 35_000,
+    "cli-verify": 35_000,
+    "cli-explain": 35_000,
+    "cli-apply": 35_000,
+    "cli-gate": 35_000,
+    "cli-seal": 35_000,
+    "cli-batch": 20_000,
 }
 #: libFuzzer's options: long inputs (a parity bundle is up to ~40 KB, mutations grow it); the parser's
 #: seeds are small pieces, kept small so that its share of the campaign is spent on the parser.
