@@ -94,7 +94,11 @@ def check_report(report: Mapping[str, Any], *, proposals: Mapping[str, Proposal]
     error = _first_schema_error(report)
     if error is not None:
         raise _fail("schema", error.message[:300], *error.absolute_path)
-    config = parse_config(report["config"])
+    try:
+        config = parse_config(report["config"])
+    except ConfigError as e:
+        # The schema gives config its members' types; SPEC §2 gives their ranges.
+        raise InvariantError("invariant.schema", f"config: {e.detail}", pointer="/config" + (e.pointer or "")) from e
     entries: list[Mapping[str, Any]] = report["proposals"]
     by_id = {e["id"]: e for e in entries}
     _check_partition(report, entries, by_id)

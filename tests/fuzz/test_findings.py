@@ -94,3 +94,17 @@ def test_a_scored_proposal_without_its_support_summary_breaks_components(tmp_pat
     path.write_bytes(canon(report))
     assert main(["verify", str(path)]) == 4
     assert capsys.readouterr().err.startswith(f"evidence-rank: invariant.components at '/proposals/{i}/support': ")
+
+
+def _parity_report(case: str) -> dict[str, Any]:
+    return json.loads((PARITY / case / "expected.report.json").read_bytes())
+
+
+@pytest.mark.parametrize(("member", "value"), [("threshold", 101), ("max_selected", 6), ("min_lineages", 0)])
+def test_a_report_whose_config_is_outside_spec_2_breaks_schema_at_that_member(member: str, value: int) -> None:
+    report = _parity_report("001-basic-accepted-selected")
+    report["config"][member] = value
+    with pytest.raises(InvariantError) as caught:
+        check_report(seal(report))
+    assert (caught.value.code, caught.value.pointer) == ("invariant.schema", f"/config/{member}")
+    resolve_pointer(report, caught.value.pointer)
