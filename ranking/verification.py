@@ -274,6 +274,16 @@ def _check_limit(report: Mapping[str, Any], config: Config) -> None:
 
 def _check_selection(report: Mapping[str, Any], by_id: Mapping[str, Mapping[str, Any]], config: Config) -> None:
     """``selected`` is the first survivors of ``ranking``; the superseded name an earlier survivor."""
+    for i, e in enumerate(report["proposals"]):
+        # SPEC §6: superseded_by is null unless the proposal was superseded (ranked or not).
+        if e["superseded_by"] is not None and e["disposition"] != "superseded":
+            raise _fail(
+                "selection",
+                f"proposal {e['id']} names superseded_by but is {e['disposition']}",
+                "proposals",
+                i,
+                "superseded_by",
+            )
     survivors: list[str] = []
     for pid in report["ranking"]:
         e = by_id[pid]
@@ -286,8 +296,6 @@ def _check_selection(report: Mapping[str, Any], by_id: Mapping[str, Mapping[str,
                     "proposals",
                 )
             continue
-        if e["superseded_by"] is not None:
-            raise _fail("selection", f"proposal {pid} names superseded_by but is {e['disposition']}", "proposals")
         survivors.append(pid)
     if report["selected"] != survivors[: config.max_selected]:
         raise _fail("selection", "selected is not the first survivors of ranking in rank order", "selected")

@@ -108,3 +108,17 @@ def test_a_report_whose_config_is_outside_spec_2_breaks_schema_at_that_member(me
         check_report(seal(report))
     assert (caught.value.code, caught.value.pointer) == ("invariant.schema", f"/config/{member}")
     resolve_pointer(report, caught.value.pointer)
+
+
+def test_an_unranked_proposal_naming_a_superseder_breaks_selection(tmp_path: Path, capsys) -> None:
+    report = _parity_report("002-mixed-dispositions")
+    i, e = next((i, e) for i, e in enumerate(report["proposals"]) if e["rank"] is None)
+    e["superseded_by"] = "complete"  # no such proposal: explain looked it up and died with a KeyError
+    report = seal(report)
+    with pytest.raises(InvariantError) as caught:
+        check_report(report)
+    assert (caught.value.code, caught.value.pointer) == ("invariant.selection", f"/proposals/{i}/superseded_by")
+    path = tmp_path / "report.json"
+    path.write_bytes(canon(report))
+    assert main(["explain", str(path), e["id"]]) == 4
+    assert capsys.readouterr().err.startswith(f"evidence-rank: invariant.selection at '/proposals/{i}/superseded_by': ")
