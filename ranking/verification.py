@@ -256,6 +256,11 @@ def _order_key(e: Mapping[str, Any]) -> tuple[Fraction, int, str, str]:
 
 
 def _check_order(ranking: list[str], by_id: Mapping[str, Mapping[str, Any]]) -> None:
+    for i, pid in enumerate(ranking):
+        # support is there (a ranked proposal is scored, and a score has its support: components). SPEC §5.2
+        # orders by support.earliest, which is null only when no support is verified: never when ranked.
+        if by_id[pid]["support"]["earliest"] is None:
+            raise _fail("order", f"proposal {pid} is ranked without support.earliest", "ranking", i)
     keys = [_order_key(by_id[pid]) for pid in ranking]
     for i in range(1, len(keys)):
         if keys[i - 1] >= keys[i]:

@@ -122,3 +122,12 @@ def test_an_unranked_proposal_naming_a_superseder_breaks_selection(tmp_path: Pat
     path.write_bytes(canon(report))
     assert main(["explain", str(path), e["id"]]) == 4
     assert capsys.readouterr().err.startswith(f"evidence-rank: invariant.selection at '/proposals/{i}/superseded_by': ")
+
+
+def test_a_ranked_proposal_without_support_earliest_breaks_order() -> None:
+    report = _parity_report("001-basic-accepted-selected")
+    entry = next(e for e in report["proposals"] if e["id"] == report["ranking"][0])
+    entry["support"]["earliest"] = None  # instant_key(None) was a TypeError
+    with pytest.raises(InvariantError) as caught:
+        check_report(seal(report))
+    assert (caught.value.code, caught.value.pointer) == ("invariant.order", "/ranking/0")
