@@ -17,7 +17,7 @@ from curator_io.jsonio import parse_json
 from ranking.verification import INVARIANTS
 from tests.conftest import resolve_pointer
 
-__all__ = ["CODES", "Violation", "check_error", "exit_code_of"]
+__all__ = ["CODES", "Violation", "check_error", "check_pointer", "exit_code_of"]
 
 #: Every code an error may carry: SPEC §1's input errors, §2's config error, §7/§8's tamper and
 #: invariant errors, and the CLI's usage errors (README, "Exit codes").
