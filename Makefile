@@ -2,14 +2,15 @@
 #   make demo   installs the tool and scores fixtures/example.json
 #   make test   installs the test extras (and Chromium, for the browser tests), lints, type-checks and
 #               runs the whole suite (what CI runs)
+#   make fuzz   installs atheris and runs the fuzz campaign (docs/fuzzing.md; FUZZ_ARGS="--scale 0.1")
 PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 OUT    ?= out
 # What ruff lints and formats; mypy's files are in pyproject.toml ([tool.mypy]).
-SOURCES = curator_io validator ranking tests bench
+SOURCES = curator_io validator ranking tests bench fuzz
 
-.PHONY: install install-test browser demo check test static parity lint format bench bench-render clean
+.PHONY: install install-test browser demo check test static parity lint format bench bench-render fuzz clean
 
 $(BIN)/python:
 	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "evidence-rank needs Python >= 3.11"'
@@ -30,6 +31,10 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[test,agentdescent,dask,dev]'
 	$(COMPILE)
 	touch $@ $(VENV)/.installed
+
+$(VENV)/.installed-fuzz: pyproject.toml $(VENV)/.installed-test
+	$(BIN)/python -m pip install --quiet -e '.[test,agentdescent,dask,dev,fuzz]'
+	touch $@
 
 install: $(VENV)/.installed
 
@@ -67,6 +72,10 @@ lint: static
 format: install-test
 	$(BIN)/ruff check --fix $(SOURCES)
 	$(BIN)/ruff format $(SOURCES)
+
+# About 1,000,000 inputs over every target, two at a time, niced; FUZZ_ARGS="--scale 0.1" for a tenth.
+fuzz: $(VENV)/.installed-fuzz
+	$(BIN)/python -m fuzz $(FUZZ_ARGS)
 
 bench: install-test
 	$(BIN)/python bench/run.py

@@ -78,5 +78,6 @@ def parse_config(doc: Any) -> Config:
                 raise _bad(name, "the limit of five is hard")
             values[name] = int(value)
         else:
-            raise _bad(name, "not a config member")
+            # repr: the name is the input's, and may hold a line break; an error is one line.
+            raise ConfigError("config.invalid", f"{name!r} is not a config member", pointer=pointer_of(name))
     return Config(**values)

@@ -12,7 +12,8 @@ __all__ = ["differences"]
 
 
 def differences(a: Any, b: Any, *, limit: int = 5) -> list[str]:
-    """Up to ``limit`` JSON Pointers where ``a`` and ``b`` differ, in document order."""
+    """Up to ``limit`` JSON Pointers where ``a`` and ``b`` differ, in document order; each names a place
+    in ``a`` (RFC 6901), or a member missing from an object of ``a``."""
     out: list[str] = []
     for pointer in _walk(a, b, ()):
         out.append(pointer)
@@ -30,7 +31,11 @@ def _walk(a: Any, b: Any, path: tuple[str | int, ...]) -> Iterator[str]:
                 yield from _walk(a[key], b[key], (*path, key))
     elif type(a) is list and type(b) is list:
         for i in range(max(len(a), len(b))):
-            if i >= len(a) or i >= len(b):
+            if i >= len(a):
+                # The index names nothing in ``a``: name its array, the place that is too short.
+                yield pointer_of(*path)
+                break
+            if i >= len(b):
                 yield pointer_of(*path, i)
             else:
                 yield from _walk(a[i], b[i], (*path, i))

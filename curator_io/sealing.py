@@ -39,11 +39,14 @@ def seal_bundle(doc: dict[str, Any]) -> dict[str, Any]:
     for path in ARTIFACT_LISTS:
         parent: dict[str, Any] = out
         for token in path[:-1]:
+            if not isinstance(parent.get(token), dict):
+                break  # no artifacts here: as _artifacts, seal only what is a list of objects
             parent[token] = dict(parent[token])
             parent = parent[token]
-        items = parent.get(path[-1])
-        if isinstance(items, list):
-            parent[path[-1]] = [seal(x) if isinstance(x, dict) else x for x in items]
+        else:
+            items = parent.get(path[-1])
+            if isinstance(items, list):
+                parent[path[-1]] = [seal(x) if isinstance(x, dict) else x for x in items]
     frozen = dict(doc.get("frozen") or {}) if isinstance(doc.get("frozen"), dict) else {}
     frozen["digest"] = digest(out)
     return {**out, "frozen": frozen}

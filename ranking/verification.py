@@ -108,7 +108,12 @@ def check_report(report: Mapping[str, Any], *, proposals: Mapping[str, Proposal]
     error = _first_schema_error(report)
     if error is not None:
         raise _fail("schema", error.message[:300], *error.absolute_path)
-    config = parse_config(report["config"])
+    try:
+        config = parse_config(report["config"])
+    except ConfigError as bad:
+        # The schema gives config its members' types; SPEC §2 gives their ranges.
+        pointer = "/config" + (bad.pointer or "")
+        raise InvariantError("invariant.schema", f"config: {bad.detail}", pointer=pointer) from bad
     entries: list[Mapping[str, Any]] = report["proposals"]
     by_id = {e["id"]: e for e in entries}
     _check_partition(report, entries, by_id)
@@ -200,6 +205,9 @@ def _check_components(e: Mapping[str, Any], i: int) -> None:
         )
     if score is None:
         return
+    if support is None:
+        # SPEC §3.5 runs for every accepted proposal: its support summary is what §4's components come from.
+        raise _fail("components", f"proposal {pid}: a score without its support summary", "proposals", i, "support")
     c = {k: _hundredths(v) for k, v in score.items()}
     expected = {
         "recurrence": 100 * min(30, 10 * support["lineages"]),
@@ -280,6 +288,11 @@ def _order_key(e: Mapping[str, Any]) -> tuple[int | Fraction, int, str, str]:
 
 
 def _check_order(ranking: list[str], by_id: Mapping[str, Mapping[str, Any]]) -> None:
+    for i, pid in enumerate(ranking):
+        # support is there (a ranked proposal is scored, and a score has its support: components). SPEC §5.2
+        # orders by support.earliest, which is null only when no support is verified: never when ranked.
+        if by_id[pid]["support"]["earliest"] is None:
+            raise _fail("order", f"proposal {pid} is ranked without support.earliest", "ranking", i)
     keys = [_order_key(by_id[pid]) for pid in ranking]
     for i in range(1, len(keys)):
         if keys[i - 1] >= keys[i]:
@@ -298,6 +311,16 @@ def _check_limit(report: Mapping[str, Any], config: Config) -> None:
 
 def _check_selection(report: Mapping[str, Any], by_id: Mapping[str, Mapping[str, Any]], config: Config) -> None:
     """``selected`` is the first survivors of ``ranking``; the superseded name an earlier survivor."""
+    for i, e in enumerate(report["proposals"]):
+        # SPEC §6: superseded_by is null unless the proposal was superseded (ranked or not).
+        if e["superseded_by"] is not None and e["disposition"] != "superseded":
+            raise _fail(
+                "selection",
+                f"proposal {e['id']} names superseded_by but is {e['disposition']}",
+                "proposals",
+                i,
+                "superseded_by",
+            )
     survivors: list[str] = []
     for pid in report["ranking"]:
         e = by_id[pid]
@@ -310,8 +333,6 @@ def _check_selection(report: Mapping[str, Any], by_id: Mapping[str, Mapping[str,
                     "proposals",
                 )
             continue
-        if e["superseded_by"] is not None:
-            raise _fail("selection", f"proposal {pid} names superseded_by but is {e['disposition']}", "proposals")
         survivors.append(pid)
     if report["selected"] != survivors[: config.max_selected]:
         raise _fail("selection", "selected is not the first survivors of ranking in rank order", "selected")

@@ -158,4 +158,4 @@ def test_verify_with_a_pinned_config_outside_spec_2_is_a_usage_error(
     policy = _write(tmp_path, "policy.json", {"threshold": 0, "lenient": True})
     rc, _, err = _verify(capsys, loosened, "--config", policy)
     assert rc == 2
-    assert f"evidence-rank: {policy}: config.invalid at '/lenient': lenient: not a config member" in err
+    assert f"evidence-rank: {policy}: config.invalid at '/lenient': 'lenient' is not a config member" in err
