@@ -5,12 +5,13 @@ or raises ``input.schema`` naming the first offending member. The seal's
 verdict (SPEC §3.3) is settled here too, once per artifact, while its JSON
 object is at hand: the model does not keep the object.
 
-Traces and evidence are most of a bundle, so each kind is first tried in one
-straight expression (``_fast``); only an artifact that fails it is checked
-member by member, to name the place. An artifact whose members are exactly
-the known ones, of the types the fast check admits, is *plain*: orjson writes
-it as RFC 8785 does (ASCII names, strings, integers up to 2^53 - 1, null), so
-its seal is hashed without the canonicalizer's walk.
+Traces, evidence and lessons are most of a bundle, so a chunk of them is
+first checked a member at a time across the chunk (``build_chunk``); only a
+chunk that fails is checked item by item, member by member, to name the place.
+An artifact whose members are exactly the known ones, its INTs written as
+integers, is *plain*: orjson writes it as RFC 8785 does (ASCII names, strings,
+integers up to 2^53 - 1, null), so its seal is hashed without the
+canonicalizer's walk.
 """
 
 from __future__ import annotations
@@ -57,20 +58,9 @@ _SORTED = orjson.OPT_SORT_KEYS
 
 def integrity_of(obj: dict[str, Any], plain: bool = False) -> Integrity:
     """SPEC §3.3 for one artifact: None when ``digest`` is a DIGEST that seals the rest."""
-    return _integrity_of_own(dict(obj), plain)
-
-
-def _integrity_of_own(obj: dict[str, Any], plain: bool) -> Integrity:
-    """``integrity_of`` for an object the loader parsed itself and will not keep: no copy.
-
-    Its ``digest`` member is taken out for the hash and put back, last; its
-    canonical form, which sorts the names, is unchanged. 15% of the check's time.
-    """
-    claimed = obj.pop("digest")
-    try:
-        data = orjson.dumps(obj, option=_SORTED) if plain else canon(obj)
-    finally:
-        obj["digest"] = claimed
+    body = dict(obj)
+    claimed = body.pop("digest")
+    data = orjson.dumps(body, option=_SORTED) if plain else canon(body)
     if claimed == "sha256:" + hashlib.sha256(data).hexdigest():
         return None
     return _MISMATCH if g.is_digest(claimed) else _INVALID
@@ -164,35 +154,7 @@ def build_materialization(value: Any, path: Path) -> Materialization:
 # --- traces and evidence: most of a bundle ----------------------------------------
 
 
-_is_id = g.is_id
-
-
-def _trace_fast(obj: Any) -> Trace | None:
-    if type(obj) is not dict:
-        return None
-    get = obj.get
-    tid, lineage, mat, steps = get("id"), get("lineage"), get("materialization"), get("steps")
-    completeness, prefix, dig = get("completeness"), get("verified_prefix"), get("digest")
-    if (
-        _is_id(tid)
-        and _is_id(lineage)
-        and _is_id(mat)
-        and type(steps) is int
-        and 1 <= steps <= g.MAX_INT
-        and (completeness == "complete" or completeness == "partial")
-        and type(prefix) is int
-        and 0 <= prefix <= g.MAX_INT
-        and type(dig) is str
-    ):
-        return Trace(tid, lineage, mat, steps, completeness, prefix, integrity_of(obj, len(obj) == _MEMBERS["traces"]))
-    return None
-
-
 def build_trace(value: Any, path: Path) -> Trace:
-    fast = _trace_fast(value)
-    if fast is not None:
-        return fast
-    # The slow path names the first offending member.
     obj = _object(value, path)
     fields = (
         member(obj, "id", path, g.is_id, "an ID"),
@@ -206,34 +168,7 @@ def build_trace(value: Any, path: Path) -> Trace:
     return Trace(*fields, integrity_of(obj))
 
 
-def _evidence_fast(obj: Any) -> Evidence | None:
-    if type(obj) is not dict or "path" not in obj:
-        return None
-    get = obj.get
-    eid, trace, step, signal, observed = get("id"), get("trace"), get("step"), get("signal"), get("observed_at")
-    where, summary, dig = obj["path"], get("summary"), get("digest")
-    if (
-        _is_id(eid)
-        and _is_id(trace)
-        and type(step) is int
-        and 0 <= step <= g.MAX_INT
-        and type(signal) is str
-        and signal in SIGNAL_WEIGHTS
-        and g.is_timestamp(observed)
-        and (where is None or g.is_path(where))
-        and type(summary) is str
-        and g.utf8_len(summary) <= 1000
-        and type(dig) is str
-    ):
-        return Evidence(eid, trace, step, signal, observed, where, integrity_of(obj, len(obj) == _MEMBERS["evidence"]))
-    return None
-
-
 def build_evidence(value: Any, path: Path) -> Evidence:
-    fast = _evidence_fast(value)
-    if fast is not None:
-        return fast
-    # The slow path names the first offending member.
     obj = _object(value, path)
     fields = (
         member(obj, "id", path, g.is_id, "an ID"),
@@ -270,10 +205,9 @@ def build_lesson(value: Any, path: Path) -> Lesson:
 #
 # A chunk of a few thousand well-formed traces or evidence items is checked a
 # member at a time across the chunk: one regular-expression match over all its
-# IDs, one over all its timestamps, and so on. Each check is the fast check's
+# IDs, one over all its timestamps, and so on. Each check is the item check's
 # condition for every item at once, so a chunk that passes them all builds
-# what ``_trace_fast``/``_evidence_fast`` would; any doubt sends the chunk to
-# them, item by item.
+# what the item builders would; any doubt sends the chunk to them, item by item.
 
 # What a PATH may not hold, "\n" aside (it joins them): a control character, or an empty, "." or ".." segment.
 _NOT_PATHS = re.compile(r"[\x00-\x09\x0b-\x1f\x7f]|(?:\A|/|\n)\.{0,2}(?:/|\n|\Z)")
@@ -286,7 +220,7 @@ _new = tuple.__new__
 
 
 def _all_ints(values: list[Any], lo: int) -> bool:
-    return g.all_of_type(int, values) and lo <= min(values) and max(values) <= g.MAX_INT
+    return all(type(v) is int for v in values) and lo <= min(values) and max(values) <= g.MAX_INT
 
 
 def _all_paths(values: list[Any]) -> bool:
@@ -294,7 +228,7 @@ def _all_paths(values: list[Any]) -> bool:
     paths = [v for v in values if v is not None]
     if not paths:
         return True
-    if not g.all_of_type(str, paths):
+    if not all(type(v) is str for v in paths):
         return False
     joined = "\n".join(paths)
     if joined.count("\n") != len(paths) - 1 or _NOT_PATHS.search(joined):
@@ -318,10 +252,10 @@ def _traces(items: list[Any]) -> list[Trace] | None:
         and _all_ints(steps, 1)
         and _all_ints(prefixes, 0)
         and known_completeness
-        and g.all_of_type(str, digests)
+        and all(type(v) is str for v in digests)
     ):
         return None
-    integrity = [_integrity_of_own(x, len(x) == _MEMBERS["traces"]) for x in items]
+    integrity = [integrity_of(x, len(x) == _MEMBERS["traces"]) for x in items]
     return list(
         map(_new, repeat(Trace), zip(ids, lineages, mats, steps, completeness, prefixes, integrity, strict=True))
     )
@@ -344,12 +278,12 @@ def _evidence(items: list[Any]) -> list[Evidence] | None:
         and g.are_timestamp_shaped(observed)
         and all(g.is_timestamp(t) for t in observed if t[8:10] > "28" or t[:4] == "0000")
         and _all_paths(paths)
-        and g.all_of_type(str, summaries)
+        and all(type(v) is str for v in summaries)
         and (max(map(len, summaries)) <= 250 or all(g.utf8_len(v) <= 1000 for v in summaries))
-        and g.all_of_type(str, digests)
+        and all(type(v) is str for v in digests)
     ):
         return None
-    integrity = [_integrity_of_own(x, len(x) == _MEMBERS["evidence"]) for x in items]
+    integrity = [integrity_of(x, len(x) == _MEMBERS["evidence"]) for x in items]
     signals = list(map(_SIGNAL_NAMES.__getitem__, signals))
     return list(map(_new, repeat(Evidence), zip(ids, traces, steps, signals, observed, paths, integrity, strict=True)))
 
@@ -367,10 +301,10 @@ def _lessons(items: list[Any]) -> list[Lesson] | None:
         and all(type(v) is list and v for v in cited)
         and g.are_ids([e for v in cited for e in v])
         and all(len(set(v)) == len(v) for v in cited)
-        and g.all_of_type(str, digests)
+        and all(type(v) is str for v in digests)
     ):
         return None
-    integrity = [_integrity_of_own(x, len(x) == _MEMBERS["lessons"]) for x in items]
+    integrity = [integrity_of(x, len(x) == _MEMBERS["lessons"]) for x in items]
     return list(map(_new, repeat(Lesson), zip(ids, texts, map(tuple, cited), integrity, strict=True)))
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import calendar
 import re
-from collections.abc import Iterable
 from typing import Any, TypeGuard
 
 __all__ = [
@@ -17,7 +16,6 @@ __all__ = [
     "is_digest",
     "is_int",
     "is_number",
-    "all_of_type",
     "utf8_len",
     "instant_key",
     "MAX_INT",
@@ -49,18 +47,13 @@ _IDS = re.compile(rf"{_ID.pattern}(?:\n{_ID.pattern})*")
 _TIMESTAMPS = re.compile(rf"{_TIMESTAMP_FIELDS.pattern}(?:\n{_TIMESTAMP_FIELDS.pattern})*")
 
 
-def all_of_type(kind: type, values: Iterable[Any]) -> bool:
-    """``all(type(v) is kind for v in values)``, the loop in C (a third faster on a chunk's column)."""
-    return frozenset((kind,)).issuperset(map(type, values))
-
-
 def _each_matches(joined_pattern: re.Pattern[str], values: list[Any]) -> bool:
     """Every value is a string that the joined pattern's unit matches whole, in one match
     over the values joined by newlines. No value the unit matches holds a newline, so each
     newline joins two (the count rules out one inside a value). For an empty list: True."""
     if not values:
         return True
-    if not all_of_type(str, values):
+    if not all(type(v) is str for v in values):
         return False
     joined = "\n".join(values)
     return joined.count("\n") == len(values) - 1 and joined_pattern.fullmatch(joined) is not None
