@@ -5,9 +5,6 @@ load -> validate -> score -> order -> select -> build reports
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,7 +16,7 @@ from ranking.scoring import Score, score_entry
 from ranking.selection import Ranked, order_eligible, select_survivors
 from validator import Validation, validate
 
-__all__ = ["Result", "rank", "rank_validation", "rank_bytes", "result_of", "collector_paused"]
+__all__ = ["Result", "rank", "rank_validation", "rank_bytes", "result_of"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,44 +54,16 @@ def result_of(validation: Validation) -> Result:
     return Result(validation, *build_report(validation, scores, [r.entry.id for r in ordered], decisions))
 
 
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector for one run.
-
-    A run allocates millions of small acyclic objects (a bundle's parsed JSON,
-    its models, the reports) and frees them by reference counting; the cyclic
-    collector's full passes over that growing heap took ~18% of the time and
-    made it grow faster than the input (bench/RESULTS.md). The previous state is
-    restored, so a caller's own setting stands.
-
-    What the run leaves alive (the reports, the validation entries) is then
-    handed to the oldest generation, as surviving a run of collections would:
-    otherwise the first allocation after the run scans all of it as young, 5%
-    of a run's time, to find no garbage. It is still collected in the next full
-    collection; a caller's own frozen objects (``gc.freeze``) are left alone. A
-    run makes no reference cycles (a test holds it), so nothing it leaves waits
-    in that generation to be found.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            if gc.get_freeze_count() == 0:
-                gc.freeze()  # every tracked object, young or old, into the permanent generation,
-                gc.unfreeze()  # and from there into the oldest one
-            gc.enable()
-
-
 def rank(bundle: Bundle, config: Config = DEFAULT_CONFIG) -> Result:
-    """The one entry point: validation and ranking reports for a loaded bundle."""
-    with collector_paused():
-        return result_of(validate(bundle, config=config))
+    """The one entry point: validation and ranking reports for a loaded bundle.
+
+    The garbage collector is the caller's: a command turns it off for its whole
+    process (:mod:`ranking.cli.collector`), a library call leaves it alone.
+    """
+    return result_of(validate(bundle, config=config))
 
 
 def rank_bytes(raw: bytes, config: Config = DEFAULT_CONFIG) -> Result:
     """Load (strictly) and rank one bundle document."""
-    with collector_paused():
-        # Ranking needs only the validation: the bundle is freed before the reports are built.
-        return result_of(validate(load_bundle(raw), config=config))
+    # Ranking needs only the validation: the bundle is freed before the reports are built.
+    return result_of(validate(load_bundle(raw), config=config))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 
+from ranking.cli.collector import collector_off
 from ranking.cli.common import read_bundle, read_config, read_report
 from ranking.cli.output import emit
 from ranking.policy import check_policy
@@ -36,6 +37,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(run=run)
 
 
+@collector_off
 def run(args: argparse.Namespace) -> int:
     report = read_report(args.report)
     pinned = read_config(args.config) if args.config else None
