@@ -22,6 +22,7 @@ from curator_io.errors import ConfigError
 from curator_io.grammar import instant_key
 from curator_io.models import SIGNAL_WEIGHTS, Bundle, Scope
 from ranking.numbers import to_json_number
+from ranking.selection import operations_conflict
 from ranking.verification import check_report, replay
 from validator import Proposal, ValidationEntry
 from validator.closure import integrity_points
@@ -242,7 +243,7 @@ def _conflict_lines(a: Proposal, b: Proposal) -> list[str]:
     lines = []
     for op in a.operations:
         other = theirs.get(op.key)
-        if other is None or (other == op and a.scope == b.scope):
+        if other is None or not operations_conflict(op, a.scope, other, b.scope):
             continue
         what = []
         if op.action != other.action:

@@ -40,7 +40,7 @@ from curator_io.canonical import canon
 from curator_io.errors import InputError, pointer_of
 from curator_io.models import Bundle
 from ranking.policy import ConfigMismatch
-from ranking.verification import proposals_of
+from validator import proposals_of
 
 __all__ = [
     "KINDS",

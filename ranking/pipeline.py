@@ -13,7 +13,7 @@ from curator_io.config import DEFAULT_CONFIG, Config
 from curator_io.models import Bundle
 from ranking.report import build_report
 from ranking.scoring import Score, score_entry
-from ranking.selection import Ranked, order_eligible, select_survivors
+from ranking.selection import Ranked, order_eligible, select_survivors, split_eligible
 from validator import Validation, validate
 
 __all__ = ["Result", "rank", "rank_validation", "rank_bytes", "result_of"]
@@ -40,17 +40,11 @@ def rank_validation(validation: Validation) -> dict[str, Any]:
 def result_of(validation: Validation) -> Result:
     """Score, order and select what :func:`validator.validate` produced: both reports."""
     config = validation.config
-    # Cannot fail to be whole: SPEC §2 allows at most 2 fractional digits.
-    threshold = int(config.threshold_exact * 100)
-    scores: dict[str, Score] = {}
-    eligible: list[Ranked] = []
-    for e in validation.entries:
-        if e.validation == "accepted":
-            score = scores[e.id] = score_entry(e)
-            if score.final >= threshold:
-                eligible.append(Ranked(e, score.final))
+    scores: dict[str, Score] = {e.id: score_entry(e) for e in validation.entries if e.validation == "accepted"}
+    accepted = (Ranked(e, scores[e.id].final) for e in validation.entries if e.id in scores)
+    eligible, below_threshold = split_eligible(accepted, config.threshold_exact)
     ordered = order_eligible(eligible)
-    decisions = select_survivors(ordered, config.max_selected)
+    decisions = select_survivors(ordered, config.max_selected) | below_threshold
     return Result(validation, *build_report(validation, scores, [r.entry.id for r in ordered], decisions))
 
 

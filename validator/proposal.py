@@ -14,9 +14,9 @@ import orjson
 from curator_io import grammar as g
 from curator_io.bundle import parse_scope
 from curator_io.canonical import digest, digest_of_bytes
-from curator_io.models import Scope
+from curator_io.models import Bundle, Scope
 
-__all__ = ["Operation", "Proposal", "Incomplete", "check_structure", "fingerprint", "reported_id"]
+__all__ = ["Operation", "Proposal", "Incomplete", "check_structure", "proposals_of", "fingerprint", "reported_id"]
 
 
 class Operation(NamedTuple):
@@ -173,6 +173,17 @@ def check_structure(raw: Any, index: int) -> Proposal | Incomplete:
         contradict=contradict,
         fingerprint=fp,
     )
+
+
+def proposals_of(bundle: Bundle) -> dict[str, Proposal]:
+    """The structurally complete proposals of a bundle, by id: what a report does not
+    carry of them (their operations) for those that check it against the bundle."""
+    out = {}
+    for index, raw in enumerate(bundle.proposals):
+        checked = check_structure(raw, index)
+        if isinstance(checked, Proposal):
+            out[checked.id] = checked
+    return out
 
 
 def _digest_of_strings(value: dict[str, Any]) -> str:

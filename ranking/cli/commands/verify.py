@@ -14,7 +14,8 @@ from ranking.cli.collector import collector_off
 from ranking.cli.common import read_bundle, read_config, read_report
 from ranking.cli.output import emit
 from ranking.policy import check_policy
-from ranking.verification import INVARIANTS, check_report, proposals_of, replay_report
+from ranking.verification import INVARIANTS, check_report, replay_report
+from validator import proposals_of
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
