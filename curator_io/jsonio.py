@@ -7,7 +7,7 @@ read them.
 
 Two parsers give one result. The strict one (the stdlib decoder with hooks)
 defines the semantics and names every error. orjson parses first, because it
-is several times faster; its value is returned only when the strict parser
+is faster; its value is returned only when the strict parser
 would return the very same value:
 
 1. orjson accepts the document (it refuses a BOM, invalid UTF-8, a lone

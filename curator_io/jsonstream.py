@@ -43,7 +43,7 @@ __all__ = ["Unsure", "ArrayMember", "iter_members", "parse_chunk", "CHUNK", "LIM
 
 #: Bytes of input per chunk, about: a chunk ends at the first guess past this. Small
 #: enough that a chunk's objects stay in the CPU's caches while the loader makes its
-#: passes over them (at N = 8k, 1 MB chunks load in 0.71 s, 128 KB chunks in 0.57 s).
+#: passes over them (bench/RESULTS.md, "Second round", 6).
 CHUNK = 1 << 17
 #: The longest chunk tried; an element longer than this is left to the whole parse.
 LIMIT = 8 << 20
