@@ -26,21 +26,12 @@ from operator import attrgetter
 from typing import Any
 
 from curator_io import grammar as g
-from curator_io.artifacts import (
-    BUILDERS,
-    PLAIN,
-    Path,
-    build_chunk,
-    build_instruction,
-    fail,
-    is_str,
-    member,
-    parse_scope,
-)
+from curator_io.artifacts import build_chunk, build_item, check_object, fail, member
 from curator_io.canonical import ObjectDigest, canon, canon_with_echo, digest
 from curator_io.errors import InputError, pointer_of
 from curator_io.jsonio import parse_json
 from curator_io.jsonstream import ArrayMember, Unsure, iter_members, parse_chunk
+from curator_io.kinds import ARTIFACTS, BUNDLE, FROZEN, INSTRUCTION, MEMORY, RUN, parse_scope
 from curator_io.models import Bundle, Instruction
 
 __all__ = ["load_bundle", "bundle_from_document", "parse_scope", "SCHEMA"]
@@ -58,50 +49,33 @@ class _Head:
     memory_instructions: list[Instruction]
 
 
-def _object(value: Any, path: Path) -> dict[str, Any]:
-    if type(value) is not dict:
-        fail(path, "expected an object")
-    return value
-
-
-def _array(value: Any, path: Path) -> list[Any]:
-    if type(value) is not list:
-        fail(path, "expected an array")
-    return value
-
-
-def _anything(v: Any) -> bool:
-    return True
+def _top(doc: dict[str, Any], name: str) -> Any:
+    """Top-level member ``name``, as SPEC §1 (:data:`curator_io.kinds.BUNDLE`) says it must be."""
+    return member(doc, name, (), BUNDLE.rule(name))
 
 
 def _check_head(doc: dict[str, Any]) -> _Head:
-    if doc.get("schema") != SCHEMA:
-        fail(("schema",), f"expected {SCHEMA!r}")
-    run = _object(member(doc, "run", (), _anything, "an object"), ("run",))
-    run_id = member(run, "id", ("run",), g.is_id, "an ID")
-    member(run, "curator", ("run",), is_str, "a string")
-    member(run, "frozen_at", ("run",), g.is_timestamp, "a TIMESTAMP")
-    memory = _object(member(doc, "memory", (), _anything, "an object"), ("memory",))
-    version = int(member(memory, "version", ("memory",), g.is_int, "an INT"))
-    listed = _array(member(memory, "instructions", ("memory",), _anything, "an array"), ("memory", "instructions"))
-    instructions = [build_instruction(item, ("memory", "instructions", i)) for i, item in enumerate(listed)]
-    return _Head(run_id, version, memory, instructions)
+    _top(doc, "schema")
+    run = check_object(RUN, _top(doc, "run"), ("run",))
+    memory = check_object(MEMORY, _top(doc, "memory"), ("memory",))
+    listed = memory["instructions"]
+    instructions = [build_item(INSTRUCTION, item, ("memory", "instructions", i)) for i, item in enumerate(listed)]
+    return _Head(run["id"], int(memory["version"]), memory, instructions)
 
 
 def _check_frozen(doc: dict[str, Any]) -> str:
-    frozen = _object(member(doc, "frozen", (), _anything, "an object"), ("frozen",))
-    return member(frozen, "digest", ("frozen",), g.is_digest, "a DIGEST")  # type: ignore[no-any-return]  # is a DIGEST
+    frozen = check_object(FROZEN, _top(doc, "frozen"), ("frozen",))
+    return frozen["digest"]  # type: ignore[no-any-return]  # a DIGEST
 
 
 def bundle_from_document(doc: Any) -> Bundle:
     """Check a parsed document against SPEC §1 and freeze it."""
     # 2. input.schema, over the whole document, in the order SPEC §1 lists it.
-    doc = _object(doc, ())
+    if type(doc) is not dict:
+        fail((), "expected an object")
     head = _check_head(doc)
-    lists: dict[str, list[Any]] = {}
-    for name in BUILDERS:
-        lists[name] = build_chunk(name, _array(member(doc, name, (), _anything, "an array"), (name,)), 0)
-    proposals = _array(member(doc, "proposals", (), _anything, "an array"), ("proposals",))
+    lists = {name: build_chunk(name, _top(doc, name), 0) for name in ARTIFACTS}
+    proposals = _top(doc, "proposals")
     frozen_digest = _check_frozen(doc)
     body_digest = digest({k: v for k, v in doc.items() if k != "frozen"})
     return _freeze(head, lists, proposals, frozen_digest, body_digest)
@@ -228,13 +202,13 @@ def _read_in_chunks(raw: bytes) -> tuple[_Head, dict[str, list[Any]], list[Any],
             built = _read_array(name, value, body if hashed else None)  # 2.
             if name == "proposals":
                 proposals = built
-            elif name in BUILDERS:
+            elif name in ARTIFACTS:
                 lists[name] = built
             spans[name] = value.spans
             if hashed:
                 body.close_array()
         body_digest = body.result() if body.in_order else _digest_again(raw, small, spans)  # 3.
-        if proposals is None or len(lists) != len(BUILDERS):
+        if proposals is None or len(lists) != len(ARTIFACTS):
             raise Unsure("an artifact list is missing or not an array")
         return _check_head(small), lists, proposals, _check_frozen(small), body_digest  # 4.
     except InputError as e:
@@ -242,16 +216,16 @@ def _read_in_chunks(raw: bytes) -> tuple[_Head, dict[str, list[Any]], list[Any],
 
 
 def _read_array(name: str, array: ArrayMember, body: ObjectDigest | None) -> list[Any]:
-    plain = PLAIN.get(name)
+    kind = ARTIFACTS.get(name)
     out: list[Any] = []
     for items, echo in array:
-        if name in BUILDERS:
+        if kind is not None:
             out.extend(build_chunk(name, items, len(out)))
         elif name == "proposals":
             out.extend(items)
         if body is not None:
-            # Built artifacts that are plain need no walk to know orjson wrote them as JCS.
-            suspects = None if plain is None else [x for x in items if not plain(x)]
+            # Built artifacts that orjson writes exactly as JCS need no walk to know it.
+            suspects = None if kind is None else kind.not_orjson_exact(items)
             body.elements(canon_with_echo(items, echo, suspects))
     return out
 

@@ -12,8 +12,8 @@ from typing import Any, NamedTuple
 import orjson
 
 from curator_io import grammar as g
-from curator_io.bundle import parse_scope
 from curator_io.canonical import digest, digest_of_bytes
+from curator_io.kinds import parse_scope
 from curator_io.models import Bundle, Scope
 
 __all__ = ["Operation", "Proposal", "Incomplete", "check_structure", "proposals_of", "fingerprint", "reported_id"]
