@@ -21,13 +21,16 @@ exactly and names the first error.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from operator import attrgetter
 from typing import Any
 
+import orjson
+
 from curator_io import grammar as g
 from curator_io.artifacts import build_chunk, build_item, check_object, fail, member
-from curator_io.canonical import ObjectDigest, canon, canon_with_echo, digest
+from curator_io.canonical import _names_sort_alike, _orjson_writes_jcs, canon, digest
 from curator_io.errors import InputError, pointer_of
 from curator_io.jsonio import parse_json
 from curator_io.jsonstream import ArrayMember, Unsure, iter_members, parse_chunk
@@ -188,7 +191,7 @@ def _read_in_chunks(raw: bytes) -> tuple[_Head, dict[str, list[Any]], list[Any],
     lists: dict[str, list[Any]] = {}
     proposals: list[Any] | None = None
     spans: dict[str, list[tuple[int, int]]] = {}
-    body = ObjectDigest()
+    body = _BodyDigest()
     try:
         for name, value in iter_members(raw):  # 1.
             hashed = name != "frozen" and body.member(name)
@@ -215,10 +218,10 @@ def _read_in_chunks(raw: bytes) -> tuple[_Head, dict[str, list[Any]], list[Any],
         raise Unsure(e.detail) from None
 
 
-def _read_array(name: str, array: ArrayMember, body: ObjectDigest | None) -> list[Any]:
+def _read_array(name: str, array: ArrayMember, body: _BodyDigest | None) -> list[Any]:
     kind = ARTIFACTS.get(name)
     out: list[Any] = []
-    for items, echo in array:
+    for items, sorted_dump in array:
         if kind is not None:
             out.extend(build_chunk(name, items, len(out)))
         elif name == "proposals":
@@ -226,13 +229,13 @@ def _read_array(name: str, array: ArrayMember, body: ObjectDigest | None) -> lis
         if body is not None:
             # Built artifacts that orjson writes exactly as JCS need no walk to know it.
             suspects = None if kind is None else kind.not_orjson_exact(items)
-            body.elements(canon_with_echo(items, echo, suspects))
+            body.elements(_canonical_chunk(items, sorted_dump, suspects))
     return out
 
 
 def _digest_again(raw: bytes, small: dict[str, Any], spans: dict[str, list[tuple[int, int]]]) -> str:
     """The body's digest when its members came out of order: each member again, in order."""
-    body = ObjectDigest()
+    body = _BodyDigest()
     names = sorted((n for n in (*small, *spans) if n != "frozen"), key=lambda n: n.encode("utf-16-be"))
     for name in names:
         body.member(name)
@@ -241,7 +244,73 @@ def _digest_again(raw: bytes, small: dict[str, Any], spans: dict[str, list[tuple
             continue
         body.open_array()
         for start, end in spans[name]:
-            items, echo = parse_chunk(raw, start, end)
-            body.elements(canon_with_echo(items, echo))
+            items, sorted_dump = parse_chunk(raw, start, end)
+            body.elements(_canonical_chunk(items, sorted_dump))
         body.close_array()
     return body.result()
+
+
+# --- the body's digest, from the chunks as they are parsed ----------------------------
+
+
+def _canonical_chunk(items: list[Any], sorted_dump: bytes, suspects: list[Any] | None = None) -> bytes:
+    """``canon(items)``, given orjson's sorted dump of them (:func:`parse_chunk`): the dump
+    itself wherever orjson writes JCS (:mod:`curator_io.canonical`, steps 1 and 2).
+
+    ``suspects``: the items that may hold what orjson writes otherwise; by default, all.
+    """
+    if _orjson_writes_jcs(items if suspects is None else suspects) and _names_sort_alike(sorted_dump):
+        return sorted_dump
+    return canon(items)
+
+
+class _BodyDigest:
+    """``digest()`` of an object whose members arrive one at a time, an array's in pieces.
+
+    The members must arrive in RFC 8785 order (names by UTF-16 code units);
+    ``in_order`` turns False at the first that does not, and the digest is
+    then computed another way (:func:`_digest_again`).
+    """
+
+    def __init__(self) -> None:
+        self._hash = hashlib.sha256(b"{")
+        self._last: bytes | None = None
+        self._pieces = 0
+        self.in_order = True
+
+    def member(self, name: str) -> bool:
+        """Open member ``name``; False once the members are out of order (nothing more is hashed)."""
+        key = name.encode("utf-16-be")
+        if self._last is not None and key <= self._last:
+            self.in_order = False
+        if self.in_order:
+            self._hash.update((b"," if self._last is not None else b"") + orjson.dumps(name) + b":")
+        self._last = key
+        return self.in_order
+
+    def value(self, canonical: bytes) -> None:
+        """The open member's whole value, canonical."""
+        if self.in_order:
+            self._hash.update(canonical)
+
+    def open_array(self) -> None:
+        self._pieces = 0
+        if self.in_order:
+            self._hash.update(b"[")
+
+    def elements(self, canonical: bytes) -> None:
+        """Some of the open array's elements, as the canonical bytes of an array holding them."""
+        if self.in_order and len(canonical) > 2:
+            self._hash.update(b"," if self._pieces else b"")
+            self._hash.update(memoryview(canonical)[1:-1])
+            self._pieces += 1
+
+    def close_array(self) -> None:
+        if self.in_order:
+            self._hash.update(b"]")
+
+    def result(self) -> str:
+        assert self.in_order  # Cannot fail: read only when the members came in order.
+        done = self._hash.copy()
+        done.update(b"}")
+        return "sha256:" + done.hexdigest()

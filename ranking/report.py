@@ -84,7 +84,5 @@ def build_report(
             "selected": selected,
             "outcome": "selected" if selected else "no_op",
             "counts": counts,
-        },
-        # Each entry's members are strings, integers, null and scores, a float only when not whole.
-        plain=("proposals",),
+        }
     )
