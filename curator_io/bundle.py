@@ -36,10 +36,11 @@ from curator_io.jsonio import parse_json
 from curator_io.jsonstream import ArrayMember, Unsure, iter_members, parse_chunk
 from curator_io.kinds import ARTIFACTS, BUNDLE, FROZEN, INSTRUCTION, MEMORY, RUN, parse_scope
 from curator_io.models import Bundle, Instruction
+from curator_io.published import SCHEMA_IDS
 
 __all__ = ["load_bundle", "bundle_from_document", "parse_scope", "SCHEMA"]
 
-SCHEMA = "curator-bundle-v1"
+SCHEMA = SCHEMA_IDS["bundle"]
 
 
 @dataclass(frozen=True, slots=True)

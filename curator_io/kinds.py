@@ -22,6 +22,7 @@ from typing import Any
 from curator_io import grammar as g
 from curator_io.grammar import DIGEST, ID, INT, INT_FROM_1, PATH, PATH_OR_NULL, REPO, STRING, TIMESTAMP, Rule
 from curator_io.models import SIGNAL_WEIGHTS, Evidence, Instruction, Lesson, Materialization, Scope, Trace
+from curator_io.published import SCHEMA_IDS
 
 __all__ = [
     "Kind",
@@ -233,7 +234,7 @@ ARTIFACTS = {
 BUNDLE = Kind(
     "BundleModel",
     (
-        ("schema", g.const("curator-bundle-v1")),
+        ("schema", g.const(SCHEMA_IDS["bundle"])),
         ("run", _object_of(RUN)),
         ("memory", _object_of(MEMORY)),
         *((name, _array_of(kind)) for name, kind in ARTIFACTS.items()),
