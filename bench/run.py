@@ -54,8 +54,11 @@ MB = 1024 * 1024
 
 def pipeline_once(raw: bytes) -> None:
     """Load to both reports' canonical bytes, as ``evidence-rank score`` writes them."""
+    import gc
+
     from ranking.pipeline import rank_bytes
 
+    gc.disable()  # as every command runs it (ranking.cli.collector); rank_bytes leaves it to the caller
     result = rank_bytes(raw)
     assert result.validation.canonical and result.canonical  # made with the seals
 
@@ -103,10 +106,13 @@ def run_batch(bundles: list[Path], workers: int, out_dir: Path) -> float:
 
 
 def _score_file(args: tuple[str, str]) -> str:
+    import gc
+
     from curator_io.canonical import canon
     from ranking.pipeline import rank_bytes
 
     bundle, out_dir = args
+    gc.disable()  # as the commands' own workers do (ranking.engines)
     result = rank_bytes(Path(bundle).read_bytes())
     stem = Path(bundle).stem
     Path(out_dir, f"{stem}.validation.json").write_bytes(canon(result.validation.report))

@@ -1,23 +1,23 @@
-"""One artifact of a bundle (SPEC §1, "Artifacts"): checked, sealed or not, frozen.
+"""Building a bundle's artifacts from the tables of :mod:`curator_io.kinds`:
+checked, their seals judged, frozen into models.
 
-Each ``build`` function takes the JSON value at ``path`` and returns the model
-or raises ``input.schema`` naming the first offending member. The seal's
-verdict (SPEC §3.3) is settled here too, once per artifact, while its JSON
-object is at hand: the model does not keep the object.
+Two ways to one result. :func:`build_item` checks one object member by member,
+in its table's order, and raises ``input.schema`` naming the first offending
+member. :func:`build_chunk` checks a chunk of traces, evidence items, lessons
+or materializations a member at a time across the chunk (each rule's
+``holds_for_all``: one regular-expression match over all its IDs, and so on);
+any doubt sends the chunk to :func:`build_item`, item by item, so a chunk
+builds what its items build one by one, or fails at the same place (a
+hypothesis test holds it to that).
 
-Traces and evidence are most of a bundle, so each kind is first tried in one
-straight expression (``_fast``); only an artifact that fails it is checked
-member by member, to name the place. An artifact whose members are exactly
-the known ones, of the types the fast check admits, is *plain*: orjson writes
-it as RFC 8785 does (ASCII names, strings, integers up to 2^53 - 1, null), so
-its seal is hashed without the canonicalizer's walk.
+The seal's verdict (SPEC §3.3) is settled here too, once per artifact, while
+its JSON object is at hand: the model does not keep the object.
 """
 
 from __future__ import annotations
 
 import hashlib
-import re
-from collections.abc import Callable
+from collections.abc import Iterator
 from itertools import repeat
 from typing import Any, NoReturn
 
@@ -26,51 +26,30 @@ import orjson
 from curator_io import grammar as g
 from curator_io.canonical import canon
 from curator_io.errors import InputError, pointer_of
-from curator_io.models import SIGNAL_WEIGHTS, Evidence, Instruction, Integrity, Lesson, Materialization, Scope, Trace
+from curator_io.grammar import Rule
+from curator_io.kinds import ARTIFACTS, Kind
+from curator_io.models import Integrity
 
-__all__ = [
-    "BUILDERS",
-    "PLAIN",
-    "Path",
-    "parse_scope",
-    "build_instruction",
-    "build_materialization",
-    "build_trace",
-    "build_evidence",
-    "build_lesson",
-    "build_chunk",
-    "integrity_of",
-    "fail",
-    "member",
-    "is_str",
-]
+__all__ = ["Path", "integrity_of", "fail", "member", "check_object", "build_item", "build_chunk"]
 
 Path = tuple[str | int, ...]
-
-#: How many members each kind has when it has no unknown one.
-_MEMBERS = {"instructions": 5, "materializations": 5, "traces": 7, "evidence": 8, "lessons": 4}
 
 _INVALID: Integrity = "artifact.invalid_digest"
 _MISMATCH: Integrity = "artifact.digest_mismatch"
 _SORTED = orjson.OPT_SORT_KEYS
+#: A chunk's models from its columns, ``tuple.__new__(Model, fields)``: the named tuple's
+#: own ``__new__`` is a Python function, this is not.
+_new = tuple.__new__
 
 
-def integrity_of(obj: dict[str, Any], plain: bool = False) -> Integrity:
-    """SPEC §3.3 for one artifact: None when ``digest`` is a DIGEST that seals the rest."""
-    return _integrity_of_own(dict(obj), plain)
+def integrity_of(obj: dict[str, Any], orjson_exact: bool = False) -> Integrity:
+    """SPEC §3.3 for one artifact: None when ``digest`` is a DIGEST that seals the rest.
 
-
-def _integrity_of_own(obj: dict[str, Any], plain: bool) -> Integrity:
-    """``integrity_of`` for an object the loader parsed itself and will not keep: no copy.
-
-    Its ``digest`` member is taken out for the hash and put back, last; its
-    canonical form, which sorts the names, is unchanged. 15% of the check's time.
+    ``orjson_exact``: orjson writes ``obj`` as RFC 8785 does (:meth:`Kind.orjson_exact`).
     """
-    claimed = obj.pop("digest")
-    try:
-        data = orjson.dumps(obj, option=_SORTED) if plain else canon(obj)
-    finally:
-        obj["digest"] = claimed
+    body = dict(obj)
+    claimed = body.pop("digest")
+    data = orjson.dumps(body, option=_SORTED) if orjson_exact else canon(body)
     if claimed == "sha256:" + hashlib.sha256(data).hexdigest():
         return None
     return _MISMATCH if g.is_digest(claimed) else _INVALID
@@ -80,334 +59,63 @@ def fail(path: Path, detail: str) -> NoReturn:
     raise InputError("input.schema", detail, pointer=pointer_of(*path))
 
 
-def member(obj: dict[str, Any], name: str, path: Path, check: Callable[[Any], bool], what: str) -> Any:
+def member(obj: dict[str, Any], name: str, path: Path, rule: Rule) -> Any:
+    """``obj[name]`` as its model keeps it, or ``input.schema`` at ``path/name``."""
     if name not in obj:
         fail(path + (name,), f"missing required member {name!r}")
     value = obj[name]
-    if not check(value):
-        fail(path + (name,), f"expected {g.described(what)}, got {g.shown(value)}")
-    return value
+    if not rule.holds(value):
+        fail(path + (name,), f"expected {rule.expected}, got {g.shown(value)}")
+    return value if rule.read is None else rule.read(value)
 
 
-def _object(value: Any, path: Path) -> dict[str, Any]:
+def _read(kind: Kind, value: Any, path: Path) -> Iterator[Any]:
     if type(value) is not dict:
         fail(path, "expected an object")
-    return value
+    for name, rule in kind.members:
+        yield member(value, name, path, rule)
 
 
-def _text(lo: int, hi: int) -> Callable[[Any], bool]:
-    return lambda v: type(v) is str and lo <= g.utf8_len(v) <= hi
+def check_object(kind: Kind, value: Any, path: Path) -> dict[str, Any]:
+    """``value``, an object whose every member of ``kind`` holds, checked in the table's order."""
+    for _ in _read(kind, value, path):
+        pass
+    return value  # type: ignore[no-any-return]  # _read failed unless it is a dict
 
 
-def _one_of(*choices: str) -> Callable[[Any], bool]:
-    return lambda v: type(v) is str and v in choices
-
-
-def is_str(v: Any) -> bool:
-    return type(v) is str
-
-
-_SCOPE_MEMBERS = {
-    "global": frozenset({"level"}),
-    "repository": frozenset({"level", "repository"}),
-    "path": frozenset({"level", "repository", "path"}),
-}
-
-
-def parse_scope(value: Any) -> Scope | None:
-    """A Scope when ``value`` has exactly the members of its level, else None."""
-    if type(value) is not dict:
-        return None
-    level = value.get("level")
-    members = _SCOPE_MEMBERS.get(level) if type(level) is str else None
-    if members is None or value.keys() != members:
-        return None
-    if level == "global":
-        return Scope("global")
-    if not g.is_repo(value["repository"]):
-        return None
-    if level == "repository":
-        return Scope("repository", value["repository"])
-    if not g.is_path(value["path"]):
-        return None
-    return Scope("path", value["repository"], value["path"])
-
-
-# --- instructions and materializations: few per bundle, checked member by member -----
-
-
-def build_instruction(value: Any, path: Path) -> Instruction:
-    obj = _object(value, path)
-    key = member(obj, "key", path, g.is_id, "a KEY")
-    text = member(obj, "text", path, _text(1, 4000), "a string of 1-4000 bytes")
-    scope = parse_scope(member(obj, "scope", path, lambda v: True, "a scope"))
-    if scope is None:
-        fail(path + ("scope",), "expected a scope with exactly the members of its level")
-    origin = member(obj, "origin", path, _one_of("user", "curated", "repository"), "user, curated or repository")
-    dig = member(obj, "digest", path, is_str, "a string")
-    # Plain: a scope holds strings only (parse_scope checked its members).
-    return Instruction(key, text, scope, origin, dig, integrity_of(obj, len(obj) == _MEMBERS["instructions"]), obj)
-
-
-def build_materialization(value: Any, path: Path) -> Materialization:
-    obj = _object(value, path)
-    fields = (
-        member(obj, "id", path, g.is_id, "an ID"),
-        member(obj, "repository", path, g.is_repo, "a REPO"),
-        member(obj, "source_revision", path, _text(1, 100), "a string of 1-100 bytes"),
-        member(obj, "status", path, _one_of("compatible", "incompatible", "invalid"), "a status"),
-    )
-    member(obj, "digest", path, is_str, "a string")
-    return Materialization(*fields, integrity_of(obj, len(obj) == _MEMBERS["materializations"]))
-
-
-# --- traces and evidence: most of a bundle ----------------------------------------
-
-
-_is_id = g.is_id
-
-
-def _trace_fast(obj: Any) -> Trace | None:
-    if type(obj) is not dict:
-        return None
-    get = obj.get
-    tid, lineage, mat, steps = get("id"), get("lineage"), get("materialization"), get("steps")
-    completeness, prefix, dig = get("completeness"), get("verified_prefix"), get("digest")
-    if (
-        _is_id(tid)
-        and _is_id(lineage)
-        and _is_id(mat)
-        and type(steps) is int
-        and 1 <= steps <= g.MAX_INT
-        and (completeness == "complete" or completeness == "partial")
-        and type(prefix) is int
-        and 0 <= prefix <= g.MAX_INT
-        and type(dig) is str
-    ):
-        return Trace(tid, lineage, mat, steps, completeness, prefix, integrity_of(obj, len(obj) == _MEMBERS["traces"]))
-    return None
-
-
-def build_trace(value: Any, path: Path) -> Trace:
-    fast = _trace_fast(value)
-    if fast is not None:
-        return fast
-    # The slow path names the first offending member.
-    obj = _object(value, path)
-    fields = (
-        member(obj, "id", path, g.is_id, "an ID"),
-        member(obj, "lineage", path, g.is_id, "an ID"),
-        member(obj, "materialization", path, g.is_id, "an ID"),
-        int(member(obj, "steps", path, lambda v: g.is_int(v) and v >= 1, "an INT >= 1")),
-        member(obj, "completeness", path, _one_of("complete", "partial"), "complete or partial"),
-        int(member(obj, "verified_prefix", path, g.is_int, "an INT")),
-    )
-    member(obj, "digest", path, is_str, "a string")
-    return Trace(*fields, integrity_of(obj))
-
-
-def _evidence_fast(obj: Any) -> Evidence | None:
-    if type(obj) is not dict or "path" not in obj:
-        return None
-    get = obj.get
-    eid, trace, step, signal, observed = get("id"), get("trace"), get("step"), get("signal"), get("observed_at")
-    where, summary, dig = obj["path"], get("summary"), get("digest")
-    if (
-        _is_id(eid)
-        and _is_id(trace)
-        and type(step) is int
-        and 0 <= step <= g.MAX_INT
-        and type(signal) is str
-        and signal in SIGNAL_WEIGHTS
-        and g.is_timestamp(observed)
-        and (where is None or g.is_path(where))
-        and type(summary) is str
-        and g.utf8_len(summary) <= 1000
-        and type(dig) is str
-    ):
-        return Evidence(eid, trace, step, signal, observed, where, integrity_of(obj, len(obj) == _MEMBERS["evidence"]))
-    return None
-
-
-def build_evidence(value: Any, path: Path) -> Evidence:
-    fast = _evidence_fast(value)
-    if fast is not None:
-        return fast
-    # The slow path names the first offending member.
-    obj = _object(value, path)
-    fields = (
-        member(obj, "id", path, g.is_id, "an ID"),
-        member(obj, "trace", path, g.is_id, "an ID"),
-        int(member(obj, "step", path, g.is_int, "an INT")),
-        member(obj, "signal", path, lambda v: type(v) is str and v in SIGNAL_WEIGHTS, "a signal"),
-        member(obj, "observed_at", path, g.is_timestamp, "a TIMESTAMP"),
-        member(obj, "path", path, lambda v: v is None or g.is_path(v), "a PATH or null"),
-    )
-    member(obj, "summary", path, _text(0, 1000), "a string of 0-1000 bytes")
-    member(obj, "digest", path, is_str, "a string")
-    return Evidence(*fields, integrity_of(obj))
-
-
-# --- lessons --------------------------------------------------------------------------
-
-
-def _unique_ids(v: Any) -> bool:
-    return type(v) is list and len(v) >= 1 and all(g.is_id(x) for x in v)
-
-
-def build_lesson(value: Any, path: Path) -> Lesson:
-    obj = _object(value, path)
-    lesson_id = member(obj, "id", path, g.is_id, "an ID")
-    text = member(obj, "text", path, _text(1, 2000), "a string of 1-2000 bytes")
-    cited = member(obj, "evidence", path, _unique_ids, "a non-empty array of IDs")
-    if len(set(cited)) != len(cited):
-        fail(path + ("evidence",), "evidence IDs must be unique")
-    member(obj, "digest", path, is_str, "a string")
-    return Lesson(lesson_id, text, tuple(cited), integrity_of(obj, len(obj) == _MEMBERS["lessons"]))
-
-
-# --- a chunk of traces or evidence at once ----------------------------------------
-#
-# A chunk of a few thousand well-formed traces or evidence items is checked a
-# member at a time across the chunk: one regular-expression match over all its
-# IDs, one over all its timestamps, and so on. Each check is the fast check's
-# condition for every item at once, so a chunk that passes them all builds
-# what ``_trace_fast``/``_evidence_fast`` would; any doubt sends the chunk to
-# them, item by item.
-
-# What a PATH may not hold, "\n" aside (it joins them): a control character, or an empty, "." or ".." segment.
-_NOT_PATHS = re.compile(r"[\x00-\x09\x0b-\x1f\x7f]|(?:\A|/|\n)\.{0,2}(?:/|\n|\Z)")
-_SIGNALS = frozenset(SIGNAL_WEIGHTS)
-_SIGNAL_NAMES = {name: name for name in SIGNAL_WEIGHTS}  # each signal's name held once, not once per item
-_COMPLETENESS = frozenset({"complete", "partial"})
-#: A chunk's models from its columns, ``tuple.__new__(Model, fields)``: the named tuple's
-#: own ``__new__`` is a Python function, this is not.
-_new = tuple.__new__
-
-
-def _all_ints(values: list[Any], lo: int) -> bool:
-    return g.all_of_type(int, values) and lo <= min(values) and max(values) <= g.MAX_INT
-
-
-def _all_paths(values: list[Any]) -> bool:
-    """Every value is null or a PATH."""
-    paths = [v for v in values if v is not None]
-    if not paths:
-        return True
-    if not g.all_of_type(str, paths):
-        return False
-    joined = "\n".join(paths)
-    if joined.count("\n") != len(paths) - 1 or _NOT_PATHS.search(joined):
-        return False
-    return max(map(len, paths)) <= 100 or all(1 <= g.utf8_len(v) <= 400 for v in paths)
-
-
-def _traces(items: list[Any]) -> list[Trace] | None:
-    try:
-        ids, lineages = [x["id"] for x in items], [x["lineage"] for x in items]
-        mats, steps = [x["materialization"] for x in items], [x["steps"] for x in items]
-        completeness, prefixes = [x["completeness"] for x in items], [x["verified_prefix"] for x in items]
-        digests = [x["digest"] for x in items]
-        known_completeness = _COMPLETENESS.issuperset(completeness)
-    except (KeyError, TypeError):
-        return None
-    if not (
-        g.are_ids(ids)
-        and g.are_ids(lineages)
-        and g.are_ids(mats)
-        and _all_ints(steps, 1)
-        and _all_ints(prefixes, 0)
-        and known_completeness
-        and g.all_of_type(str, digests)
-    ):
-        return None
-    integrity = [_integrity_of_own(x, len(x) == _MEMBERS["traces"]) for x in items]
-    return list(
-        map(_new, repeat(Trace), zip(ids, lineages, mats, steps, completeness, prefixes, integrity, strict=True))
-    )
-
-
-def _evidence(items: list[Any]) -> list[Evidence] | None:
-    try:
-        ids, traces = [x["id"] for x in items], [x["trace"] for x in items]
-        steps, signals = [x["step"] for x in items], [x["signal"] for x in items]
-        observed, paths = [x["observed_at"] for x in items], [x["path"] for x in items]
-        summaries, digests = [x["summary"] for x in items], [x["digest"] for x in items]
-        known_signals = _SIGNALS.issuperset(signals)
-    except (KeyError, TypeError):
-        return None
-    if not (
-        g.are_ids(ids)
-        and g.are_ids(traces)
-        and _all_ints(steps, 0)
-        and known_signals
-        and g.are_timestamp_shaped(observed)
-        and all(g.is_timestamp(t) for t in observed if t[8:10] > "28" or t[:4] == "0000")
-        and _all_paths(paths)
-        and g.all_of_type(str, summaries)
-        and (max(map(len, summaries)) <= 250 or all(g.utf8_len(v) <= 1000 for v in summaries))
-        and g.all_of_type(str, digests)
-    ):
-        return None
-    integrity = [_integrity_of_own(x, len(x) == _MEMBERS["evidence"]) for x in items]
-    signals = list(map(_SIGNAL_NAMES.__getitem__, signals))
-    return list(map(_new, repeat(Evidence), zip(ids, traces, steps, signals, observed, paths, integrity, strict=True)))
-
-
-def _lessons(items: list[Any]) -> list[Lesson] | None:
-    try:
-        ids, texts = [x["id"] for x in items], [x["text"] for x in items]
-        cited, digests = [x["evidence"] for x in items], [x["digest"] for x in items]
-    except (KeyError, TypeError):
-        return None
-    if not (
-        g.are_ids(ids)
-        and all(type(v) is str and v for v in texts)
-        and (max(map(len, texts)) <= 500 or all(g.utf8_len(v) <= 2000 for v in texts))
-        and all(type(v) is list and v for v in cited)
-        and g.are_ids([e for v in cited for e in v])
-        and all(len(set(v)) == len(v) for v in cited)
-        and g.all_of_type(str, digests)
-    ):
-        return None
-    integrity = [_integrity_of_own(x, len(x) == _MEMBERS["lessons"]) for x in items]
-    return list(map(_new, repeat(Lesson), zip(ids, texts, map(tuple, cited), integrity, strict=True)))
-
-
-_IN_BULK: dict[str, Callable[[list[Any]], list[Any] | None]] = {
-    "traces": _traces,
-    "evidence": _evidence,
-    "lessons": _lessons,
-}
+def build_item(kind: Kind, value: Any, path: Path) -> Any:
+    """The model of one artifact at ``path``; ``input.schema`` names its first offending member."""
+    fields = list(_read(kind, value, path))[: len(kind.kept)]
+    integrity = integrity_of(value, kind.orjson_exact(value))
+    assert kind.model is not None  # Cannot fail: every artifact kind has a model.
+    if kind.keeps_object:
+        return kind.model(*fields, integrity, value)
+    return kind.model(*fields, integrity)
 
 
 def build_chunk(name: str, items: list[Any], first: int) -> list[Any]:
     """The artifacts of list ``name`` in ``items``, the first of which is at index ``first``."""
-    bulk = _IN_BULK.get(name)
-    built = bulk(items) if bulk is not None and items else None
+    kind = ARTIFACTS[name]
+    built = _in_bulk(kind, items) if items and not kind.keeps_object else None
     if built is not None:
         return built
-    build = BUILDERS[name]
-    return [build(item, (name, first + k)) for k, item in enumerate(items)]
+    return [build_item(kind, item, (name, first + k)) for k, item in enumerate(items)]
 
 
-#: Whether a *built* artifact is plain: no member but the known ones, every INT
-#: written as an integer (``7``, not ``7.0``). Its members are then strings,
-#: integers up to 2^53 - 1, null, and lists or scopes of strings, under ASCII
-#: names: what orjson writes exactly as RFC 8785 does.
-PLAIN: dict[str, Callable[[dict[str, Any]], bool]] = {
-    "instructions": lambda x: len(x) == _MEMBERS["instructions"],
-    "materializations": lambda x: len(x) == _MEMBERS["materializations"],
-    "traces": lambda x: len(x) == _MEMBERS["traces"] and type(x["steps"]) is int and type(x["verified_prefix"]) is int,
-    "evidence": lambda x: len(x) == _MEMBERS["evidence"] and type(x["step"]) is int,
-    "lessons": lambda x: len(x) == _MEMBERS["lessons"],
-}
-
-#: The top-level artifact lists, in the order SPEC §1 lists them, and how each item is built.
-BUILDERS: dict[str, Callable[[Any, Path], Any]] = {
-    "instructions": build_instruction,
-    "materializations": build_materialization,
-    "traces": build_trace,
-    "evidence": build_evidence,
-    "lessons": build_lesson,
-}
+def _in_bulk(kind: Kind, items: list[Any]) -> list[Any] | None:
+    """Every item built at once, or None when a rule does not hold for the whole chunk."""
+    try:
+        columns = [[x[name] for x in items] for name, _ in kind.members]
+    except (KeyError, TypeError):
+        return None
+    if not all(rule.all_hold(column) for (_, rule), column in zip(kind.members, columns, strict=True)):
+        return None
+    # Every INT in the chunk is written as an integer (Rule.holds_for_all): exact unless a member is unknown.
+    size = len(kind.members)
+    integrity = [integrity_of(x, len(x) == size) for x in items]
+    kept = [
+        column if rule.read is None or rule.number else list(map(rule.read, column))
+        for (_, rule), column in zip(kind.members, columns[: len(kind.kept)], strict=False)
+    ]
+    model: type[tuple[Any, ...]] = kind.model  # type: ignore[assignment]  # a named tuple: keeps_object is False
+    return list(map(_new, repeat(model), zip(*kept, integrity, strict=True)))

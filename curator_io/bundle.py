@@ -21,31 +21,26 @@ exactly and names the first error.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from operator import attrgetter
 from typing import Any
 
+import orjson
+
 from curator_io import grammar as g
-from curator_io.artifacts import (
-    BUILDERS,
-    PLAIN,
-    Path,
-    build_chunk,
-    build_instruction,
-    fail,
-    is_str,
-    member,
-    parse_scope,
-)
-from curator_io.canonical import ObjectDigest, canon, canon_with_echo, digest
+from curator_io.artifacts import build_chunk, build_item, check_object, fail, member
+from curator_io.canonical import _names_sort_alike, _orjson_writes_jcs, canon, digest
 from curator_io.errors import InputError, pointer_of
 from curator_io.jsonio import parse_json
 from curator_io.jsonstream import ArrayMember, Unsure, iter_members, parse_chunk
+from curator_io.kinds import ARTIFACTS, BUNDLE, FROZEN, INSTRUCTION, MEMORY, RUN, parse_scope
 from curator_io.models import Bundle, Instruction
+from curator_io.published import SCHEMA_IDS
 
 __all__ = ["load_bundle", "bundle_from_document", "parse_scope", "SCHEMA"]
 
-SCHEMA = "curator-bundle-v1"
+SCHEMA = SCHEMA_IDS["bundle"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,50 +53,33 @@ class _Head:
     memory_instructions: list[Instruction]
 
 
-def _object(value: Any, path: Path) -> dict[str, Any]:
-    if type(value) is not dict:
-        fail(path, "expected an object")
-    return value
-
-
-def _array(value: Any, path: Path) -> list[Any]:
-    if type(value) is not list:
-        fail(path, "expected an array")
-    return value
-
-
-def _anything(v: Any) -> bool:
-    return True
+def _top(doc: dict[str, Any], name: str) -> Any:
+    """Top-level member ``name``, as SPEC §1 (:data:`curator_io.kinds.BUNDLE`) says it must be."""
+    return member(doc, name, (), BUNDLE.rule(name))
 
 
 def _check_head(doc: dict[str, Any]) -> _Head:
-    if doc.get("schema") != SCHEMA:
-        fail(("schema",), f"expected {SCHEMA!r}")
-    run = _object(member(doc, "run", (), _anything, "an object"), ("run",))
-    run_id = member(run, "id", ("run",), g.is_id, "an ID")
-    member(run, "curator", ("run",), is_str, "a string")
-    member(run, "frozen_at", ("run",), g.is_timestamp, "a TIMESTAMP")
-    memory = _object(member(doc, "memory", (), _anything, "an object"), ("memory",))
-    version = int(member(memory, "version", ("memory",), g.is_int, "an INT"))
-    listed = _array(member(memory, "instructions", ("memory",), _anything, "an array"), ("memory", "instructions"))
-    instructions = [build_instruction(item, ("memory", "instructions", i)) for i, item in enumerate(listed)]
-    return _Head(run_id, version, memory, instructions)
+    _top(doc, "schema")
+    run = check_object(RUN, _top(doc, "run"), ("run",))
+    memory = check_object(MEMORY, _top(doc, "memory"), ("memory",))
+    listed = memory["instructions"]
+    instructions = [build_item(INSTRUCTION, item, ("memory", "instructions", i)) for i, item in enumerate(listed)]
+    return _Head(run["id"], int(memory["version"]), memory, instructions)
 
 
 def _check_frozen(doc: dict[str, Any]) -> str:
-    frozen = _object(member(doc, "frozen", (), _anything, "an object"), ("frozen",))
-    return member(frozen, "digest", ("frozen",), g.is_digest, "a DIGEST")  # type: ignore[no-any-return]  # is a DIGEST
+    frozen = check_object(FROZEN, _top(doc, "frozen"), ("frozen",))
+    return frozen["digest"]  # type: ignore[no-any-return]  # a DIGEST
 
 
 def bundle_from_document(doc: Any) -> Bundle:
     """Check a parsed document against SPEC §1 and freeze it."""
     # 2. input.schema, over the whole document, in the order SPEC §1 lists it.
-    doc = _object(doc, ())
+    if type(doc) is not dict:
+        fail((), "expected an object")
     head = _check_head(doc)
-    lists: dict[str, list[Any]] = {}
-    for name in BUILDERS:
-        lists[name] = build_chunk(name, _array(member(doc, name, (), _anything, "an array"), (name,)), 0)
-    proposals = _array(member(doc, "proposals", (), _anything, "an array"), ("proposals",))
+    lists = {name: build_chunk(name, _top(doc, name), 0) for name in ARTIFACTS}
+    proposals = _top(doc, "proposals")
     frozen_digest = _check_frozen(doc)
     body_digest = digest({k: v for k, v in doc.items() if k != "frozen"})
     return _freeze(head, lists, proposals, frozen_digest, body_digest)
@@ -214,7 +192,7 @@ def _read_in_chunks(raw: bytes) -> tuple[_Head, dict[str, list[Any]], list[Any],
     lists: dict[str, list[Any]] = {}
     proposals: list[Any] | None = None
     spans: dict[str, list[tuple[int, int]]] = {}
-    body = ObjectDigest()
+    body = _BodyDigest()
     try:
         for name, value in iter_members(raw):  # 1.
             hashed = name != "frozen" and body.member(name)
@@ -228,37 +206,37 @@ def _read_in_chunks(raw: bytes) -> tuple[_Head, dict[str, list[Any]], list[Any],
             built = _read_array(name, value, body if hashed else None)  # 2.
             if name == "proposals":
                 proposals = built
-            elif name in BUILDERS:
+            elif name in ARTIFACTS:
                 lists[name] = built
             spans[name] = value.spans
             if hashed:
                 body.close_array()
         body_digest = body.result() if body.in_order else _digest_again(raw, small, spans)  # 3.
-        if proposals is None or len(lists) != len(BUILDERS):
+        if proposals is None or len(lists) != len(ARTIFACTS):
             raise Unsure("an artifact list is missing or not an array")
         return _check_head(small), lists, proposals, _check_frozen(small), body_digest  # 4.
     except InputError as e:
         raise Unsure(e.detail) from None
 
 
-def _read_array(name: str, array: ArrayMember, body: ObjectDigest | None) -> list[Any]:
-    plain = PLAIN.get(name)
+def _read_array(name: str, array: ArrayMember, body: _BodyDigest | None) -> list[Any]:
+    kind = ARTIFACTS.get(name)
     out: list[Any] = []
-    for items, echo in array:
-        if name in BUILDERS:
+    for items, sorted_dump in array:
+        if kind is not None:
             out.extend(build_chunk(name, items, len(out)))
         elif name == "proposals":
             out.extend(items)
         if body is not None:
-            # Built artifacts that are plain need no walk to know orjson wrote them as JCS.
-            suspects = None if plain is None else [x for x in items if not plain(x)]
-            body.elements(canon_with_echo(items, echo, suspects))
+            # Built artifacts that orjson writes exactly as JCS need no walk to know it.
+            suspects = None if kind is None else kind.not_orjson_exact(items)
+            body.elements(_canonical_chunk(items, sorted_dump, suspects))
     return out
 
 
 def _digest_again(raw: bytes, small: dict[str, Any], spans: dict[str, list[tuple[int, int]]]) -> str:
     """The body's digest when its members came out of order: each member again, in order."""
-    body = ObjectDigest()
+    body = _BodyDigest()
     names = sorted((n for n in (*small, *spans) if n != "frozen"), key=lambda n: n.encode("utf-16-be"))
     for name in names:
         body.member(name)
@@ -267,7 +245,73 @@ def _digest_again(raw: bytes, small: dict[str, Any], spans: dict[str, list[tuple
             continue
         body.open_array()
         for start, end in spans[name]:
-            items, echo = parse_chunk(raw, start, end)
-            body.elements(canon_with_echo(items, echo))
+            items, sorted_dump = parse_chunk(raw, start, end)
+            body.elements(_canonical_chunk(items, sorted_dump))
         body.close_array()
     return body.result()
+
+
+# --- the body's digest, from the chunks as they are parsed ----------------------------
+
+
+def _canonical_chunk(items: list[Any], sorted_dump: bytes, suspects: list[Any] | None = None) -> bytes:
+    """``canon(items)``, given orjson's sorted dump of them (:func:`parse_chunk`): the dump
+    itself wherever orjson writes JCS (:mod:`curator_io.canonical`, steps 1 and 2).
+
+    ``suspects``: the items that may hold what orjson writes otherwise; by default, all.
+    """
+    if _orjson_writes_jcs(items if suspects is None else suspects) and _names_sort_alike(sorted_dump):
+        return sorted_dump
+    return canon(items)
+
+
+class _BodyDigest:
+    """``digest()`` of an object whose members arrive one at a time, an array's in pieces.
+
+    The members must arrive in RFC 8785 order (names by UTF-16 code units);
+    ``in_order`` turns False at the first that does not, and the digest is
+    then computed another way (:func:`_digest_again`).
+    """
+
+    def __init__(self) -> None:
+        self._hash = hashlib.sha256(b"{")
+        self._last: bytes | None = None
+        self._pieces = 0
+        self.in_order = True
+
+    def member(self, name: str) -> bool:
+        """Open member ``name``; False once the members are out of order (nothing more is hashed)."""
+        key = name.encode("utf-16-be")
+        if self._last is not None and key <= self._last:
+            self.in_order = False
+        if self.in_order:
+            self._hash.update((b"," if self._last is not None else b"") + orjson.dumps(name) + b":")
+        self._last = key
+        return self.in_order
+
+    def value(self, canonical: bytes) -> None:
+        """The open member's whole value, canonical."""
+        if self.in_order:
+            self._hash.update(canonical)
+
+    def open_array(self) -> None:
+        self._pieces = 0
+        if self.in_order:
+            self._hash.update(b"[")
+
+    def elements(self, canonical: bytes) -> None:
+        """Some of the open array's elements, as the canonical bytes of an array holding them."""
+        if self.in_order and len(canonical) > 2:
+            self._hash.update(b"," if self._pieces else b"")
+            self._hash.update(memoryview(canonical)[1:-1])
+            self._pieces += 1
+
+    def close_array(self) -> None:
+        if self.in_order:
+            self._hash.update(b"]")
+
+    def result(self) -> str:
+        assert self.in_order  # Cannot fail: read only when the members came in order.
+        done = self._hash.copy()
+        done.update(b"}")
+        return "sha256:" + done.hexdigest()

@@ -22,30 +22,25 @@ orjson do the writing wherever orjson already writes JCS:
 4. Anything this module does not handle exactly (a type that is not JSON, a
    lone surrogate, an integer beyond 2^53 - 1, a non-finite float) goes to
    ``rfc8785.dumps``, so the result or the exception is the reference's own.
+
+Public: :func:`canon` and :func:`seal_canonical`, each checking its own input,
+and :func:`digest`, :func:`seal`, :func:`is_sealed` (SPEC §0's ``digest`` and
+"sealed", used across the packages and by tests). The loader
+(:mod:`curator_io.bundle`) reuses steps 1 and 2 on orjson's sorted dump of each
+chunk it parses, to hash the bundle without writing it twice.
 """
 
 from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Collection, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import orjson
 import rfc8785
 
-__all__ = [
-    "canon",
-    "canon_with_echo",
-    "canon_plain",
-    "digest",
-    "digest_of_bytes",
-    "seal",
-    "seal_canonical",
-    "is_sealed",
-    "unsealed",
-    "ObjectDigest",
-]
+__all__ = ["canon", "seal_canonical", "digest", "seal", "is_sealed"]
 
 # Subclasses, dataclasses and datetimes raise instead of being encoded, so step 4 gets them.
 _OPTIONS = (
@@ -60,8 +55,8 @@ _SCALARS = frozenset({str, int, bool, type(None)})
 _CONTAINERS = frozenset({dict, list, tuple})
 _JSON_TYPES = _SCALARS | _CONTAINERS | {float}
 # orjson writes a non-integral float in [1e-5, 1e16) as JCS does, in the shortest
-# round-trip digits and plain decimal form (1e-4: a margin; above 2^52 every float is integral).
-_PLAIN_FLOAT_MIN = 1e-4
+# round-trip digits and positional decimal form (1e-4: a margin; above 2^52 every float is integral).
+_DECIMAL_FLOAT_MIN = 1e-4
 # UTF-8 lead bytes of U+E000-U+FFFF and of U+10000-U+10FFFF.
 _HIGH_BMP = (b"\xee", b"\xef")
 _ASTRAL = (b"\xf0", b"\xf1", b"\xf2", b"\xf3", b"\xf4")
@@ -102,14 +97,15 @@ def _orjson_exact(value: Any) -> bytes | None:
 def _orjson_writes_jcs(value: dict[str, Any] | list[Any]) -> bool:
     """Step 1: no float orjson spells otherwise, no type JCS refuses, anywhere in ``value``."""
     stack: list[Any] = [value]  # JSON containers, untyped as JSON is
+    pop, push, extend = stack.pop, stack.append, stack.extend
     while stack:
-        node = stack.pop()
+        node = pop()
         items = node.values() if type(node) is dict else node
-        if _SCALARS.issuperset(map(type, items)):
-            continue
         kinds = set(map(type, items))
+        if kinds <= _SCALARS:
+            continue
         if kinds <= _CONTAINERS:
-            stack.extend(items)
+            extend(items)
             continue
         if not kinds <= _JSON_TYPES:
             return False
@@ -117,10 +113,10 @@ def _orjson_writes_jcs(value: dict[str, Any] | list[Any]) -> bool:
             t = type(item)
             if t is float:
                 # NaN fails every comparison; the infinities fail the bound.
-                if not (_PLAIN_FLOAT_MIN <= abs(item) < 1e16) or item.is_integer():
+                if not (_DECIMAL_FLOAT_MIN <= abs(item) < 1e16) or item.is_integer():
                     return False
             elif t is dict or t is list or t is tuple:
-                stack.append(item)
+                push(item)
     return True
 
 
@@ -211,43 +207,35 @@ def _number(x: float) -> bytes:
     return ("-" + out if x < 0 else out).encode()
 
 
-def digest_of_bytes(data: bytes) -> str:
-    return "sha256:" + hashlib.sha256(data).hexdigest()
-
-
 def digest(value: Any) -> str:
     """``"sha256:" + hex(sha256(canon(value)))``."""
     return "sha256:" + hashlib.sha256(canon(value)).hexdigest()
 
 
-def unsealed(obj: Mapping[str, Any], member: str = "digest") -> dict[str, Any]:
-    """A copy of ``obj`` without its seal member."""
-    body = dict(obj)
-    body.pop(member, None)
-    return body
+def _unsealed(obj: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of ``obj`` without its ``digest`` member."""
+    return {name: value for name, value in obj.items() if name != "digest"}
 
 
 def seal(obj: Mapping[str, Any]) -> dict[str, Any]:
     """A copy of ``obj`` whose ``digest`` member seals the rest."""
-    body = unsealed(obj)
+    body = _unsealed(obj)
     return {**body, "digest": digest(body)}
 
 
 _DIGEST_NAME = "digest".encode("utf-16-be")
 
 
-def seal_canonical(obj: Mapping[str, Any], plain: Collection[str] = ()) -> tuple[dict[str, Any], bytes]:
+def seal_canonical(obj: Mapping[str, Any]) -> tuple[dict[str, Any], bytes]:
     """``seal(obj)`` and ``canon`` of it, the body canonicalized once.
 
     A report is sealed, then written: its canonical bytes are those of the body
     with the ``digest`` member set in among the others, in RFC 8785 order.
-    The members named in ``plain`` are the caller's to vouch for, as
-    :func:`canon_plain` says.
     """
-    body = unsealed(obj)
+    body = _unsealed(obj)
     names = sorted(body, key=lambda name: name.encode("utf-16-be"))
-    members = [orjson.dumps(name) + b":" + (canon_plain if name in plain else canon)(body[name]) for name in names]
-    sealed_digest = digest_of_bytes(b"{" + b",".join(members) + b"}")
+    members = [orjson.dumps(name) + b":" + canon(body[name]) for name in names]
+    sealed_digest = "sha256:" + hashlib.sha256(b"{" + b",".join(members) + b"}").hexdigest()
     at = sum(1 for name in names if name.encode("utf-16-be") < _DIGEST_NAME)
     members.insert(at, b'"digest":' + orjson.dumps(sealed_digest))
     return {**body, "digest": sealed_digest}, b"{" + b",".join(members) + b"}"
@@ -255,93 +243,9 @@ def seal_canonical(obj: Mapping[str, Any], plain: Collection[str] = ()) -> tuple
 
 def is_sealed(obj: Mapping[str, Any]) -> bool:
     """True when ``obj["digest"] == digest(obj without its digest member)``."""
-    body = dict(obj)
-    claimed: object = body.pop("digest", None)
-    # Validation asks this of every artifact in a closure: no more work than the hash.
-    return claimed == "sha256:" + hashlib.sha256(canon(body)).hexdigest()
-
-
-def canon_with_echo(value: list[Any], echo: bytes, suspects: list[Any] | None = None) -> bytes:
-    """``canon(value)``, given ``orjson.dumps(value, OPT_SORT_KEYS)``: the echo itself where it is JCS.
-
-    ``suspects``: the elements of ``value`` that may hold what orjson writes
-    otherwise (step 1); by default, all of them.
-    """
-    if _orjson_writes_jcs(value if suspects is None else suspects) and _names_sort_alike(echo):
-        return echo
-    return canon(value)
-
-
-def canon_plain(value: Any) -> bytes:
-    """``canon(value)`` for a value whose every float is non-integral with a magnitude
-    in [1e-4, 1e16), as the caller knows by its construction: orjson writes those
-    as RFC 8785 does, so step 1's walk, a tenth of a report's cost, is skipped.
-
-    A report's entries are such values: strings, integers, null, and scores in
-    hundredths, a float only when not whole. Everything else is checked as
-    :func:`canon` checks it (an integer beyond 2^53 - 1, a type that is not JSON,
-    names that sort otherwise in UTF-16).
-    """
-    try:
-        out = orjson.dumps(value, option=_OPTIONS)
-    except orjson.JSONEncodeError:
-        return canon(value)
-    return out if _names_sort_alike(out) else canon(value)
+    return obj.get("digest") == digest(_unsealed(obj))
 
 
 def _names_sort_alike(out: bytes) -> bool:
     """Step 2: orjson's code-point order of names is RFC 8785's UTF-16 order in ``out``."""
     return out.isascii() or not any(b in out for b in _ASTRAL) or not any(b in out for b in _HIGH_BMP)
-
-
-class ObjectDigest:
-    """``digest()`` of an object whose members arrive one at a time, an array's in pieces.
-
-    The members must arrive in RFC 8785 order (names by UTF-16 code units);
-    ``in_order`` turns False at the first that does not, and the digest is
-    then the caller's to compute another way.
-    """
-
-    def __init__(self) -> None:
-        self._hash = hashlib.sha256(b"{")
-        self._last: bytes | None = None
-        self._pieces = 0
-        self.in_order = True
-
-    def member(self, name: str) -> bool:
-        """Open member ``name``; False once the members are out of order (nothing more is hashed)."""
-        key = name.encode("utf-16-be")
-        if self._last is not None and key <= self._last:
-            self.in_order = False
-        if self.in_order:
-            self._hash.update((b"," if self._last is not None else b"") + orjson.dumps(name) + b":")
-        self._last = key
-        return self.in_order
-
-    def value(self, canonical: bytes) -> None:
-        """The open member's whole value, canonical."""
-        if self.in_order:
-            self._hash.update(canonical)
-
-    def open_array(self) -> None:
-        self._pieces = 0
-        if self.in_order:
-            self._hash.update(b"[")
-
-    def elements(self, canonical: bytes) -> None:
-        """Some of the open array's elements, as the canonical bytes of an array holding them."""
-        if self.in_order and len(canonical) > 2:
-            self._hash.update(b"," if self._pieces else b"")
-            self._hash.update(memoryview(canonical)[1:-1])
-            self._pieces += 1
-
-    def close_array(self) -> None:
-        if self.in_order:
-            self._hash.update(b"]")
-
-    def result(self) -> str:
-        if not self.in_order:
-            raise ValueError("members arrived out of RFC 8785 order")
-        done = self._hash.copy()
-        done.update(b"}")
-        return "sha256:" + done.hexdigest()

@@ -1,10 +1,14 @@
-"""The value grammar of SPEC §0: ID, REPO, PATH, TIMESTAMP, DIGEST, INT."""
+"""The value grammar of SPEC §0 (ID, REPO, PATH, TIMESTAMP, DIGEST, INT), as
+predicates and as :class:`Rule` objects: each value's rule described once, with
+its message and its JSON Schema fragment (:mod:`curator_io.kinds` puts them
+together into the kinds of object a bundle holds)."""
 
 from __future__ import annotations
 
 import calendar
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, TypeGuard
 
 __all__ = [
@@ -17,10 +21,23 @@ __all__ = [
     "is_digest",
     "is_int",
     "is_number",
-    "all_of_type",
     "utf8_len",
     "instant_key",
+    "shown",
     "MAX_INT",
+    "Rule",
+    "text",
+    "one_of",
+    "const",
+    "STRING",
+    "ID",
+    "INT",
+    "INT_FROM_1",
+    "REPO",
+    "PATH",
+    "PATH_OR_NULL",
+    "DIGEST",
+    "TIMESTAMP",
 ]
 
 MAX_INT = 2**53 - 1
@@ -49,18 +66,13 @@ _IDS = re.compile(rf"{_ID.pattern}(?:\n{_ID.pattern})*")
 _TIMESTAMPS = re.compile(rf"{_TIMESTAMP_FIELDS.pattern}(?:\n{_TIMESTAMP_FIELDS.pattern})*")
 
 
-def all_of_type(kind: type, values: Iterable[Any]) -> bool:
-    """``all(type(v) is kind for v in values)``, the loop in C (a third faster on a chunk's column)."""
-    return frozenset((kind,)).issuperset(map(type, values))
-
-
 def _each_matches(joined_pattern: re.Pattern[str], values: list[Any]) -> bool:
     """Every value is a string that the joined pattern's unit matches whole, in one match
     over the values joined by newlines. No value the unit matches holds a newline, so each
     newline joins two (the count rules out one inside a value). For an empty list: True."""
     if not values:
         return True
-    if not all_of_type(str, values):
+    if not all(type(v) is str for v in values):
         return False
     joined = "\n".join(values)
     return joined.count("\n") == len(values) - 1 and joined_pattern.fullmatch(joined) is not None
@@ -128,21 +140,153 @@ def is_int(v: Any) -> TypeGuard[int | float]:
     return False
 
 
-#: What the SPEC §0 names mean, for a message that says what was expected.
-_MEANINGS = {
-    "an ID": "an ID (1-128 ASCII letters, digits and . _ : / -, starting with a letter or digit)",
-    "an INT": f"an INT (a whole number from 0 to {MAX_INT})",
-    "an INT >= 1": f"an INT >= 1 (a whole number from 1 to {MAX_INT})",
-    "a REPO": "a REPO (1-200 UTF-8 bytes, no control characters)",
-    "a PATH or null": "a PATH (a relative POSIX path of 1-400 UTF-8 bytes, no . or .. segment) or null",
-    "a DIGEST": "a DIGEST ('sha256:' and 64 lowercase hex digits)",
-    "a TIMESTAMP": "a TIMESTAMP (RFC 3339 in UTC, e.g. 2026-11-29T10:00:00Z)",
-}
+# --- rules: each SPEC §0-§1 value described once --------------------------------------
 
 
-def described(what: str) -> str:
-    """``what`` with its SPEC §0 meaning spelled out, when it names one."""
-    return _MEANINGS.get(what, what)
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """What one member's value must be, said once and read four ways: by the
+    loader on one value, by the loader on a chunk's column at once, by an error
+    message, and by the published JSON Schema."""
+
+    expected: str
+    """What a message says was expected, its SPEC §0 meaning spelled out."""
+    holds: Callable[[Any], bool]
+    """The rule, on one value."""
+    schema: Mapping[str, Any]
+    """The JSON Schema fragment: looser where no schema can state the rule (UTF-8 bytes, calendar dates)."""
+    holds_for_all: Callable[[list[Any]], bool] | None = None
+    """The rule over a chunk's column, in fewer passes; None: value by value. An INT's column
+    holds only when every value is written as an integer, so a chunk passes only when
+    orjson writes its numbers as RFC 8785 does."""
+    read: Callable[[Any], Any] | None = None
+    """The value as a model keeps it (an INT as ``int``), when not as parsed."""
+    number: bool = False
+    """An INT: RFC 8785 writes ``7.0`` as ``7``, orjson does not."""
+
+    def all_hold(self, values: list[Any]) -> bool:
+        return self.holds_for_all(values) if self.holds_for_all is not None else all(map(self.holds, values))
+
+
+def _is_str(v: Any) -> bool:
+    return type(v) is str
+
+
+def _are_strs(values: list[Any]) -> bool:
+    return all(type(v) is str for v in values)
+
+
+def _ints_from(least: int) -> Callable[[list[Any]], bool]:
+    def all_ints(values: list[Any]) -> bool:
+        return all(type(v) is int for v in values) and (not values or (least <= min(values) and max(values) <= MAX_INT))
+
+    return all_ints
+
+
+def _are_timestamps(values: list[Any]) -> bool:
+    # Only a day past the 28th or the year 0000 needs the calendar.
+    return are_timestamp_shaped(values) and all(is_timestamp(t) for t in values if t[8:10] > "28" or t[:4] == "0000")
+
+
+# What a PATH may not hold, "\n" aside (it joins them): a control character, or an empty, "." or ".." segment.
+_NOT_PATHS = re.compile(r"[\x00-\x09\x0b-\x1f\x7f]|(?:\A|/|\n)\.{0,2}(?:/|\n|\Z)")
+
+
+def _are_paths_or_null(values: list[Any]) -> bool:
+    paths = [v for v in values if v is not None]
+    if not paths:
+        return True
+    if not _are_strs(paths):
+        return False
+    joined = "\n".join(paths)
+    if joined.count("\n") != len(paths) - 1 or _NOT_PATHS.search(joined):
+        return False
+    # bytes(s) <= 4 len(s): a short enough column needs no UTF-8 count.
+    return max(map(len, paths)) <= 100 or all(1 <= utf8_len(v) <= 400 for v in paths)
+
+
+def text(least: int, most: int) -> Rule:
+    """A string of ``least``-``most`` UTF-8 bytes (``least`` is 0 or 1)."""
+
+    def holds(v: Any) -> bool:
+        return type(v) is str and least <= utf8_len(v) <= most
+
+    def all_hold(values: list[Any]) -> bool:
+        if not _are_strs(values) or (least and not all(values)):
+            return False
+        # bytes(s) <= 4 len(s): a short enough column needs no UTF-8 count.
+        return not values or max(map(len, values)) <= most // 4 or all(utf8_len(v) <= most for v in values)
+
+    schema: dict[str, Any] = {"type": "string", "maxLength": most}
+    if least:
+        schema["minLength"] = least
+    return Rule(f"a string of {least}-{most} bytes", holds, schema, all_hold)
+
+
+def one_of(*choices: str) -> Rule:
+    """One of the strings ``choices``; a model keeps the table's own string, not the parsed copy."""
+    names = {c: c for c in choices}
+
+    def all_hold(values: list[Any]) -> bool:
+        return _are_strs(values) and names.keys() >= set(values)
+
+    expected = ", ".join(choices[:-1]) + " or " + choices[-1]
+    return Rule(
+        expected,
+        lambda v: type(v) is str and v in names,
+        {"type": "string", "enum": list(choices)},
+        all_hold,
+        names.__getitem__,
+    )
+
+
+def const(value: str) -> Rule:
+    return Rule(repr(value), lambda v: v == value, {"type": "string", "const": value})
+
+
+STRING = Rule("a string", _is_str, {"type": "string"}, _are_strs)
+ID = Rule(
+    "an ID (1-128 ASCII letters, digits and . _ : / -, starting with a letter or digit)",
+    is_id,
+    {"type": "string", "pattern": f"^{_ID.pattern}$"},
+    are_ids,
+)
+INT = Rule(
+    f"an INT (a whole number from 0 to {MAX_INT})",
+    is_int,
+    {"type": "integer", "minimum": 0, "maximum": MAX_INT},
+    _ints_from(0),
+    int,
+    number=True,
+)
+INT_FROM_1 = Rule(
+    f"an INT >= 1 (a whole number from 1 to {MAX_INT})",
+    lambda v: is_int(v) and v >= 1,
+    {"type": "integer", "minimum": 1, "maximum": MAX_INT},
+    _ints_from(1),
+    int,
+    number=True,
+)
+REPO = Rule(
+    "a REPO (1-200 UTF-8 bytes, no control characters)", is_repo, {"type": "string", "minLength": 1, "maxLength": 200}
+)
+_PATH_SCHEMA = {"type": "string", "minLength": 1, "maxLength": 400}
+PATH = Rule("a PATH (a relative POSIX path of 1-400 UTF-8 bytes, no . or .. segment)", is_path, _PATH_SCHEMA)
+PATH_OR_NULL = Rule(
+    "a PATH (a relative POSIX path of 1-400 UTF-8 bytes, no . or .. segment) or null",
+    lambda v: v is None or is_path(v),
+    {"anyOf": [_PATH_SCHEMA, {"type": "null"}]},
+    _are_paths_or_null,
+)
+DIGEST = Rule(
+    "a DIGEST ('sha256:' and 64 lowercase hex digits)", is_digest, {"type": "string", "pattern": f"^{_DIGEST.pattern}$"}
+)
+TIMESTAMP = Rule(
+    "a TIMESTAMP (RFC 3339 in UTC, e.g. 2026-11-29T10:00:00Z)",
+    is_timestamp,
+    {"type": "string", "pattern": r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?Z$"},
+    _are_timestamps,
+)
 
 
 def shown(value: Any) -> str:

@@ -7,7 +7,7 @@ read them.
 
 Two parsers give one result. The strict one (the stdlib decoder with hooks)
 defines the semantics and names every error. orjson parses first, because it
-is several times faster; its value is returned only when the strict parser
+is faster; its value is returned only when the strict parser
 would return the very same value:
 
 1. orjson accepts the document (it refuses a BOM, invalid UTF-8, a lone
@@ -122,10 +122,10 @@ def _parse_fast(raw: bytes) -> Any:
     if b"\\u003a" in raw or b"\\u003A" in raw:
         return _UNSURE  # 3. an escaped colon would spoil the count
     try:
-        echoed = _echoed_colons(value)
+        dumped = _dumped_colons(value)
     except orjson.JSONEncodeError:
         return _UNSURE  # 2. an int beyond 2^53 - 1
-    if raw.count(b":") != echoed:
+    if raw.count(b":") != dumped:
         return _UNSURE  # 3. a duplicate member name
     return value
 
@@ -133,7 +133,7 @@ def _parse_fast(raw: bytes) -> Any:
 _SLICE = 1024
 
 
-def _echoed_colons(value: Any, depth: int = 0) -> int:
+def _dumped_colons(value: Any, depth: int = 0) -> int:
     """The colons in ``orjson.dumps(value)``, written a piece at a time: the top levels of a
     document are split (a bundle's artifact arrays sit at depth 1 or 2) so that no copy of the
     whole document is ever held.
@@ -142,9 +142,9 @@ def _echoed_colons(value: Any, depth: int = 0) -> int:
     """
     if depth < 3 and type(value) is dict:
         # One separator per member, the name's own colons, then the value's.
-        return sum(1 + name.count(":") + _echoed_colons(item, depth + 1) for name, item in value.items())
+        return sum(1 + name.count(":") + _dumped_colons(item, depth + 1) for name, item in value.items())
     if depth < 3 and type(value) is list and len(value) > _SLICE:
-        return sum(_echoed_colons(value[i : i + _SLICE], 3) for i in range(0, len(value), _SLICE))
+        return sum(_dumped_colons(value[i : i + _SLICE], 3) for i in range(0, len(value), _SLICE))
     return orjson.dumps(value, option=orjson.OPT_STRICT_INTEGER).count(b":")
 
 

@@ -17,9 +17,10 @@ objects; read here, only one chunk of about 128 KB is parsed at a time:
    tells where the array ends; that shorter chunk is parsed again.
 3. Every chunk meets the rules :func:`curator_io.jsonio.parse_json` applies to
    a whole document: no integer beyond 2^53 - 1, and no repeated member name
-   (the colon count of the chunk's bytes equals that of orjson's echo of its
-   value; see jsonio). A chunk whose bytes *are* that echo, as a canonical
-   document's are, has lost no member: it needs no count.
+   (the colon count of the chunk's bytes equals that of its *sorted dump*,
+   ``orjson.dumps(value, OPT_SORT_KEYS | OPT_STRICT_INTEGER)``; see jsonio). A
+   chunk whose bytes *are* its sorted dump, as a canonical document's are, has
+   lost no member: it needs no count.
 
 Whatever this reader cannot vouch for raises :class:`Unsure`: a syntax error,
 a duplicate name, an escaped colon, an element larger than :data:`LIMIT`, a
@@ -43,7 +44,7 @@ __all__ = ["Unsure", "ArrayMember", "iter_members", "parse_chunk", "CHUNK", "LIM
 
 #: Bytes of input per chunk, about: a chunk ends at the first guess past this. Small
 #: enough that a chunk's objects stay in the CPU's caches while the loader makes its
-#: passes over them (at N = 8k, 1 MB chunks load in 0.71 s, 128 KB chunks in 0.57 s).
+#: passes over them (bench/RESULTS.md, "Second round", 6).
 CHUNK = 1 << 17
 #: The longest chunk tried; an element longer than this is left to the whole parse.
 LIMIT = 8 << 20
@@ -53,7 +54,7 @@ MAX_GUESSES = 32
 _WS = re.compile(rb"[ \t\n\r]*")
 _NAME = re.compile(rb'"(?:[^"\\]|\\.)*"')
 _GUESS = re.compile(rb"\}[ \t\n\r]*,[ \t\n\r]*\{")
-_ECHO = orjson.OPT_SORT_KEYS | orjson.OPT_STRICT_INTEGER
+_SORTED_DUMP = orjson.OPT_SORT_KEYS | orjson.OPT_STRICT_INTEGER
 _OPEN_ARRAY, _CLOSE_ARRAY, _OPEN_OBJECT, _CLOSE_OBJECT, _COMMA, _COLON = b"[]{},:"
 
 
@@ -78,11 +79,11 @@ class _ClosedEarly(Exception):
 
 
 def parse_chunk(raw: bytes, start: int, end: int) -> tuple[list[Any], bytes]:
-    """The elements in ``raw[start:end]`` (a run of whole array elements), and orjson's echo of them.
+    """The elements in ``raw[start:end]`` (a run of whole array elements), and their sorted dump.
 
-    The echo is ``orjson.dumps(elements, OPT_SORT_KEYS | OPT_STRICT_INTEGER)``:
-    it proves no name repeats (step 3), and it is the chunk's canonical form
-    wherever orjson writes JCS (:func:`curator_io.canonical.canon_with_echo`).
+    The sorted dump, ``orjson.dumps(elements, OPT_SORT_KEYS | OPT_STRICT_INTEGER)``,
+    proves no name repeats (step 3), and it is the chunk's canonical form
+    wherever orjson writes JCS (``curator_io.bundle._canonical_chunk``).
     """
     wrapped = b"".join((b"[", memoryview(raw)[start:end], b"]"))
     try:
@@ -97,24 +98,24 @@ def parse_chunk(raw: bytes, start: int, end: int) -> tuple[list[Any], bytes]:
                 raise _ClosedEarly(len(closed.encode()) - 2) from None
         raise _Refused(e.msg) from None
     try:
-        echo = orjson.dumps(items, option=_ECHO)
+        sorted_dump = orjson.dumps(items, option=_SORTED_DUMP)
     except orjson.JSONEncodeError as e:
         raise Unsure(str(e)) from None  # an integer beyond 2^53 - 1, or nesting beyond orjson's limit
-    if echo == wrapped:
+    if sorted_dump == wrapped:
         # The chunk is written as orjson writes its value (a canonical bundle's chunks
         # mostly are): no member was dropped, and no colon hides in an escape.
-        return items, echo
+        return items, sorted_dump
     if raw.find(b"\\u003", start, end) != -1 and (b"\\u003a" in wrapped or b"\\u003A" in wrapped):
         raise Unsure("an escaped colon spoils the count of names")
-    if echo.count(b":") != raw.count(b":", start, end):
+    if sorted_dump.count(b":") != raw.count(b":", start, end):
         raise Unsure("a member name repeats")
-    return items, echo
+    return items, sorted_dump
 
 
 class ArrayMember:
     """One array member of the top-level object, read a chunk at a time.
 
-    Iterate it for ``(elements, echo)`` pairs, in order; the walk goes on to
+    Iterate it for ``(elements, sorted dump)`` pairs, in order; the walk goes on to
     the next member only once the array has been read to its end.
     """
 
@@ -142,9 +143,9 @@ class ArrayMember:
             self.end = s + 1
             return
         while True:
-            items, echo, c = self._chunk(s)
+            items, sorted_dump, c = self._chunk(s)
             self.spans.append((s, c))
-            yield items, echo
+            yield items, sorted_dump
             q = _skip(raw, c)
             after = raw[q] if q < len(raw) else None
             if after == _CLOSE_ARRAY:
@@ -155,7 +156,7 @@ class ArrayMember:
             s = _skip(raw, q + 1)
 
     def _chunk(self, s: int) -> tuple[list[Any], bytes, int]:
-        """The elements from ``s`` to a proven end, their echo, and that end.
+        """The elements from ``s`` to a proven end, their sorted dump, and that end.
 
         Guesses are looked for in a window of two chunks; without one, the
         window's end is tried. So the chunk that reaches past its array's end
@@ -167,7 +168,7 @@ class ArrayMember:
             m = _GUESS.search(raw, look, reach)
             c = m.start() + 1 if m else _char_boundary(raw, min(len(raw), reach))
             try:
-                items, echo = parse_chunk(raw, s, c)
+                items, sorted_dump = parse_chunk(raw, s, c)
             except (_Unterminated, _Refused) as e:
                 if m is not None:
                     # A guess is just past a "}" that "," and "{" follow, so orjson reads to the
@@ -183,8 +184,8 @@ class ArrayMember:
                 continue
             except _ClosedEarly as early:
                 c = s + early.length
-                items, echo = parse_chunk(raw, s, c)
-            return items, echo, c
+                items, sorted_dump = parse_chunk(raw, s, c)
+            return items, sorted_dump, c
         raise Unsure(f"no end of a chunk found after {MAX_GUESSES} guesses at byte {s}")
 
 

@@ -8,7 +8,8 @@ applying a selection (SPEC §8) writes memory instructions back as they were.
 
 The artifacts a bundle holds by the ten thousand (materializations, traces,
 evidence, lessons) and scopes are named tuples, immutable as frozen dataclasses
-are but built four times faster (``tuple.__new__`` over a chunk's columns).
+are but built without a ``__setattr__`` per field (``tuple.__new__`` over a
+chunk's columns; bench/RESULTS.md, "Third round", 2).
 """
 
 from __future__ import annotations

@@ -1,11 +1,12 @@
-"""Pydantic models of the bundle and of both reports, and the JSON Schemas
-(Draft 2020-12) published from them.
+"""The JSON Schemas (Draft 2020-12) published in ``curator_io/schemas/``: the
+bundle's generated from its description in :mod:`curator_io.kinds`, each
+report's from its pydantic model here.
 
-The published schema files in ``curator_io/schemas/`` are generated from these
-models (``python -m curator_io.reports``) and a test fails when the two drift
-apart. The schemas describe the shape of a document; the rules no schema can
-state (calendar dates, UTF-8 byte lengths, seals, the invariants of SPEC §7)
-are checked by the loader and by :mod:`ranking.verification`.
+The published files are generated (``python -m curator_io.reports``) and a
+test fails when they and their sources drift apart. The schemas describe the
+shape of a document; the rules no schema can state (calendar dates, UTF-8 byte
+lengths, seals, the invariants of SPEC §7) are checked by the loader and by
+:mod:`ranking.verification`.
 """
 
 from __future__ import annotations
@@ -15,10 +16,11 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from curator_io import grammar as g
+from curator_io.kinds import BUNDLE, DEFINITIONS, Kind
 from curator_io.published import SCHEMA_IDS, published_schema
 
 __all__ = [
-    "BundleModel",
     "ValidationReportModel",
     "RankingReportModel",
     "SCHEMA_MODELS",
@@ -26,117 +28,16 @@ __all__ = [
     "generate_schema",
 ]
 
-ID = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$")]
-DIGEST = Annotated[str, Field(pattern=r"^sha256:[0-9a-f]{64}$")]
-TIMESTAMP = Annotated[str, Field(pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?Z$")]
-INT = Annotated[int, Field(ge=0, le=2**53 - 1)]
+# SPEC §0's values, from their rules (curator_io.grammar).
+ID = Annotated[str, Field(pattern=g.ID.schema["pattern"])]
+DIGEST = Annotated[str, Field(pattern=g.DIGEST.schema["pattern"])]
+TIMESTAMP = Annotated[str, Field(pattern=g.TIMESTAMP.schema["pattern"])]
+INT = Annotated[int, Field(ge=0, le=g.MAX_INT)]
 Number = int | float
 
 
 class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class _Open(BaseModel):
-    """SPEC §1: members not listed are allowed (and count in digests)."""
-
-    model_config = ConfigDict(frozen=True, extra="allow")
-
-
-# -- curator-bundle-v1 (SPEC §1) ------------------------------------------------------
-
-
-class GlobalScope(_Frozen):
-    level: Literal["global"]
-
-
-class RepositoryScope(_Frozen):
-    level: Literal["repository"]
-    repository: Annotated[str, Field(min_length=1, max_length=200)]
-
-
-class PathScope(_Frozen):
-    level: Literal["path"]
-    repository: Annotated[str, Field(min_length=1, max_length=200)]
-    path: Annotated[str, Field(min_length=1, max_length=400)]
-
-
-Scope = Annotated[GlobalScope | RepositoryScope | PathScope, Field(discriminator="level")]
-
-
-class InstructionModel(_Open):
-    key: ID
-    text: Annotated[str, Field(min_length=1, max_length=4000)]
-    scope: Scope
-    origin: Literal["user", "curated", "repository"]
-    digest: str
-
-
-class MaterializationModel(_Open):
-    id: ID
-    repository: Annotated[str, Field(min_length=1, max_length=200)]
-    source_revision: Annotated[str, Field(min_length=1, max_length=100)]
-    status: Literal["compatible", "incompatible", "invalid"]
-    digest: str
-
-
-class TraceModel(_Open):
-    id: ID
-    lineage: ID
-    """The root task; two traces are independent iff their lineages differ."""
-    materialization: ID
-    steps: Annotated[int, Field(ge=1, le=2**53 - 1)]
-    completeness: Literal["complete", "partial"]
-    verified_prefix: INT
-    digest: str
-
-
-class EvidenceModel(_Open):
-    id: ID
-    trace: ID
-    step: INT
-    signal: Literal["user", "deterministic", "tool", "observable", "self_assessment"]
-    observed_at: TIMESTAMP
-    path: Annotated[str, Field(min_length=1, max_length=400)] | None
-    summary: Annotated[str, Field(max_length=1000)]
-    digest: str
-
-
-class LessonModel(_Open):
-    id: ID
-    text: Annotated[str, Field(min_length=1, max_length=2000)]
-    evidence: Annotated[list[ID], Field(min_length=1, json_schema_extra={"uniqueItems": True})]
-    digest: str
-
-
-class RunModel(_Open):
-    id: ID
-    curator: str
-    frozen_at: TIMESTAMP
-
-
-class MemoryModel(_Open):
-    version: INT
-    instructions: list[InstructionModel]
-
-
-class FrozenModel(_Open):
-    digest: DIGEST
-
-
-class BundleModel(_Open):
-    """``curator-bundle-v1``. Proposals are checked one by one (SPEC §3.1), so any value is allowed here."""
-
-    schema_: Literal["curator-bundle-v1"] = Field(alias="schema")
-    run: RunModel
-    memory: MemoryModel
-    instructions: list[InstructionModel]
-    materializations: list[MaterializationModel]
-    traces: list[TraceModel]
-    evidence: list[EvidenceModel]
-    lessons: list[LessonModel]
-    proposals: list[Any]
-    frozen: FrozenModel
 
 
 # -- evidence-validation-v1 (SPEC §3.7) -------------------------------------------------
@@ -248,21 +149,42 @@ class RankingReportModel(_Frozen):
     digest: DIGEST
 
 
-#: The name ``evidence-rank schema NAME`` takes, and the model its schema is generated from.
-SCHEMA_MODELS: dict[str, tuple[str, type[BaseModel]]] = {
-    "bundle": (SCHEMA_IDS["bundle"], BundleModel),
-    "validation": (SCHEMA_IDS["validation"], ValidationReportModel),
-    "report": (SCHEMA_IDS["report"], RankingReportModel),
+#: Each report's name (as ``evidence-rank schema NAME`` takes it) and its model.
+SCHEMA_MODELS: dict[str, type[BaseModel]] = {
+    "validation": ValidationReportModel,
+    "report": RankingReportModel,
 }
 
 
+def _object_schema(kind: Kind) -> dict[str, Any]:
+    """A kind's table as the schema of an object, written as pydantic writes a model's."""
+    properties = {}
+    for name, rule in kind.members:
+        fragment = dict(rule.schema)
+        if "$ref" not in fragment:
+            fragment["title"] = name.replace("_", " ").title()
+        properties[name] = fragment
+    out: dict[str, Any] = {
+        "type": "object",
+        "title": kind.title,
+        "additionalProperties": not kind.closed,
+        "properties": properties,
+        "required": [name for name, _ in kind.members],
+    }
+    if kind.description is not None:
+        out["description"] = kind.description
+    return out
+
+
 def generate_schema(name: str) -> dict[str, Any]:
-    """The Draft 2020-12 schema of ``name``, generated from its model."""
-    schema_id, model = SCHEMA_MODELS[name]
-    body = model.model_json_schema(by_alias=True, mode="validation")
+    """The Draft 2020-12 schema of ``name``: the bundle's from its kinds, a report's from its model."""
+    if name == "bundle":
+        body = {"$defs": {kind.title: _object_schema(kind) for kind in DEFINITIONS}, **_object_schema(BUNDLE)}
+    else:
+        body = SCHEMA_MODELS[name].model_json_schema(by_alias=True, mode="validation")
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
-        "$id": f"urn:evidence-rank:schema:{schema_id}",
+        "$id": f"urn:evidence-rank:schema:{SCHEMA_IDS[name]}",
         **body,
     }
 
@@ -271,7 +193,7 @@ if __name__ == "__main__":  # regenerate the published files: python -m curator_
     from pathlib import Path
 
     folder = Path(__file__).with_name("schemas")
-    for schema_name, (schema_file, _) in SCHEMA_MODELS.items():
+    for schema_name, schema_file in SCHEMA_IDS.items():
         text = json.dumps(generate_schema(schema_name), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
         (folder / f"{schema_file}.json").write_text(text, "utf-8")
         print(f"wrote {folder / schema_file}.json")

@@ -26,7 +26,8 @@ from ranking.apply import apply_selection
 from ranking.explain import explain
 from ranking.gate import compare_memory, render_github, render_json, render_summary, render_text, selected_edits
 from ranking.pipeline import rank
-from ranking.verification import check_report, proposals_of, replay_report
+from ranking.verification import check_report, replay_report
+from validator import proposals_of
 
 __all__ = ["Target", "LIBRARY_TARGETS"]
 

@@ -7,7 +7,8 @@ from typing import Any
 
 from curator_io.canonical import seal
 from curator_io.models import Bundle
-from ranking.verification import proposals_of, replay_report
+from ranking.verification import replay_report
+from validator import proposals_of
 
 __all__ = ["apply_selection"]
 

@@ -14,6 +14,7 @@ Ctrl-C, which a terminal sends to every process of the group.
 from __future__ import annotations
 
 import ctypes
+import gc
 import os
 import signal
 import sys
@@ -127,7 +128,12 @@ class ProcessEngine:
 
 
 def _worker_started(parent: int | None) -> None:
-    """First thing in each pool process: leave signals to the parent, and die with it."""
+    """First thing in each pool process: leave signals to the parent, and die with it.
+
+    The collector is off, as in the command's own process (``ranking.cli.collector``):
+    a worker scores bundle after bundle, and its passes would find no cycle.
+    """
+    gc.disable()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group; the parent decides
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a forked worker would inherit the CLI's handler
     if _die_with_parent() and parent is not None and os.getppid() != parent:

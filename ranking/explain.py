@@ -22,9 +22,11 @@ from curator_io.errors import ConfigError
 from curator_io.grammar import instant_key
 from curator_io.models import SIGNAL_WEIGHTS, Bundle, Scope
 from ranking.numbers import to_json_number
+from ranking.selection import operations_conflict
 from ranking.verification import check_report, replay
 from validator import Proposal, ValidationEntry
-from validator.support import derive_scope, integrity
+from validator.closure import integrity_points
+from validator.support import derive_scope
 
 __all__ = ["SENTENCES", "Section", "Explanation", "UnknownProposal", "explain", "reason_sentence"]
 
@@ -241,7 +243,7 @@ def _conflict_lines(a: Proposal, b: Proposal) -> list[str]:
     lines = []
     for op in a.operations:
         other = theirs.get(op.key)
-        if other is None or (other == op and a.scope == b.scope):
+        if other is None or not operations_conflict(op, a.scope, other, b.scope):
             continue
         what = []
         if op.action != other.action:
@@ -305,9 +307,9 @@ def _computed(v: ValidationEntry, bundle: Bundle) -> dict[str, str]:
     items = [(bundle.evidence[e], bundle.traces[bundle.evidence[e].trace]) for e in p.support]
     mats = {t.materialization: bundle.materializations[t.materialization] for _, t in items}
     s_prime = [(ev, t) for ev, t in items if mats[t.materialization].status == "compatible"]
-    verified = [(ev, t) for ev, t in s_prime if integrity(ev, t) > 0]
+    verified = [(ev, t) for ev, t in s_prime if integrity_points(t.completeness, ev.step, t.verified_prefix) > 0]
     lineages = sorted({t.lineage for _, t in verified})
-    points = " + ".join(str(integrity(ev, t)) for ev, t in s_prime)
+    points = " + ".join(str(integrity_points(t.completeness, ev.step, t.verified_prefix)) for ev, t in s_prime)
     strongest = max(verified, key=lambda x: SIGNAL_WEIGHTS[x[0].signal])[0]
     used = sorted({t.materialization for _, t in verified})
     revisions = sorted({f"{mats[m].repository}@{mats[m].source_revision}" for m in used})
@@ -361,7 +363,7 @@ def _evidence_line(stance: str, eid: str, bundle: Bundle) -> tuple[str, Any]:
     mat = bundle.materializations.get(trace.materialization)
     if mat is None:
         return f"{stance} {eid}: materialization {trace.materialization} is not in the bundle", None
-    points = integrity(ev, trace)
+    points = integrity_points(trace.completeness, ev.step, trace.verified_prefix)
     if trace.completeness == "complete":
         level = "complete trace: integrity complete (20)"
     elif points:

@@ -40,7 +40,7 @@ from curator_io.canonical import canon
 from curator_io.errors import InputError, pointer_of
 from curator_io.models import Bundle
 from ranking.policy import ConfigMismatch
-from ranking.verification import proposals_of
+from validator import proposals_of
 
 __all__ = [
     "KINDS",
@@ -207,7 +207,7 @@ def _index_actual(actual: Any) -> tuple[_Instructions, list[Finding]]:
     if "version" in actual and not g.is_int(actual["version"]):
         # A version of the wrong type is not a memory object (SPEC §1: memory.version is an INT):
         # the file is refused, not compared.
-        detail = f"expected {g.described('an INT')}, got {g.shown(actual['version'])}"
+        detail = f"expected {g.INT.expected}, got {g.shown(actual['version'])}"
         raise InputError("input.schema", detail, pointer="/version")
     items = actual.get("instructions")
     if type(items) is not list:

@@ -5,9 +5,6 @@ load -> validate -> score -> order -> select -> build reports
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,10 +13,10 @@ from curator_io.config import DEFAULT_CONFIG, Config
 from curator_io.models import Bundle
 from ranking.report import build_report
 from ranking.scoring import Score, score_entry
-from ranking.selection import Ranked, order_eligible, select_survivors
+from ranking.selection import Ranked, order_eligible, select_survivors, split_eligible
 from validator import Validation, validate
 
-__all__ = ["Result", "rank", "rank_validation", "rank_bytes", "result_of", "collector_paused"]
+__all__ = ["Result", "rank", "rank_validation", "rank_bytes", "result_of"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,58 +40,24 @@ def rank_validation(validation: Validation) -> dict[str, Any]:
 def result_of(validation: Validation) -> Result:
     """Score, order and select what :func:`validator.validate` produced: both reports."""
     config = validation.config
-    # Cannot fail to be whole: SPEC §2 allows at most 2 fractional digits.
-    threshold = int(config.threshold_exact * 100)
-    scores: dict[str, Score] = {}
-    eligible: list[Ranked] = []
-    for e in validation.entries:
-        if e.validation == "accepted":
-            score = scores[e.id] = score_entry(e)
-            if score.final >= threshold:
-                eligible.append(Ranked(e, score.final))
+    scores: dict[str, Score] = {e.id: score_entry(e) for e in validation.entries if e.validation == "accepted"}
+    accepted = (Ranked(e, scores[e.id].final) for e in validation.entries if e.id in scores)
+    eligible, below_threshold = split_eligible(accepted, config.threshold_exact)
     ordered = order_eligible(eligible)
-    decisions = select_survivors(ordered, config.max_selected)
+    decisions = select_survivors(ordered, config.max_selected) | below_threshold
     return Result(validation, *build_report(validation, scores, [r.entry.id for r in ordered], decisions))
 
 
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector for one run.
-
-    A run allocates millions of small acyclic objects (a bundle's parsed JSON,
-    its models, the reports) and frees them by reference counting; the cyclic
-    collector's full passes over that growing heap took ~18% of the time and
-    made it grow faster than the input (bench/RESULTS.md). The previous state is
-    restored, so a caller's own setting stands.
-
-    What the run leaves alive (the reports, the validation entries) is then
-    handed to the oldest generation, as surviving a run of collections would:
-    otherwise the first allocation after the run scans all of it as young, 5%
-    of a run's time, to find no garbage. It is still collected in the next full
-    collection; a caller's own frozen objects (``gc.freeze``) are left alone. A
-    run makes no reference cycles (a test holds it), so nothing it leaves waits
-    in that generation to be found.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            if gc.get_freeze_count() == 0:
-                gc.freeze()  # every tracked object, young or old, into the permanent generation,
-                gc.unfreeze()  # and from there into the oldest one
-            gc.enable()
-
-
 def rank(bundle: Bundle, config: Config = DEFAULT_CONFIG) -> Result:
-    """The one entry point: validation and ranking reports for a loaded bundle."""
-    with collector_paused():
-        return result_of(validate(bundle, config=config))
+    """The one entry point: validation and ranking reports for a loaded bundle.
+
+    The garbage collector is the caller's: a command turns it off for its whole
+    process (:mod:`ranking.cli.collector`), a library call leaves it alone.
+    """
+    return result_of(validate(bundle, config=config))
 
 
 def rank_bytes(raw: bytes, config: Config = DEFAULT_CONFIG) -> Result:
     """Load (strictly) and rank one bundle document."""
-    with collector_paused():
-        # Ranking needs only the validation: the bundle is freed before the reports are built.
-        return result_of(validate(load_bundle(raw), config=config))
+    # Ranking needs only the validation: the bundle is freed before the reports are built.
+    return result_of(validate(load_bundle(raw), config=config))

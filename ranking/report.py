@@ -15,8 +15,6 @@ __all__ = ["REPORT_SCHEMA", "build_report", "ranking_entry"]
 
 REPORT_SCHEMA = "evidence-ranking-v1"
 
-_BELOW_THRESHOLD = Decision("deferred", ("rank.below_threshold", None))
-
 
 def ranking_entry(
     entry: ValidationEntry,
@@ -51,15 +49,13 @@ def build_report(
     """Assemble and seal the ``evidence-ranking-v1`` report: the report, and its canonical bytes.
 
     ``scores`` holds every accepted proposal; ``ranking`` the eligible ones in
-    rank order; ``decisions`` their final dispositions.
+    rank order; ``decisions`` the final disposition of every accepted one (§5).
     """
     rank_of = {pid: i for i, pid in enumerate(ranking, start=1)}
     entries = []
     # Both are sorted by reported id (§3.7), so they pair up.
     for e, validated in zip(validation.entries, validation.report["proposals"], strict=True):
         decision = decisions.get(e.id)
-        if decision is None and e.id in scores:
-            decision = _BELOW_THRESHOLD  # SPEC §5.1
         entries.append(ranking_entry(e, validated, scores.get(e.id), rank_of.get(e.id), decision))
     selected = [pid for pid in ranking if decisions[pid].disposition == "selected"]
     dispositions = [x["disposition"] for x in entries]
@@ -88,7 +84,5 @@ def build_report(
             "selected": selected,
             "outcome": "selected" if selected else "no_op",
             "counts": counts,
-        },
-        # Each entry's members are strings, integers, null and scores, a float only when not whole.
-        plain=("proposals",),
+        }
     )

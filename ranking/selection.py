@@ -1,5 +1,5 @@
-"""Ranking and selection (SPEC §5): order the eligible, drop duplicates and
-conflicts, select the first survivors.
+"""Ranking and selection (SPEC §5): keep the eligible, order them, drop
+duplicates and conflicts, select the first survivors.
 
 Duplicates and conflicts are found through indexes by fingerprint and by key,
 never by comparing all pairs.
@@ -7,12 +7,23 @@ never by comparing all pairs.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from fractions import Fraction
 from typing import NamedTuple
 
 from curator_io.grammar import instant_key
+from curator_io.models import Scope
 from validator import Operation, Proposal, ValidationEntry
 
-__all__ = ["Ranked", "Decision", "order_eligible", "select_survivors", "conflicts"]
+__all__ = [
+    "Ranked",
+    "Decision",
+    "split_eligible",
+    "order_eligible",
+    "select_survivors",
+    "conflicts",
+    "operations_conflict",
+]
 
 
 class Ranked(NamedTuple):
@@ -40,6 +51,22 @@ class Decision(NamedTuple):
 
 _SELECTED = Decision("selected", ("rank.selected", None))
 _UNSELECTED = Decision("unselected", ("rank.limit", None))
+_BELOW_THRESHOLD = Decision("deferred", ("rank.below_threshold", None))
+
+
+def split_eligible(accepted: Iterable[Ranked], threshold: Fraction) -> tuple[list[Ranked], dict[str, Decision]]:
+    """SPEC §5.1: the accepted proposals with ``final >= threshold``, and a ``deferred``
+    decision for each of the others."""
+    # Cannot fail to be whole: SPEC §2 allows the threshold at most 2 fractional digits.
+    cut = int(threshold * 100)  # in hundredths, as ``final`` is
+    eligible: list[Ranked] = []
+    below: dict[str, Decision] = {}
+    for r in accepted:
+        if r.final >= cut:
+            eligible.append(r)
+        else:
+            below[r.entry.id] = _BELOW_THRESHOLD
+    return eligible, below
 
 
 def order_key(r: Ranked) -> tuple[int, int, str, str]:
@@ -53,12 +80,18 @@ def order_eligible(eligible: list[Ranked]) -> list[Ranked]:
     return sorted(eligible, key=order_key)
 
 
+def operations_conflict(op: Operation, scope: Scope, other: Operation, other_scope: Scope) -> bool:
+    """SPEC §5.3, for two operations on the same key, each under its proposal's scope:
+    they conflict when they are not identical, or when the scopes differ."""
+    return op != other or scope != other_scope
+
+
 def conflicts(a: Proposal, b: Proposal) -> bool:
-    """SPEC §5.3: an operation on the same key that differs, or the same key under different scopes."""
+    """SPEC §5.3: two proposals conflict when an operation of each on one key conflicts."""
     ops_b = {op.key: op for op in b.operations}
     for op in a.operations:
         other = ops_b.get(op.key)
-        if other is not None and (other != op or a.scope != b.scope):
+        if other is not None and operations_conflict(op, a.scope, other, b.scope):
             return True
     return False
 
@@ -93,7 +126,7 @@ def _highest_conflicting(p: Proposal, by_key: dict[str, list[tuple[int, Proposal
         for rank, survivor, other in by_key.get(op.key, ()):  # in rank order
             if best is not None and rank >= best[0]:
                 break
-            if other != op or survivor.scope != p.scope:
+            if operations_conflict(op, p.scope, other, survivor.scope):
                 best = (rank, survivor.id)
                 break
     return None if best is None else best[1]

@@ -17,23 +17,23 @@ from fractions import Fraction
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from curator_io.canonical import canon, is_sealed, unsealed
+from curator_io.canonical import canon, is_sealed
 from curator_io.config import Config, parse_config
 from curator_io.conformance import Predicate, compile_schema
 from curator_io.diffing import differences
 from curator_io.errors import ConfigError, InvariantError, TamperError, pointer_of
 from curator_io.grammar import instant_key
-from curator_io.models import Bundle
+from curator_io.models import SIGNAL_WEIGHTS, Bundle
 from curator_io.published import published_schema
 from ranking.numbers import r2_hundredths
 from ranking.pipeline import Result, rank
 from ranking.selection import conflicts
-from validator import Proposal, Validation, check_structure, validate
+from validator import Proposal, Validation, validate
 
 if TYPE_CHECKING:
     import jsonschema
 
-__all__ = ["INVARIANTS", "check_report", "replay", "replay_report", "check_validation", "proposals_of"]
+__all__ = ["INVARIANTS", "check_report", "replay", "replay_report", "check_validation"]
 
 #: SPEC §7, in the order they are checked.
 INVARIANTS = (
@@ -49,7 +49,7 @@ INVARIANTS = (
     "conflict_free",
 )
 
-_SIGNAL_HUNDREDTHS = frozenset({1500, 1200, 900, 600, 300})
+_SIGNAL_HUNDREDTHS = frozenset(100 * weight for weight in SIGNAL_WEIGHTS.values())
 
 
 def _first_schema_error(report: Mapping[str, Any]) -> jsonschema.ValidationError | None:
@@ -85,21 +85,11 @@ def _fail(name: str, detail: str, *path: str | int) -> InvariantError:
     return InvariantError(f"invariant.{name}", detail, pointer=pointer_of(*path))
 
 
-def proposals_of(bundle: Bundle) -> dict[str, Proposal]:
-    """The structurally complete proposals of a bundle, by id (their operations are not in reports)."""
-    out = {}
-    for index, raw in enumerate(bundle.proposals):
-        checked = check_structure(raw, index)
-        if isinstance(checked, Proposal):
-            out[checked.id] = checked
-    return out
-
-
 def check_report(report: Mapping[str, Any], *, proposals: Mapping[str, Proposal] | None = None) -> None:
     """Raise ``invariant.<name>`` for the first SPEC §7 invariant ``report`` violates.
 
     ``conflict_free`` needs the proposals' operations, which a report does not
-    carry: it is checked when ``proposals`` (see :func:`proposals_of`) is given.
+    carry: it is checked when ``proposals`` (see :func:`validator.proposals_of`) is given.
     """
     # sealed
     if not isinstance(report, Mapping) or not is_sealed(report):
@@ -407,4 +397,8 @@ def check_validation(bundle: Bundle, given: Mapping[str, Any], *, config: Config
 
 def _where(given: Mapping[str, Any], expected: Mapping[str, Any]) -> list[str]:
     """The first differing pointers, the seal last: a changed body changes the digest too."""
-    return differences(unsealed(given), unsealed(expected)) or ["/digest"]
+    return differences(_body(given), _body(expected)) or ["/digest"]
+
+
+def _body(report: Mapping[str, Any]) -> dict[str, Any]:
+    return {name: value for name, value in report.items() if name != "digest"}

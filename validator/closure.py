@@ -87,8 +87,7 @@ def check_closure(p: Proposal, ctx: Context) -> tuple[list[Reason], list[Cited] 
         if mat_integrity is not None:
             reasons.append((mat_integrity, mat_id))
         if cited is not None:
-            # integrity_points(completeness, step, prefix), inline: a call per citation cost 12 ms at 8k.
-            points = COMPLETE if completeness == "complete" else PREFIX if step < prefix else UNVERIFIED
+            points = integrity_points(completeness, step, prefix)
             weight = SIGNAL_WEIGHTS[signal]
             cited.append((status, points, repository, path, lineage, weight, signal, mat_id, revision, observed_at))
 

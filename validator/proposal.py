@@ -6,17 +6,18 @@ A proposal is a raw JSON value checked on its own: a malformed one becomes a
 
 from __future__ import annotations
 
+import hashlib
 from operator import attrgetter, itemgetter
 from typing import Any, NamedTuple
 
 import orjson
 
 from curator_io import grammar as g
-from curator_io.bundle import parse_scope
-from curator_io.canonical import digest, digest_of_bytes
-from curator_io.models import Scope
+from curator_io.canonical import digest
+from curator_io.kinds import parse_scope
+from curator_io.models import Bundle, Scope
 
-__all__ = ["Operation", "Proposal", "Incomplete", "check_structure", "fingerprint", "reported_id"]
+__all__ = ["Operation", "Proposal", "Incomplete", "check_structure", "proposals_of", "fingerprint", "reported_id"]
 
 
 class Operation(NamedTuple):
@@ -175,6 +176,17 @@ def check_structure(raw: Any, index: int) -> Proposal | Incomplete:
     )
 
 
+def proposals_of(bundle: Bundle) -> dict[str, Proposal]:
+    """The structurally complete proposals of a bundle, by id: what a report does not
+    carry of them (their operations) for those that check it against the bundle."""
+    out = {}
+    for index, raw in enumerate(bundle.proposals):
+        checked = check_structure(raw, index)
+        if isinstance(checked, Proposal):
+            out[checked.id] = checked
+    return out
+
+
 def _digest_of_strings(value: dict[str, Any]) -> str:
     """``digest(value)`` for objects and arrays of strings whose member names are ASCII.
 
@@ -182,7 +194,7 @@ def _digest_of_strings(value: dict[str, Any]) -> str:
     number, and ASCII names sort the same by code point and by UTF-16 code unit
     (the two cases :func:`curator_io.canonical.canon` otherwise walks the value for).
     """
-    return digest_of_bytes(orjson.dumps(value, option=orjson.OPT_SORT_KEYS))
+    return "sha256:" + hashlib.sha256(orjson.dumps(value, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
 
 def fingerprint(scope: Scope, operations: tuple[Operation, ...]) -> str:

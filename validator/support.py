@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 from curator_io.grammar import instant_key
 from curator_io.models import Evidence, Materialization, Scope, Trace
-from validator.closure import UNVERIFIED, Cited, integrity_points
+from validator.closure import UNVERIFIED, Cited
 from validator.context import Context
 from validator.proposal import Proposal
 from validator.reasons import Reason
@@ -46,11 +46,6 @@ class SupportFacts(NamedTuple):
             "quarantined": self.quarantined,
             "earliest": self.earliest,
         }
-
-
-def integrity(ev: Evidence, trace: Trace) -> int:
-    """§3.5.2 for one evidence item and its trace."""
-    return integrity_points(trace.completeness, ev.step, trace.verified_prefix)
 
 
 def check_support(p: Proposal, cited: list[Cited], ctx: Context) -> tuple[list[Reason], SupportFacts]:

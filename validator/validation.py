@@ -96,8 +96,6 @@ def validate(bundle: Bundle, *, config: Config) -> Validation:
             "input_digest": bundle.input_digest,
             "config": config.to_json(),
             "proposals": [e.to_json() for e in entries],
-        },
-        # Each entry's members are strings, integers (the support's counts and weights) and null.
-        plain=("proposals",),
+        }
     )
     return Validation(bundle.run_id, bundle.input_digest, config, tuple(entries), report, written)

@@ -42,7 +42,7 @@ from curator_io.config import DEFAULT_CONFIG, Config, parse_config
 from ranking.integrations.agentdescent_fused import is_fused, judge_fused
 from ranking.policy import check_policy
 from ranking.verification import replay_report
-from validator import Proposal, check_structure
+from validator import proposals_of
 
 __all__ = [
     "EvidenceRankingAcceptance",
@@ -337,11 +337,9 @@ def _operations_of(source: Source, report: Mapping[str, Any]) -> dict[str, OpMap
     # SPEC §8: the report must be this bundle's, equal to the one it produces.
     replay_report(bundle, report)
     out: dict[str, OpMap] = {}
-    for index, raw in enumerate(bundle.proposals):
-        proposal = check_structure(raw, index)
-        if isinstance(proposal, Proposal):
-            # SPEC §1: add/replace carry text, remove carries none (text is None).
-            out[proposal.id] = MappingProxyType({op.key: op.text for op in proposal.operations})
+    for proposal in proposals_of(bundle).values():
+        # SPEC §1: add/replace carry text, remove carries none (text is None).
+        out[proposal.id] = MappingProxyType({op.key: op.text for op in proposal.operations})
     return out
 
 

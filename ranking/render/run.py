@@ -24,8 +24,8 @@ from curator_io.models import Bundle, Scope
 from ranking.explain import reason_sentence
 from ranking.numbers import r2
 from ranking.render.page import exact, format_number, percent, render_page
-from ranking.verification import check_report, proposals_of, replay_report
-from validator import Proposal
+from ranking.verification import check_report, replay_report
+from validator import Proposal, proposals_of
 
 __all__ = ["COMPONENTS", "DISPOSITIONS", "render_report", "anchor"]
 

@@ -10,8 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from curator_io import InputError
-from curator_io.artifacts import BUILDERS, build_chunk
+from curator_io.artifacts import build_chunk, build_item
 from curator_io.canonical import seal
+from curator_io.kinds import ARTIFACTS
 
 _NEAR_IDS = st.sampled_from(["ev-1", "tr-2", "a" * 128, "a" * 129, "", "bad id", "x\ny", "é", 7, None, ["ev-1"]])
 _NEAR_TIMESTAMPS = st.sampled_from(
@@ -67,6 +68,17 @@ def _trace(draw: st.DrawFn) -> Any:
 
 
 @st.composite
+def _materialization(draw: st.DrawFn) -> Any:
+    item = {
+        "id": draw(_maybe("mat-1", _NEAR_IDS)),
+        "repository": draw(_maybe("acme/api", st.sampled_from(["", "x" * 201, "é" * 101, "a\tb", "acme\x7f", 3]))),
+        "source_revision": draw(_maybe("abc123", st.sampled_from(["", "x" * 101, "é" * 51, "😀" * 25, None]))),
+        "status": draw(_maybe("compatible", st.sampled_from(["invalid", "broken", ["compatible"], None]))),
+    }
+    return _finish(draw, item)
+
+
+@st.composite
 def _lesson(draw: st.DrawFn) -> Any:
     cited = draw(_maybe(["ev-1", "ev-2"], st.lists(_NEAR_IDS, max_size=3)))
     item = {
@@ -92,12 +104,12 @@ def _built(name: str, items: list[Any], in_bulk: bool) -> Any:
     try:
         if in_bulk:
             return build_chunk(name, items, 0)
-        return [BUILDERS[name](item, (name, i)) for i, item in enumerate(items)]
+        return [build_item(ARTIFACTS[name], item, (name, i)) for i, item in enumerate(items)]
     except InputError as e:
         return (e.code, e.pointer, e.detail)
 
 
-_KINDS = {"evidence": _evidence(), "traces": _trace(), "lessons": _lesson()}
+_KINDS = {"evidence": _evidence(), "traces": _trace(), "lessons": _lesson(), "materializations": _materialization()}
 
 
 @settings(max_examples=400, deadline=None)

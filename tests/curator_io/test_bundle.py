@@ -6,11 +6,17 @@ import copy
 import json
 from typing import Any
 
+import orjson
 import pytest
+import rfc8785
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from curator_io import InputError, bundle_from_document, canon, digest, load_bundle, parse_json
+from curator_io.bundle import _canonical_chunk
 from curator_io.sealing import seal_bundle
 from tests.conftest import FIXTURES, resolve_pointer
+from tests.curator_io.test_canonical import json_values
 
 EXAMPLE = parse_json((FIXTURES / "example.json").read_bytes())
 
@@ -165,3 +171,15 @@ def test_a_bundle_of_many_chunks_loads_in_chunks_as_it_loads_whole(
     whole = bundle_from_document(parse_json(raw))
     monkeypatch.setattr("curator_io.bundle.bundle_from_document", lambda doc: pytest.fail("parsed whole"))
     assert load_bundle(raw) == whole
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(json_values, max_size=6), st.booleans())
+def test_a_chunk_hashed_from_its_sorted_dump_is_its_canonical_form(items: list[Any], all_suspect: bool) -> None:
+    # The loader takes orjson's sorted dump of a parsed chunk as its canonical bytes where it can.
+    try:
+        sorted_dump = orjson.dumps(items, option=orjson.OPT_SORT_KEYS | orjson.OPT_STRICT_INTEGER)
+    except orjson.JSONEncodeError:
+        return  # the loader parses such a chunk whole
+    suspects = None if all_suspect else [x for x in items if not isinstance(x, str | int | None)]
+    assert _canonical_chunk(items, sorted_dump, suspects) == rfc8785.dumps(items)

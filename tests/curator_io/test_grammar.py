@@ -101,16 +101,3 @@ def test_timestamps_shaped_at_once_are_real_instants_save_the_day_and_year_check
     checked = [v for v in values if type(v) is str and (v[8:10] > "28" or v[:4] == "0000")]
     at_once = g.are_timestamp_shaped(values) and all(g.is_timestamp(v) for v in checked)
     assert at_once is all(map(g.is_timestamp, values))
-
-
-class _Str(str):
-    pass
-
-
-@given(
-    st.sampled_from([str, int]),
-    st.lists(st.one_of(st.text(max_size=3), st.integers(), st.booleans(), st.none(), st.builds(_Str, st.text()))),
-)
-def test_all_of_type_is_the_exact_type_of_every_value(kind: type, values: list[object]) -> None:
-    # Exact: a bool is not an int here, a str subclass not a str.
-    assert g.all_of_type(kind, values) == all(type(v) is kind for v in values)

@@ -96,7 +96,7 @@ def test_odd_but_valid_documents_read_in_chunks_as_parsed_whole(raw: bytes) -> N
         b'{"a": [{"k": 1, "k": 2}, {"j": 1}]}',
         b'{"a": [1], "a": [2]}',
         b'{"a": [{"k\\u003a": 1, "k:": 2}]}',
-        # Written as orjson would write them but for the repeat: the echo is shorter, so the count runs.
+        # Written as orjson would write them but for the repeat: the sorted dump is shorter, so the count runs.
         b'{"a":[{"k":1,"k":1}]}',
         b'{"a":[{"a":1,"b":[],"b":[]},{"c":2}]}',
         b'{"a":[{"k\\u003a":1,"k:":1}]}',

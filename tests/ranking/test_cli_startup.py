@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from curator_io.reports import SCHEMA_MODELS
+from curator_io.published import SCHEMA_IDS
 from ranking.cli import main
 from ranking.cli.commands import COMMANDS, schema
 from tests.conftest import REPO
@@ -33,7 +33,7 @@ def test_a_batch_runs_without_importing_jsonschema_or_pydantic(tmp_path: Path) -
 
 
 def test_the_schema_command_offers_exactly_the_published_schemas() -> None:
-    assert schema.NAMES == tuple(SCHEMA_MODELS)
+    assert schema.NAMES == tuple(SCHEMA_IDS)
 
 
 def test_score_at_the_default_level_imports_no_logging_and_no_other_commands_library(tmp_path: Path) -> None:

@@ -1,40 +1,68 @@
-"""The pipeline pauses the cyclic collector for a run and hands what survives to the oldest generation."""
+"""The garbage collector is the command's to turn off, never a library call's."""
 
 from __future__ import annotations
 
 import gc
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 
 from curator_io import InputError
-from ranking.pipeline import collector_paused, rank_bytes
+from ranking.cli import main
+from ranking.pipeline import rank_bytes
 from tests.conftest import FIXTURES
 
-RAW = (FIXTURES / "example.json").read_bytes()
+EXAMPLE = FIXTURES / "example.json"
+RAW = EXAMPLE.read_bytes()
 
 
 @pytest.fixture
 def collector_on() -> Iterator[None]:
-    was = gc.isenabled()
+    was, threshold = gc.isenabled(), gc.get_threshold()
     gc.enable()
     try:
         yield
     finally:
-        gc.unfreeze()
-        if not was:
+        gc.set_threshold(*threshold)
+        if was:
+            gc.enable()
+        else:
             gc.disable()
 
 
-def test_a_run_leaves_the_collector_on_and_nothing_young_to_scan(collector_on: None) -> None:
-    result = rank_bytes(RAW)
+def _recording(monkeypatch: pytest.MonkeyPatch, target: str) -> list[bool]:
+    """Record whether the collector is enabled each time ``target`` (a validate) is called."""
+    from validator import validate
+
+    seen: list[bool] = []
+
+    def recorded(bundle: Any, *, config: Any) -> Any:
+        seen.append(gc.isenabled())
+        return validate(bundle, config=config)
+
+    monkeypatch.setattr(target, recorded)
+    return seen
+
+
+def test_a_library_call_runs_with_the_callers_collector_as_it_is(
+    collector_on: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen = _recording(monkeypatch, "ranking.pipeline.validate")
+    rank_bytes(RAW)
+    assert seen == [True]
     assert gc.isenabled()
-    # The run allocated thousands of tracked objects; none is left in generation 0 or frozen.
-    assert gc.get_count()[0] < 100
-    assert gc.get_freeze_count() == 0
+
+
+def test_a_library_call_moves_none_of_the_callers_objects_to_an_older_generation(collector_on: None) -> None:
+    gc.set_threshold(10**9)  # no collection but one the library would force
+    gc.collect()
+    mine = [[] for _ in range(10)]
+    rank_bytes(RAW)
     young = {id(o) for o in gc.get_objects(generation=0)}
-    assert id(result.validation.entries) not in young
-    assert any(o is result.validation.entries for o in gc.get_objects(generation=2))
+    assert all(id(x) in young for x in mine)
+    assert gc.get_freeze_count() == 0
 
 
 def test_a_callers_disabled_collector_stays_disabled() -> None:
@@ -48,26 +76,13 @@ def test_a_callers_disabled_collector_stays_disabled() -> None:
             gc.enable()
 
 
-def test_a_callers_frozen_objects_stay_frozen(collector_on: None) -> None:
-    gc.freeze()
-    frozen = gc.get_freeze_count()
-    assert frozen > 0
-    rank_bytes(RAW)
-    assert gc.get_freeze_count() == frozen
-
-
-def test_garbage_cycles_from_before_a_run_are_still_collected(collector_on: None) -> None:
-    class Node:
-        pass
-
-    with collector_paused():
-        a, b = Node(), Node()
-        a.other, b.other = b, a  # type: ignore[attr-defined]
-        marker = id(a)
-        del a, b  # a cycle: only the collector frees it
-    assert any(id(o) == marker for o in gc.get_objects(generation=2))
-    gc.collect()
-    assert not any(id(o) == marker for o in gc.get_objects())
+def test_score_runs_with_the_collector_off_and_gives_it_back(
+    collector_on: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    seen = _recording(monkeypatch, "ranking.cli.commands.score.validate")
+    assert main(["score", str(EXAMPLE), "--out-dir", str(tmp_path), "--quiet"]) == 0
+    assert seen == [False]
+    assert gc.isenabled()
 
 
 @pytest.mark.parametrize(
@@ -76,9 +91,10 @@ def test_garbage_cycles_from_before_a_run_are_still_collected(collector_on: None
     ids=["example", "truncated", "bare", "cut", "wrong-schema"],
 )
 def test_a_run_leaves_no_cyclic_garbage(collector_on: None, raw: bytes) -> None:
-    # What a run leaves goes straight to the oldest generation, so garbage cycles made
-    # inside one would wait for a full collection: there are none, bundle or input error.
+    # A command runs with the collector off: a garbage cycle made by a run would
+    # stay until the process exits. There are none, bundle or input error.
     gc.collect()
+    gc.disable()
     try:
         rank_bytes(raw)
     except InputError:

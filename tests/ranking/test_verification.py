@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 from curator_io import InvariantError, TamperError, canon, load_bundle, parse_json, seal
 from curator_io.config import DEFAULT_CONFIG
 from curator_io.sealing import seal_bundle
-from ranking.verification import INVARIANTS, check_report, check_validation, proposals_of, replay_report
+from ranking.verification import INVARIANTS, check_report, check_validation, replay_report
 from tests.conftest import PARITY, REPO
-from validator import validate
+from validator import proposals_of, validate
 
 LIMIT_CASE = PARITY / "074-rank-limit-more-than-5-survivors"
 CONFLICT_CASE = PARITY / "069-rank-conflict-same-key-different-text"

@@ -7,6 +7,7 @@ import argparse
 from curator_io.canonical import canon
 from curator_io.files import write_atomic
 from ranking.apply import apply_selection
+from ranking.cli.collector import collector_off
 from ranking.cli.common import read_bundle, read_report
 from ranking.cli.logs import get_logger
 from ranking.cli.output import write_stdout
@@ -27,6 +28,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(run=run)
 
 
+@collector_off
 def run(args: argparse.Namespace) -> int:
     bundle = read_bundle(args.bundle)
     report = read_report(args.report)

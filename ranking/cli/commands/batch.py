@@ -52,6 +52,7 @@ from ranking.batch import (
     write_result,
 )
 from ranking.batch_inputs import Selection
+from ranking.cli.collector import collector_off
 from ranking.cli.common import read_config
 from ranking.cli.logs import get_logger
 from ranking.cli.output import emit
@@ -140,6 +141,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(run=run)
 
 
+@collector_off
 def run(args: argparse.Namespace) -> int:
     out = Path(args.out_dir)
     with locked_folder(out, (SUMMARY,)):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from ranking.cli.collector import collector_off
 from ranking.cli.common import read_bundle, read_report
 from ranking.cli.output import emit
 from ranking.explain import explain
@@ -26,6 +27,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(run=run)
 
 
+@collector_off
 def run(args: argparse.Namespace) -> int:
     report = read_report(args.report)
     bundle = read_bundle(args.bundle) if args.bundle else None

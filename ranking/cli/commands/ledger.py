@@ -1,8 +1,8 @@
 """``evidence-rank ledger add|history|notes|export|verify|merge``: the admission ledger (docs/ledger.md).
 
 The subcommands run in :mod:`ranking.cli.ledger_runs`, imported only when one
-runs: sqlite3 and the ledger package are a tenth of the command line's start-up,
-which every other command would pay.
+runs: sqlite3 and the ledger package are a share of the command line's start-up
+that every other command would pay (bench/RESULTS.md).
 """
 
 from __future__ import annotations

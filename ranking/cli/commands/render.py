@@ -19,6 +19,7 @@ from urllib.parse import quote
 from curator_io.errors import ConfigError, InputError
 from curator_io.files import flush_to_disk, read_bytes, write_atomic
 from curator_io.jsonio import parse_json
+from ranking.cli.collector import collector_off
 from ranking.cli.common import read_bundle, read_report
 from ranking.cli.output import emit
 
@@ -41,6 +42,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(run=run)
 
 
+@collector_off
 def run(args: argparse.Namespace) -> int:
     if (args.report is None) == (args.batch is None):
         raise ConfigError("usage.invalid_option", "give either REPORT or --batch DIR, not both or neither")

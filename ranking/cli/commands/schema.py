@@ -8,7 +8,7 @@ import json
 from ranking.cli.output import emit
 
 NAMES = ("bundle", "validation", "report")
-"""The keys of ``curator_io.reports.SCHEMA_MODELS``, spelled out so that building the
+"""The keys of ``curator_io.published.SCHEMA_IDS``, spelled out so that building the
 parser does not import the models (pydantic), a large share of every command's start-up."""
 
 

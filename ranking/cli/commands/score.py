@@ -23,6 +23,7 @@ from pathlib import Path
 from curator_io.canonical import canon
 from curator_io.errors import ConfigError, EvidenceRankError
 from curator_io.files import locked_folder, remove_if_present, write_atomic
+from ranking.cli.collector import collector_off
 from ranking.cli.common import (
     load_named_bundle,
     log_decisions,
@@ -33,7 +34,7 @@ from ranking.cli.common import (
     render_table,
 )
 from ranking.cli.output import emit
-from ranking.pipeline import Result, collector_paused, result_of
+from ranking.pipeline import Result, result_of
 from ranking.verification import check_validation
 from validator import validate
 
@@ -70,6 +71,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(run=run)
 
 
+@collector_off
 def run(args: argparse.Namespace) -> int:
     out = Path(args.out_dir)
     with locked_folder(out, OUTPUTS):
@@ -104,15 +106,14 @@ def _score(args: argparse.Namespace) -> Result:
     config = read_config(args.config)
     given = read_report(args.validation, "evidence-validation-v1") if args.validation else None
     raw = read_bundle_bytes(args.bundle)
-    with collector_paused():
-        bundle = load_named_bundle(raw, args.bundle)
-        if given is not None:
-            # SPEC §7: scoring recomputes validation and refuses a tampered one.
-            validation = check_validation(bundle, given, config=config)
-        else:
-            validation = validate(bundle, config=config)
-        del bundle  # ranking needs only the validation: a large bundle is freed before the reports are built
-        return result_of(validation)
+    bundle = load_named_bundle(raw, args.bundle)
+    if given is not None:
+        # SPEC §7: scoring recomputes validation and refuses a tampered one.
+        validation = check_validation(bundle, given, config=config)
+    else:
+        validation = validate(bundle, config=config)
+    del bundle  # ranking needs only the validation: a large bundle is freed before the reports are built
+    return result_of(validation)
 
 
 def _refuse_own_outputs(args: argparse.Namespace, out: Path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from curator_io.files import write_atomic
+from ranking.cli.collector import collector_off
 from ranking.cli.common import read_bundle, read_config
 from ranking.cli.output import write_stdout
 from validator import validate
@@ -22,6 +23,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(run=run)
 
 
+@collector_off
 def run(args: argparse.Namespace) -> int:
     config = read_config(args.config)
     data = validate(read_bundle(args.bundle), config=config).canonical

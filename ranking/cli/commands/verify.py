@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import argparse
 
+from ranking.cli.collector import collector_off
 from ranking.cli.common import read_bundle, read_config, read_report
 from ranking.cli.output import emit
 from ranking.policy import check_policy
-from ranking.verification import INVARIANTS, check_report, proposals_of, replay_report
+from ranking.verification import INVARIANTS, check_report, replay_report
+from validator import proposals_of
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -36,6 +38,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.set_defaults(run=run)
 
 
+@collector_off
 def run(args: argparse.Namespace) -> int:
     report = read_report(args.report)
     pinned = read_config(args.config) if args.config else None

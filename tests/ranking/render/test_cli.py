@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from curator_io.canonical import seal, unsealed
+from curator_io.canonical import seal
 from ranking.cli import main
 from ranking.render.batch import refusing_codes
 from tests.ranking.render.conftest import CONFLICT, MIXED, case_report
@@ -55,7 +55,7 @@ def test_render_with_the_bundle_replays_the_report_first(tmp_path: Path, capsys:
 def test_render_refuses_a_report_that_breaks_an_invariant(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     report = case_report(MIXED)
     report["counts"]["selected"] = 2
-    (tmp_path / "report.json").write_text(json.dumps(seal(unsealed(report))))
+    (tmp_path / "report.json").write_text(json.dumps(seal(report)))
 
     code, _, err = _render(capsys, str(tmp_path / "report.json"), "--out", str(tmp_path / "run.html"))
 
@@ -115,7 +115,7 @@ def test_a_summary_that_disagrees_with_its_report_is_refused(
 ) -> None:
     summary = json.loads((batch_dir / "summary.json").read_bytes())
     summary["bundles"][0]["selected"] = []
-    (batch_dir / "summary.json").write_text(json.dumps(seal(unsealed(summary))))
+    (batch_dir / "summary.json").write_text(json.dumps(seal(summary)))
 
     code, _, err = _render(capsys, "--batch", str(batch_dir), "--out", str(tmp_path / "batch.html"))
 

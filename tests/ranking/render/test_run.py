@@ -10,7 +10,7 @@ import re
 import pytest
 
 from curator_io import InvariantError, TamperError, load_bundle
-from curator_io.canonical import seal, unsealed
+from curator_io.canonical import seal
 from ranking.explain import reason_sentence
 from ranking.render import render_report
 from ranking.render.page import content_security_policy
@@ -159,7 +159,7 @@ def test_a_report_that_breaks_an_invariant_is_not_rendered() -> None:
 
 
 def test_a_resealed_report_that_is_not_the_bundles_is_refused_as_tampered() -> None:
-    report = unsealed(case_report(MIXED))
+    report = dict(case_report(MIXED))
     report["proposals"][0]["rationale"] = "a sealed lie"
     report = seal(report)
 

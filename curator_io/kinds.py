@@ -1,0 +1,247 @@
+"""The kinds of object a bundle holds (SPEC §1), each described once: its members
+in the order SPEC §1 lists them, each with its rule (:class:`curator_io.grammar.Rule`:
+the check, the message, the JSON Schema fragment).
+
+Everything else is derived from these tables, never restated:
+
+- checking one object member by member, naming the first that fails
+  (:func:`curator_io.artifacts.build_item`, the head of :mod:`curator_io.bundle`);
+- checking a chunk of artifacts one member at a time across the chunk
+  (:func:`curator_io.artifacts.build_chunk`);
+- whether orjson writes a checked artifact exactly as RFC 8785 does
+  (:meth:`Kind.orjson_exact`), so its seal is hashed without the canonicalizer's walk;
+- the published JSON Schema of a bundle (:func:`curator_io.reports.generate_schema`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from curator_io import grammar as g
+from curator_io.grammar import DIGEST, ID, INT, INT_FROM_1, PATH, PATH_OR_NULL, REPO, STRING, TIMESTAMP, Rule
+from curator_io.models import SIGNAL_WEIGHTS, Evidence, Instruction, Lesson, Materialization, Scope, Trace
+from curator_io.published import SCHEMA_IDS
+
+__all__ = [
+    "Kind",
+    "parse_scope",
+    "SCOPES",
+    "INSTRUCTION",
+    "MATERIALIZATION",
+    "TRACE",
+    "EVIDENCE",
+    "LESSON",
+    "RUN",
+    "MEMORY",
+    "FROZEN",
+    "BUNDLE",
+    "ARTIFACTS",
+    "DEFINITIONS",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Kind:
+    """One kind of JSON object in a bundle."""
+
+    title: str
+    """Its name in the published schema."""
+    members: tuple[tuple[str, Rule], ...]
+    """Every required member and its rule, in the order SPEC §1 lists them: the first that
+    fails is the one an error names."""
+    model: Callable[..., Any] | None = None
+    """What an artifact is built into: its kept members, then its seal's verdict (SPEC §3.3)."""
+    kept: tuple[str, ...] = ()
+    """The first members, which the model keeps, in its field order."""
+    keeps_object: bool = False
+    """The model keeps the JSON object too, last (memory instructions: SPEC §8 writes them back)."""
+    closed: bool = False
+    """No member beyond these (a scope); otherwise unknown members are allowed and count in seals."""
+    description: str | None = None
+    names: frozenset[str] = field(init=False)
+    numbers: tuple[str, ...] = field(init=False)
+    """The INT members."""
+
+    def __post_init__(self) -> None:
+        assert tuple(name for name, _ in self.members[: len(self.kept)]) == self.kept, self.title
+        object.__setattr__(self, "names", frozenset(name for name, _ in self.members))
+        object.__setattr__(self, "numbers", tuple(name for name, rule in self.members if rule.number))
+
+    def rule(self, name: str) -> Rule:
+        return dict(self.members)[name]
+
+    def orjson_exact(self, obj: dict[str, Any]) -> bool:
+        """Whether orjson writes ``obj``, once checked, exactly as RFC 8785 does: it has no
+        member but these and each INT is written as an integer, so its members are strings,
+        integers up to 2^53 - 1, null, and lists or scopes of strings, under ASCII names."""
+        return len(obj) == len(self.members) and all(type(obj[name]) is int for name in self.numbers)
+
+    def not_orjson_exact(self, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The checked ``items`` that are not :meth:`orjson_exact` (one may come twice), a pass per INT."""
+        size = len(self.members)
+        out = [x for x in items if len(x) != size]
+        for name in self.numbers:
+            if set(map(type, [x[name] for x in items])) != {int}:
+                out.extend(x for x in items if type(x[name]) is not int)
+        return out
+
+
+def _object_of(kind: Kind) -> Rule:
+    return Rule("an object", lambda v: type(v) is dict, {"$ref": f"#/$defs/{kind.title}"})
+
+
+def _array_of(kind: Kind | None) -> Rule:
+    items = {} if kind is None else {"$ref": f"#/$defs/{kind.title}"}
+    return Rule("an array", lambda v: type(v) is list, {"type": "array", "items": items})
+
+
+# --- scopes ---------------------------------------------------------------------------
+
+GLOBAL_SCOPE = Kind("GlobalScope", (("level", g.const("global")),), closed=True)
+REPOSITORY_SCOPE = Kind("RepositoryScope", (("level", g.const("repository")), ("repository", REPO)), closed=True)
+PATH_SCOPE = Kind("PathScope", (("level", g.const("path")), ("repository", REPO), ("path", PATH)), closed=True)
+#: SPEC §1: a scope has exactly the members of its level and no others.
+SCOPES = {"global": GLOBAL_SCOPE, "repository": REPOSITORY_SCOPE, "path": PATH_SCOPE}
+
+
+def parse_scope(value: Any) -> Scope | None:
+    """A Scope when ``value`` has exactly the members of its level, each as its rule says; else None."""
+    if type(value) is not dict:
+        return None
+    level = value.get("level")
+    kind = SCOPES.get(level) if type(level) is str else None
+    if kind is None or value.keys() != kind.names:
+        return None
+    if not all(rule.holds(value[name]) for name, rule in kind.members):
+        return None
+    return Scope(level, value.get("repository"), value.get("path"))  # type: ignore[arg-type]  # a key of SCOPES
+
+
+_SCOPE = Rule(
+    "a scope with exactly the members of its level",
+    lambda v: parse_scope(v) is not None,
+    {
+        "discriminator": {
+            "mapping": {level: f"#/$defs/{kind.title}" for level, kind in SCOPES.items()},
+            "propertyName": "level",
+        },
+        "oneOf": [{"$ref": f"#/$defs/{kind.title}"} for kind in SCOPES.values()],
+    },
+    read=parse_scope,
+)
+
+# --- artifacts ------------------------------------------------------------------------
+
+
+def _are_unique_ids(v: Any) -> bool:
+    return type(v) is list and len(v) >= 1 and g.are_ids(v) and len(set(v)) == len(v)
+
+
+def _all_unique_ids(values: list[Any]) -> bool:
+    return (
+        all(type(v) is list and v for v in values)
+        and g.are_ids([e for v in values for e in v])
+        and all(len(set(v)) == len(v) for v in values)
+    )
+
+
+_UNIQUE_IDS = Rule(
+    "a non-empty array of unique IDs",
+    _are_unique_ids,
+    {"type": "array", "items": dict(ID.schema), "minItems": 1, "uniqueItems": True},
+    _all_unique_ids,
+    tuple,
+)
+_SEAL = ("digest", STRING)  # whether it is a DIGEST is a validation question (SPEC §3.3)
+
+INSTRUCTION = Kind(
+    "InstructionModel",
+    (
+        ("key", ID),
+        ("text", g.text(1, 4000)),
+        ("scope", _SCOPE),
+        ("origin", g.one_of("user", "curated", "repository")),
+        _SEAL,
+    ),
+    Instruction,
+    kept=("key", "text", "scope", "origin", "digest"),
+    keeps_object=True,
+)
+MATERIALIZATION = Kind(
+    "MaterializationModel",
+    (
+        ("id", ID),
+        ("repository", REPO),
+        ("source_revision", g.text(1, 100)),
+        ("status", g.one_of("compatible", "incompatible", "invalid")),
+        _SEAL,
+    ),
+    Materialization,
+    kept=("id", "repository", "source_revision", "status"),
+)
+TRACE = Kind(
+    "TraceModel",
+    (
+        ("id", ID),
+        ("lineage", ID),
+        ("materialization", ID),
+        ("steps", INT_FROM_1),
+        ("completeness", g.one_of("complete", "partial")),
+        ("verified_prefix", INT),
+        _SEAL,
+    ),
+    Trace,
+    kept=("id", "lineage", "materialization", "steps", "completeness", "verified_prefix"),
+)
+EVIDENCE = Kind(
+    "EvidenceModel",
+    (
+        ("id", ID),
+        ("trace", ID),
+        ("step", INT),
+        ("signal", g.one_of(*SIGNAL_WEIGHTS)),
+        ("observed_at", TIMESTAMP),
+        ("path", PATH_OR_NULL),
+        ("summary", g.text(0, 1000)),
+        _SEAL,
+    ),
+    Evidence,
+    kept=("id", "trace", "step", "signal", "observed_at", "path"),
+)
+LESSON = Kind(
+    "LessonModel",
+    (("id", ID), ("text", g.text(1, 2000)), ("evidence", _UNIQUE_IDS), _SEAL),
+    Lesson,
+    kept=("id", "text", "evidence"),
+)
+
+# --- the document ---------------------------------------------------------------------
+
+RUN = Kind("RunModel", (("id", ID), ("curator", STRING), ("frozen_at", TIMESTAMP)))
+MEMORY = Kind("MemoryModel", (("version", INT), ("instructions", _array_of(INSTRUCTION))))
+FROZEN = Kind("FrozenModel", (("digest", DIGEST),))
+
+#: The top-level artifact lists, in the order SPEC §1 lists them.
+ARTIFACTS = {
+    "instructions": INSTRUCTION,
+    "materializations": MATERIALIZATION,
+    "traces": TRACE,
+    "evidence": EVIDENCE,
+    "lessons": LESSON,
+}
+BUNDLE = Kind(
+    "BundleModel",
+    (
+        ("schema", g.const(SCHEMA_IDS["bundle"])),
+        ("run", _object_of(RUN)),
+        ("memory", _object_of(MEMORY)),
+        *((name, _array_of(kind)) for name, kind in ARTIFACTS.items()),
+        ("proposals", _array_of(None)),  # each checked on its own (SPEC §3.1)
+        ("frozen", _object_of(FROZEN)),
+    ),
+    description="``curator-bundle-v1``. Proposals are checked one by one (SPEC §3.1), so any value is allowed here.",
+)
+#: Every kind a bundle's schema defines.
+DEFINITIONS = (*SCOPES.values(), *ARTIFACTS.values(), RUN, MEMORY, FROZEN)
