@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from agentdescent import Diff, Task
+from agentdescent import AggregatorConfig, Diff, Policies, Task, evolve
 
 from tests.conftest import PARITY
 
@@ -50,3 +50,27 @@ class OneEdit:
 
     def to_diff(self, state: dict[str, str], proposal: str, author: str, base_version: int, target: str) -> Diff:
         return Diff(diff_id=self.diff_id, target=target, ops=dict(self.ops), author=author)
+
+
+def one_round(
+    repo: Path, strategy: Any, acceptance: Any = None, *, workers: int = 1, helps: bool = True
+) -> tuple[Any, list[Any]]:
+    """One round of ``evolve`` in which every worker's diff goes to one merge; the result and
+    the merge reports. With ``helps`` an edit makes every task pass, so only a gate can stop it;
+    without, no edit changes the reward."""
+    reports: list[Any] = []
+    result = evolve(
+        TASKS,
+        (lambda task, output: 1.0 if output else 0.0) if helps else (lambda task, output: 0.0),
+        run=lambda rendered, task: rendered,
+        propose=lambda rendered, task, output, reward: "apply the proposal",
+        strategy=strategy,
+        rounds=1,
+        n_workers=workers,
+        self_verify=False,
+        agg_config=AggregatorConfig(batch_trigger=workers),  # every worker's diff in one merge
+        repo_path=str(repo),
+        on_reports=reports.extend,
+        policies=Policies(acceptance=acceptance),
+    )
+    return result, reports

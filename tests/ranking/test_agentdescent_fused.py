@@ -17,12 +17,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from agentdescent import AcceptDecision, AggregatorConfig, Diff, MergeContext, Policies, evolve
+from agentdescent import AcceptDecision, Diff, MergeContext
 from agentdescent.aggregator import fuse_diffs
 
 from ranking.integrations.agentdescent import EvidenceRankingAcceptance
 from ranking.integrations.agentdescent_fused import judge_fused, parent_names
-from tests.ranking.agentdescent_support import TASKS, bundle_path, op_map, report_of, report_path
+from tests.ranking.agentdescent_support import bundle_path, one_round, op_map, report_of, report_path
 
 LIMIT = "074-rank-limit-more-than-5-survivors"
 LIMIT_RUN = "run-2026-06-17-c6"
@@ -303,22 +303,7 @@ class _ByWorker:
 def _evolve_two_workers(tmp_path: Path, by_worker: dict[str, str], acceptance: Any = None) -> tuple[Any, list[Any]]:
     """One round, two workers, one merge of both diffs: the union makes every
     task pass, so only a gate can stop it."""
-    reports: list[Any] = []
-    result = evolve(
-        TASKS,
-        lambda task, output: 1.0 if output else 0.0,
-        run=lambda rendered, task: rendered,
-        propose=lambda rendered, task, output, reward: "apply the proposal",
-        strategy=_ByWorker(LIMIT, by_worker),
-        rounds=1,
-        n_workers=2,
-        self_verify=False,
-        agg_config=AggregatorConfig(batch_trigger=2),  # both diffs in one merge
-        repo_path=str(tmp_path / "ledger"),
-        on_reports=reports.extend,
-        policies=Policies(acceptance=acceptance),
-    )
-    return result, reports
+    return one_round(tmp_path / "ledger", _ByWorker(LIMIT, by_worker), acceptance, workers=2)
 
 
 def test_two_workers_diffs_of_selected_proposals_fuse_and_commit(tmp_path: Path) -> None:

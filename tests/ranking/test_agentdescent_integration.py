@@ -20,8 +20,6 @@ from agentdescent import (
     Diff,
     MergeContext,
     MergeOutcome,
-    Policies,
-    evolve,
 )
 from agentdescent.aggregator import install_policy
 from agentdescent.defaults import DefaultAcceptance
@@ -32,7 +30,7 @@ from curator_io.config import parse_config
 from curator_io.errors import ConfigError, PolicyError
 from ranking.integrations.agentdescent import EvidenceRankingAcceptance, rejected_notes
 from ranking.pipeline import rank
-from tests.ranking.agentdescent_support import TASKS, OneEdit, bundle_path, op_map, report_of, report_path
+from tests.ranking.agentdescent_support import OneEdit, bundle_path, one_round, op_map, report_of, report_path
 
 BASIC = "001-basic-accepted-selected"  # one proposal, p-env-9, selected
 MIXED = "002-mixed-dispositions"  # p_hook-9 selected; others deferred, quarantined, rejected
@@ -45,22 +43,7 @@ CONFLICT = "069-rank-conflict-same-key-different-text"
 
 def _evolve(tmp_path: Path, diff_id: str, ops: dict[str, str | None], acceptance: Any = None) -> tuple[Any, list[Any]]:
     """One round, one worker: the edit makes every task pass, so only a gate can stop it."""
-    reports: list[Any] = []
-    result = evolve(
-        TASKS,
-        lambda task, output: 1.0 if output else 0.0,
-        run=lambda rendered, task: rendered,
-        propose=lambda rendered, task, output, reward: "apply the proposal",
-        strategy=OneEdit(diff_id, ops),
-        rounds=1,
-        n_workers=1,
-        self_verify=False,
-        agg_config=AggregatorConfig(batch_trigger=1),  # merge at the end of the round
-        repo_path=str(tmp_path / "ledger"),
-        on_reports=reports.extend,
-        policies=Policies(acceptance=acceptance),
-    )
-    return result, reports
+    return one_round(tmp_path / "ledger", OneEdit(diff_id, ops), acceptance)
 
 
 def test_a_diff_backed_by_a_selected_proposal_commits(tmp_path: Path) -> None:

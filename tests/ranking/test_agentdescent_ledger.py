@@ -11,14 +11,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from agentdescent import AggregatorConfig, Policies, evolve
-
 from curator_io import parse_json
 from ranking.cli import main
 from ranking.integrations.agentdescent import EvidenceRankingAcceptance
 from ranking.ledger import Ledger
 from tests.conftest import PARITY
-from tests.ranking.agentdescent_support import TASKS, OneEdit
+from tests.ranking.agentdescent_support import OneEdit, one_round
 
 BASIC = PARITY / "001-basic-accepted-selected"  # one proposal, p-env-9, selected
 MIXED = PARITY / "002-mixed-dispositions"  # p_retry-build-37 rejected
@@ -31,22 +29,8 @@ def _op_map(case: Path, proposal_id: str) -> dict[str, str | None]:
 
 
 def _evolve(tmp_path: Path, case: Path, proposal: str, acceptance: Any, *, helps: bool) -> list[Any]:
-    reports: list[Any] = []
-    evolve(
-        TASKS,
-        (lambda task, output: 1.0 if output else 0.0) if helps else (lambda task, output: 0.0),
-        run=lambda rendered, task: rendered,
-        propose=lambda rendered, task, output, reward: "apply the proposal",
-        strategy=OneEdit(proposal, _op_map(case, proposal)),
-        rounds=1,
-        n_workers=1,
-        self_verify=False,
-        agg_config=AggregatorConfig(batch_trigger=1),
-        repo_path=str(tmp_path / "repo"),
-        on_reports=reports.extend,
-        policies=Policies(acceptance=acceptance),
-    )
-    return reports
+    strategy = OneEdit(proposal, _op_map(case, proposal))
+    return one_round(tmp_path / "repo", strategy, acceptance, helps=helps)[1]
 
 
 def _history(ledger: Path, proposal: str, capsys) -> str:
