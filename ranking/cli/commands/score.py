@@ -35,7 +35,6 @@ from ranking.cli.common import (
 )
 from ranking.cli.output import emit
 from ranking.pipeline import Result, result_of
-from ranking.verification import check_validation
 from validator import validate
 
 VALIDATION, REPORT, ERROR = "validation.json", "report.json", "error.json"
@@ -108,6 +107,8 @@ def _score(args: argparse.Namespace) -> Result:
     raw = read_bundle_bytes(args.bundle)
     bundle = load_named_bundle(raw, args.bundle)
     if given is not None:
+        from ranking.verification import check_validation  # only with --validation: start-up is most of a run
+
         # SPEC §7: scoring recomputes validation and refuses a tampered one.
         validation = check_validation(bundle, given, config=config)
     else:
