@@ -20,7 +20,8 @@ from tests.conftest import resolve_pointer
 __all__ = ["CODES", "Violation", "check_error", "check_pointer", "exit_code_of"]
 
 #: Every code an error may carry: SPEC §1's input errors, §2's config error, §7/§8's tamper and
-#: invariant errors, and the CLI's usage errors (README, "Exit codes").
+#: invariant errors, a report ranked under another policy than the pinned one (exit 1), and the
+#: CLI's usage errors (README, "Exit codes").
 CODES = frozenset(
     {
         "input.malformed_json",
@@ -37,11 +38,12 @@ CODES = frozenset(
         "usage.unknown_proposal",
         "validation.tampered",
         "report.tampered",
+        "policy.config_mismatch",
         *(f"invariant.{name}" for name in INVARIANTS),
     }
 )
 
-_EXIT_BY_FAMILY = {"input": 3, "config": 2, "usage": 2, "validation": 4, "report": 4, "invariant": 4}
+_EXIT_BY_FAMILY = {"input": 3, "config": 2, "usage": 2, "validation": 4, "report": 4, "invariant": 4, "policy": 1}
 
 
 class Violation(AssertionError):

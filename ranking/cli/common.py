@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from curator_io import grammar as g
 from curator_io.bundle import load_bundle
 from curator_io.config import DEFAULT_CONFIG, Config, parse_config
-from curator_io.errors import ConfigError, InputError
+from curator_io.errors import ConfigError, EvidenceRankError, InputError
 from curator_io.files import read_bytes
 from curator_io.jsonio import parse_json
 from curator_io.models import Bundle
@@ -22,6 +23,7 @@ __all__ = [
     "read_bundle_bytes",
     "load_named_bundle",
     "read_report",
+    "pointing_into",
     "render_table",
     "render_outcome",
     "log_decisions",
@@ -94,6 +96,18 @@ def read_report(path: str | Path, schema: str = "evidence-ranking-v1") -> Mappin
             detail = f"not {wanted}: it has no schema member"
         raise InputError("input.schema", f"{detail} (expected schema {schema!r})", pointer="/schema", source=str(path))
     return doc
+
+
+@contextlib.contextmanager
+def pointing_into(path: str | Path) -> Iterator[None]:
+    """Name ``path`` in an error whose pointer points into it and that names no file yet
+    (a report's invariant, tamper or policy error: the report is the document checked)."""
+    try:
+        yield
+    except EvidenceRankError as e:
+        if e.source is None and e.pointer is not None:
+            raise e.in_file(str(path)) from e
+        raise
 
 
 def _json_type(doc: Any) -> str:

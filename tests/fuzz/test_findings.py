@@ -93,7 +93,7 @@ def test_a_scored_proposal_without_its_support_summary_breaks_components(tmp_pat
     path = tmp_path / "report.json"
     path.write_bytes(canon(report))
     assert main(["verify", str(path)]) == 4
-    assert capsys.readouterr().err.startswith(f"evidence-rank: invariant.components at '/proposals/{i}/support': ")
+    assert f".json: invariant.components at '/proposals/{i}/support': " in capsys.readouterr().err
 
 
 def _parity_report(case: str) -> dict[str, Any]:
@@ -121,7 +121,7 @@ def test_an_unranked_proposal_naming_a_superseder_breaks_selection(tmp_path: Pat
     path = tmp_path / "report.json"
     path.write_bytes(canon(report))
     assert main(["explain", str(path), e["id"]]) == 4
-    assert capsys.readouterr().err.startswith(f"evidence-rank: invariant.selection at '/proposals/{i}/superseded_by': ")
+    assert f".json: invariant.selection at '/proposals/{i}/superseded_by': " in capsys.readouterr().err
 
 
 def test_a_ranked_proposal_without_support_earliest_breaks_order() -> None:
@@ -131,3 +131,21 @@ def test_a_ranked_proposal_without_support_earliest_breaks_order() -> None:
     with pytest.raises(InvariantError) as caught:
         check_report(seal(report))
     assert (caught.value.code, caught.value.pointer) == ("invariant.order", "/ranking/0")
+
+
+def test_verify_pinned_to_another_config_is_a_policy_finding_that_the_property_allows(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found by the campaign on the merged code: verify --config exits 1 (policy.config_mismatch),
+    which the harness had only allowed gate and seal --check."""
+    from fuzz.prop import CODES, exit_code_of
+
+    report = LIMIT_CASE / "expected.report.json"
+    policy = tmp_path / "policy.json"
+    policy.write_text('{"threshold": 39.99}')
+    assert main(["verify", str(report), "--config", str(policy)]) == 1
+    line, *hint = capsys.readouterr().err.splitlines()
+    assert line.startswith(f"evidence-rank: {report}: policy.config_mismatch at '/config/threshold': ")
+    assert all(h.startswith("hint: ") for h in hint)
+    assert "policy.config_mismatch" in CODES and exit_code_of("policy.config_mismatch") == 1
+    resolve_pointer(parse_json(report.read_bytes()), "/config/threshold")

@@ -77,7 +77,7 @@ def test_apply_refuses_a_report_from_another_bundle_as_tampered(capsys: pytest.C
     rc, out, err = _apply(capsys, str(bundle), str(report))
     assert rc == 4
     assert out == ""
-    assert "evidence-rank: report.tampered at '/input_digest': the report is not this bundle's" in err
+    assert ".json: report.tampered at '/input_digest': the report is not this bundle's" in err
 
 
 def test_apply_refuses_an_edited_report_even_when_it_is_resealed(

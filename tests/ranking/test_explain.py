@@ -155,7 +155,7 @@ def test_explain_refuses_a_bundle_that_is_not_the_reports(capsys: pytest.Capture
     rc, out, err = _explain(capsys, MIXED, "p_hook-9", "--bundle", str(CONFLICT / "bundle.json"))
     assert rc == 4
     assert out == ""
-    assert "evidence-rank: report.tampered at '/input_digest': the report is not this bundle's" in err
+    assert ".json: report.tampered at '/input_digest': the report is not this bundle's" in err
     with pytest.raises(TamperError, match="input_digest differs") as caught:
         explain(_report(MIXED), "p_hook-9", load_bundle((CONFLICT / "bundle.json").read_bytes()))
     assert caught.value.code == "report.tampered"
@@ -168,7 +168,7 @@ def test_explain_refuses_an_edited_report(tmp_path: Path, capsys: pytest.Capture
     path.write_bytes(canon(report))
     rc = main(["explain", str(path), "p-token-27"])
     assert rc == 4
-    assert "evidence-rank: invariant.sealed at '/digest'" in capsys.readouterr().err
+    assert ".json: invariant.sealed at '/digest'" in capsys.readouterr().err
     with pytest.raises(InvariantError) as caught:
         explain(report, "p-token-27")
     assert caught.value.code == "invariant.sealed"

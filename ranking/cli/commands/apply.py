@@ -8,7 +8,7 @@ from curator_io.canonical import canon
 from curator_io.files import write_atomic
 from ranking.apply import apply_selection
 from ranking.cli.collector import collector_off
-from ranking.cli.common import read_bundle, read_report
+from ranking.cli.common import pointing_into, read_bundle, read_report
 from ranking.cli.logs import get_logger
 from ranking.cli.output import write_stdout
 
@@ -32,7 +32,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     bundle = read_bundle(args.bundle)
     report = read_report(args.report)
-    memory = apply_selection(bundle, report)
+    with pointing_into(args.report):
+        memory = apply_selection(bundle, report)
     data = canon(memory)
     if args.out:
         write_atomic(args.out, data)

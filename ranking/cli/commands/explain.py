@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ranking.cli.collector import collector_off
-from ranking.cli.common import read_bundle, read_report
+from ranking.cli.common import pointing_into, read_bundle, read_report
 from ranking.cli.output import emit
 from ranking.explain import explain
 
@@ -31,5 +31,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     report = read_report(args.report)
     bundle = read_bundle(args.bundle) if args.bundle else None
-    emit(explain(report, args.proposal_id, bundle).render())
+    with pointing_into(args.report):
+        text = explain(report, args.proposal_id, bundle).render()
+    emit(text)
     return 0

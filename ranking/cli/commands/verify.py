@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 
 from ranking.cli.collector import collector_off
-from ranking.cli.common import read_bundle, read_config, read_report
+from ranking.cli.common import pointing_into, read_bundle, read_config, read_report
 from ranking.cli.output import emit
 from ranking.policy import check_policy
 from ranking.verification import INVARIANTS, check_report, replay_report
@@ -42,18 +42,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     report = read_report(args.report)
     pinned = read_config(args.config) if args.config else None
-    if args.bundle is None:
-        check_report(report)
-        checked = [name for name in INVARIANTS if name != "conflict_free"]
-        verdict = f"invariants hold ({', '.join(checked)}); conflict_free needs --bundle"
-    else:
-        bundle = read_bundle(args.bundle)
-        check_report(report, proposals=proposals_of(bundle))
-        replay_report(bundle, report)  # a forged report is refused (exit 4) before its policy is discussed
-        verdict = f"every invariant holds and the replay from {args.bundle} is byte-identical"
-    if pinned is None:
-        emit(f"{args.report}: {verdict}; config not pinned (--config pins it)")
-        return 0
-    check_policy(report, pinned)  # policy.config_mismatch, exit 1
+    with pointing_into(args.report):
+        if args.bundle is None:
+            check_report(report)
+            checked = [name for name in INVARIANTS if name != "conflict_free"]
+            verdict = f"invariants hold ({', '.join(checked)}); conflict_free needs --bundle"
+        else:
+            bundle = read_bundle(args.bundle)
+            check_report(report, proposals=proposals_of(bundle))
+            replay_report(bundle, report)  # a forged report is refused (exit 4) before its policy is discussed
+            verdict = f"every invariant holds and the replay from {args.bundle} is byte-identical"
+        if pinned is None:
+            emit(f"{args.report}: {verdict}; config not pinned (--config pins it)")
+            return 0
+        check_policy(report, pinned)  # policy.config_mismatch, exit 1
     emit(f"{args.report}: {verdict}; ranked with the pinned config {args.config}")
     return 0
