@@ -12,7 +12,7 @@ import structlog
 
 from curator_io.canonical import canon
 from curator_io.errors import EvidenceRankError, TamperError
-from curator_io.files import read_bytes
+from curator_io.files import read_bytes, write_atomic
 from ranking.batch import BundleResult, output_folder
 from ranking.cli.common import read_report
 from ranking.cli.output import emit, write_stdout
@@ -26,6 +26,8 @@ __all__ = [
     "run_export",
     "run_verify",
     "run_merge",
+    "run_render",
+    "verified",
     "record_scored",
     "recorded",
     "refusal_marks",
@@ -81,21 +83,42 @@ def run_export(args: argparse.Namespace) -> int:
 
 def run_verify(args: argparse.Namespace) -> int:
     with Ledger.open(args.ledger, create=False) as ledger:
-        (reports, decisions, outcomes), findings = ledger.audit()
+        reports, decisions, outcomes = verified(ledger, args.ledger)
+    emit(
+        f"{args.ledger}: {reports} reports sealed and valid, {decisions} decisions derived from them, "
+        f"{outcomes} outcomes matching their keys"
+    )
+    return 0
+
+
+def run_render(args: argparse.Namespace) -> int:
+    # Imported here: only this subcommand needs Jinja2.
+    from ranking.render import render_ledger
+
+    with Ledger.open(args.ledger, create=False, read_only=True) as ledger:
+        verified(ledger, args.ledger)  # before anything is written: a tampered ledger gets no page
+        entries = list(ledger.export())
+    out = Path(args.out)
+    write_atomic(out, render_ledger(entries).encode("utf-8"))
+    runs = len({d.run for d, _ in entries})
+    emit(f"{out}: ledger view of {args.ledger} ({runs} run(s), {len(entries)} decisions)")
+    return 0
+
+
+def verified(ledger: Ledger, path: str) -> tuple[int, int, int]:
+    """``ledger verify``'s check: (reports, decisions, outcomes) checked; each finding printed,
+    and ``ledger.tampered`` (exit 4) when there is any."""
+    counts, findings = ledger.audit()
     for finding in findings:
         emit(f"tampered: {finding}")
     if findings:
         first = findings[0]
         raise TamperError(
             "ledger.tampered",
-            f"{args.ledger}: {len(findings)} finding(s); first: {first.where}: {first.detail}",
+            f"{path}: {len(findings)} finding(s); first: {first.where}: {first.detail}",
             pointer=first.pointer,
         )
-    emit(
-        f"{args.ledger}: {reports} reports sealed and valid, {decisions} decisions derived from them, "
-        f"{outcomes} outcomes matching their keys"
-    )
-    return 0
+    return counts
 
 
 def run_merge(args: argparse.Namespace) -> int:

@@ -1,4 +1,5 @@
-"""Self-contained HTML views of a ranking report and of a batch (``evidence-rank render``).
+"""Self-contained HTML views of a ranking report, a batch (``evidence-rank render``) and an
+admission ledger (``evidence-rank ledger render``).
 
 Pure: each view is a function from verified JSON values to a page (``str``);
 the CLI reads the files and writes the page atomically.
@@ -7,6 +8,7 @@ the CLI reads the files and writes the page atomically.
 from __future__ import annotations
 
 from ranking.render.batch import render_batch
+from ranking.render.ledger import render_ledger
 from ranking.render.run import render_report
 
-__all__ = ["render_report", "render_batch"]
+__all__ = ["render_report", "render_batch", "render_ledger"]

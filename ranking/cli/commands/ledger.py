@@ -1,4 +1,4 @@
-"""``evidence-rank ledger add|history|notes|export|verify|merge``: the admission ledger (docs/ledger.md).
+"""``evidence-rank ledger add|history|notes|export|verify|merge|render``: the admission ledger (docs/ledger.md).
 
 The subcommands run in :mod:`ranking.cli.ledger_runs`, imported only when one
 runs: sqlite3 and the ledger package are a share of the command line's start-up
@@ -68,3 +68,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     merge.add_argument("ledger", metavar="PATH", help="the ledger to add to (created if missing)")
     merge.add_argument("others", nargs="+", metavar="OTHER", help="ledgers to read; they are not changed")
     merge.set_defaults(run=_deferred("run_merge"))
+
+    render = commands.add_parser(
+        "render", help="verify the ledger (as verify does), then write a self-contained HTML page of it"
+    )
+    render.add_argument("ledger", metavar="PATH")
+    render.add_argument("--out", metavar="FILE.html", required=True, help="where to write the page")
+    render.set_defaults(run=_deferred("run_render"))
