@@ -8,13 +8,12 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-import structlog
-
 from curator_io.canonical import canon
 from curator_io.errors import EvidenceRankError, TamperError
 from curator_io.files import read_bytes, write_atomic
 from ranking.batch import BundleResult, output_folder
 from ranking.cli.common import read_report
+from ranking.cli.logs import get_logger
 from ranking.cli.output import emit, write_stdout
 from ranking.ledger import Ledger, decisions_of, note_lines, refusal_mark, refusals, render_history
 from ranking.ledger.records import checked_report, decision_json
@@ -133,7 +132,7 @@ def run_merge(args: argparse.Namespace) -> int:
 def refusal_marks(ledger: Ledger, report: Mapping[str, Any]) -> dict[str, str]:
     """``{proposal id: "refused 2× before: …"}`` for each proposal of ``report`` whose
     fingerprint the ledger has seen refused in another report; logged too."""
-    log = structlog.get_logger("evidence_rank")
+    log = get_logger()
     mine = decisions_of(report)
     earlier = refusals(ledger.on_fingerprints(d.fingerprint for d in mine if d.fingerprint), excluding=report["digest"])
     by_fingerprint = {r.fingerprint: r for r in earlier}

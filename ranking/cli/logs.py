@@ -45,11 +45,16 @@ def configure_logging(fmt: str | None, verbosity: int) -> None:
 
 
 def get_logger() -> Any:
-    """The ``evidence_rank`` logger: structlog's once it is imported, else one that drops everything."""
+    """The ``evidence_rank`` logger: structlog's once it is configured (``-v``, or a program or
+    test that configured it), else one that drops everything."""
     if "structlog" not in sys.modules:
         return _QUIET
     import structlog
 
+    if not structlog.is_configured():
+        # Imported by other code (the ledger, a library) but never configured: structlog's
+        # defaults would print every level. At the default level nothing is shown.
+        return _QUIET
     return structlog.get_logger("evidence_rank")
 
 

@@ -163,3 +163,13 @@ def test_the_file_comes_first_in_an_error_line(tmp_path: Path, capsys) -> None:
     err = capsys.readouterr().err
     assert err.startswith(f"evidence-rank: {path}: input.malformed_json at '': duplicate member name 'schema'")
     assert json.loads(canon({"ok": True})) == {"ok": True}
+
+
+def test_score_with_a_ledger_logs_nothing_at_the_default_level(tmp_path: Path) -> None:
+    """The ledger imports structlog; unconfigured, structlog prints every level: it must stay quiet."""
+    ledger = tmp_path / "l.db"
+    done = run_cli("score", str(EXAMPLE), "--out-dir", str(tmp_path / "out"), "--ledger", str(ledger), "-q")
+    assert done.returncode == 0
+    assert done.stderr == b"" and done.stdout == b""
+    verbose = run_cli("score", str(EXAMPLE), "--out-dir", str(tmp_path / "out"), "--ledger", str(ledger), "-q", "-vv")
+    assert b'"event": "decision"' in verbose.stderr or b"decision" in verbose.stderr
