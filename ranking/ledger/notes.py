@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from ranking.ledger.records import REFUSED, Decision, Outcome
 
-__all__ = ["Refusal", "refusals", "refusal_mark", "note_lines", "describe_outcome", "render_history"]
+__all__ = ["Refusal", "refusals", "refusal_mark", "note_lines", "describe_outcome", "outcome_words", "render_history"]
 
 _NOTE_RATIONALE_CHARS = 200
 _CATEGORY_WORDS = {"committed": "committed", "below-threshold": "rejected by the acceptance test"}
@@ -66,11 +66,17 @@ def note_lines(found: Sequence[Refusal], limit: int | None = None) -> tuple[str,
     return tuple(lines)
 
 
-def describe_outcome(outcome: Outcome) -> str:
-    """``selected → committed (p_improve 0.97, Δ +0.04)``."""
+def outcome_words(outcome: Outcome) -> tuple[str, str, str]:
+    """What the acceptance test did, ``p_improve`` and Δ, as the history and the ledger view write them."""
     what = _CATEGORY_WORDS.get(outcome.category, outcome.category)
     p = "n/a" if outcome.p_improve is None else f"{outcome.p_improve:.2f}"
     delta = "n/a" if outcome.observed_delta is None else f"{outcome.observed_delta:+.2f}"
+    return what, p, delta
+
+
+def describe_outcome(outcome: Outcome) -> str:
+    """``selected → committed (p_improve 0.97, Δ +0.04)``."""
+    what, p, delta = outcome_words(outcome)
     return f"selected → {what} (p_improve {p}, Δ {delta})"
 
 

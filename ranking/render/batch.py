@@ -20,12 +20,11 @@ from curator_io.canonical import is_sealed
 from curator_io.errors import TamperError, pointer_of
 from ranking.batch import SUMMARY_SCHEMA, Source
 from ranking.numbers import r2
-from ranking.render.page import format_number, render_page
+from ranking.render.page import INFORMATIONAL_CODES, format_number, render_page
 from ranking.verification import check_report
 
 __all__ = ["render_batch", "refusing_codes"]
 
-_INFORMATIONAL = frozenset({"evidence.quarantined", "rank.selected"})
 _CHART_ROWS = 15
 _CHART_LABEL, _CHART_BAR, _CHART_ROW = 250, 320, 22
 
@@ -54,7 +53,7 @@ def refusing_codes(report: Mapping[str, Any]) -> Counter[str]:
         code
         for e in report["proposals"]
         if e["disposition"] != "selected"
-        for code in {r["code"] for r in e["reasons"]} - _INFORMATIONAL
+        for code in {r["code"] for r in e["reasons"]} - INFORMATIONAL_CODES
     )
 
 

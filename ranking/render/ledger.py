@@ -16,15 +16,13 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ranking.ledger import REFUSED, Decision, Outcome, refusals
+from ranking.ledger.notes import outcome_words
 from ranking.numbers import r2
-from ranking.render.page import format_number, render_page
+from ranking.render.page import INFORMATIONAL_CODES, format_number, render_page
 
 __all__ = ["render_ledger"]
 
-# As in the batch view: informational codes (SPEC §3.5) refuse nothing.
-_INFORMATIONAL = frozenset({"evidence.quarantined", "rank.selected"})
 _CHART_LABEL, _CHART_BAR, _CHART_ROW = 250, 320, 20
-_CATEGORY_WORDS = {"committed": "committed", "below-threshold": "rejected by the acceptance test"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +96,7 @@ def _runs(decisions: Sequence[Decision]) -> dict[str, tuple[int, Counter[str]]]:
     for d in decisions:
         refused, counts = runs.setdefault(d.run, (0, Counter()))
         if d.disposition in REFUSED:
-            counts.update(set(d.reason_codes) - _INFORMATIONAL)
+            counts.update(set(d.reason_codes) - INFORMATIONAL_CODES)
             runs[d.run] = (refused + 1, counts)
     return runs
 
@@ -139,9 +137,7 @@ def _outcomes(listed: Sequence[tuple[Decision, tuple[Outcome, ...]]]) -> list[Ou
         OutcomeRow(
             d,
             o,
-            _CATEGORY_WORDS.get(o.category, o.category),
-            "n/a" if o.p_improve is None else f"{o.p_improve:.2f}",
-            "n/a" if o.observed_delta is None else f"{o.observed_delta:+.2f}",
+            *outcome_words(o),
         )
         for d, found in listed
         for o in found
