@@ -38,7 +38,6 @@ from collections.abc import Mapping
 from typing import Any
 
 import orjson
-import rfc8785
 
 __all__ = ["canon", "seal_canonical", "digest", "seal", "is_sealed"]
 
@@ -76,6 +75,8 @@ def canon(value: Any) -> bytes:
         _encode(value, parts, whole=False)
         return b"".join(parts)
     except (_Delegate, orjson.JSONEncodeError, UnicodeEncodeError, RecursionError):
+        import rfc8785  # only here: most runs never need it, and every run would pay for its import
+
         return rfc8785.dumps(value)
 
 

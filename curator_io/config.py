@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from decimal import Decimal
-from fractions import Fraction
 from typing import Any
 
 from curator_io import grammar as g
@@ -16,7 +14,7 @@ __all__ = ["Config", "parse_config", "DEFAULT_CONFIG"]
 @dataclass(frozen=True, slots=True)
 class Config:
     threshold: int | float = 40
-    """As written; compare with :attr:`threshold_exact`."""
+    """As written; compare with :attr:`threshold_hundredths`."""
     max_selected: int = 5
     max_operations: int = 6
     max_operation_bytes: int = 1200
@@ -26,9 +24,15 @@ class Config:
     min_lineages_user: int = 1
 
     @property
-    def threshold_exact(self) -> Fraction:
-        """SPEC §2: the threshold means its shortest round-trip decimal, exactly."""
-        return Fraction(Decimal(repr(self.threshold)))
+    def threshold_hundredths(self) -> int:
+        """SPEC §2: the threshold means its shortest round-trip decimal, exactly; in
+        hundredths, as a ``final`` score is, that decimal is a whole number.
+
+        Rounding is exact: a number in [0, 100] is within far less than half a
+        hundredth of a decimal with at most 2 fractional digits, and so is the
+        product with 100 of the whole number it means.
+        """
+        return round(self.threshold * 100)
 
     def to_json(self) -> dict[str, int | float]:
         """All eight members, as every report carries them."""

@@ -5,7 +5,6 @@ together into the kinds of object a bundle holds)."""
 
 from __future__ import annotations
 
-import calendar
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -113,8 +112,13 @@ def is_timestamp(v: Any) -> TypeGuard[str]:
     year, month, day = m.group(1, 2, 3)
     if year == "0000":
         return False
-    # The pattern bounds every field; only a day past the 28th needs the calendar.
-    return day <= "28" or int(day) <= calendar.monthrange(int(year), int(month))[1]
+    # The pattern bounds every field; only a day past the 28th needs the calendar
+    # (imported here: few timestamps need it, and every run would pay for its import).
+    if day <= "28":
+        return True
+    import calendar
+
+    return int(day) <= calendar.monthrange(int(year), int(month))[1]
 
 
 def instant_key(ts: str) -> str:

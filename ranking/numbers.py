@@ -7,15 +7,19 @@ rounded until they are written: exact, and far cheaper than ``Fraction``.
 
 from __future__ import annotations
 
-import math
-from fractions import Fraction
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from fractions import Fraction
 
 __all__ = ["r2", "r2_hundredths", "hundredths_to_json", "to_json_number"]
 
 
 def r2(x: Fraction) -> Fraction:
     """Round a non-negative exact rational to 2 decimals, half up: floor(100x + 1/2) / 100."""
-    return Fraction(math.floor(100 * x + Fraction(1, 2)), 100)
+    from fractions import Fraction  # here: the views need it, and ``score`` would pay for its import
+
+    return Fraction(r2_hundredths(x.numerator, x.denominator), 100)
 
 
 def r2_hundredths(numerator: int, denominator: int) -> int:

@@ -42,7 +42,7 @@ def result_of(validation: Validation) -> Result:
     config = validation.config
     scores: dict[str, Score] = {e.id: score_entry(e) for e in validation.entries if e.validation == "accepted"}
     accepted = (Ranked(e, scores[e.id].final) for e in validation.entries if e.id in scores)
-    eligible, below_threshold = split_eligible(accepted, config.threshold_exact)
+    eligible, below_threshold = split_eligible(accepted, config.threshold_hundredths)
     ordered = order_eligible(eligible)
     decisions = select_survivors(ordered, config.max_selected) | below_threshold
     return Result(validation, *build_report(validation, scores, [r.entry.id for r in ordered], decisions))

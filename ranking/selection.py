@@ -8,7 +8,6 @@ never by comparing all pairs.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from fractions import Fraction
 from typing import NamedTuple
 
 from curator_io.grammar import instant_key
@@ -54,11 +53,10 @@ _UNSELECTED = Decision("unselected", ("rank.limit", None))
 _BELOW_THRESHOLD = Decision("deferred", ("rank.below_threshold", None))
 
 
-def split_eligible(accepted: Iterable[Ranked], threshold: Fraction) -> tuple[list[Ranked], dict[str, Decision]]:
+def split_eligible(accepted: Iterable[Ranked], cut: int) -> tuple[list[Ranked], dict[str, Decision]]:
     """SPEC §5.1: the accepted proposals with ``final >= threshold``, and a ``deferred``
-    decision for each of the others."""
-    # Cannot fail to be whole: SPEC §2 allows the threshold at most 2 fractional digits.
-    cut = int(threshold * 100)  # in hundredths, as ``final`` is
+    decision for each of the others. ``cut`` is the threshold in hundredths, as ``final`` is
+    (:attr:`Config.threshold_hundredths`)."""
     eligible: list[Ranked] = []
     below: dict[str, Decision] = {}
     for r in accepted:

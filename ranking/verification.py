@@ -245,7 +245,7 @@ def _check_components(e: Mapping[str, Any], i: int) -> None:
 
 
 def _check_threshold(entries: list[Mapping[str, Any]], config: Config) -> None:
-    threshold = config.threshold_exact * 100
+    threshold = config.threshold_hundredths
     for i, e in enumerate(entries):
         if e["score"] is None:
             continue

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import Any
 
 import pytest
@@ -27,7 +26,11 @@ def test_members_not_given_take_their_defaults_and_reports_carry_all_eight() -> 
 
 
 def test_the_threshold_means_its_shortest_decimal_exactly() -> None:
-    assert parse_config({"threshold": 40.1}).threshold_exact == Fraction(401, 10)
+    assert parse_config({"threshold": 40.1}).threshold_hundredths == 4010
+    # Every threshold SPEC §2 allows, against its decimal read exactly.
+    for hundredths in range(10_001):
+        threshold = float(f"{hundredths // 100}.{hundredths % 100:02d}")
+        assert parse_config({"threshold": threshold}).threshold_hundredths == hundredths
     assert parse_config({"threshold": 40.0}).to_json()["threshold"] == 40
 
 
