@@ -45,6 +45,7 @@ __all__ = [
     "Deferred",
     "Raw",
     "BundleResult",
+    "Keep",
     "find_inputs",
     "iter_sources",
     "score_one",
@@ -122,6 +123,8 @@ class BundleResult:
     """``{"code", "pointer", "message"}`` of the input error, as in ``error.json``."""
     files: tuple[tuple[str, bytes], ...]
     """(file name, canonical bytes) for the bundle's folder."""
+    kept: object = None
+    """What ``keep`` made of the report where the bundle was scored (:func:`score_one`), or None."""
 
 
 # --- File access: the only place this module touches files ------------------------
@@ -195,8 +198,17 @@ def settle_folders(out: Path, earlier: Iterable[str], written: Iterable[str]) ->
 # --- Scoring one bundle (pure) ------------------------------------------------------
 
 
-def score_one(source: Source, raw: bytes, config: Config) -> BundleResult:
-    """The two reports of one bundle, or its input error; the same bytes as ``evidence-rank score``."""
+Keep = Callable[[Mapping[str, Any], bytes], object]
+"""``keep(report, its canonical bytes)``: what a result carries of its report (``kept``)."""
+
+
+def score_one(source: Source, raw: bytes, config: Config, keep: Keep | None = None) -> BundleResult:
+    """The two reports of one bundle, or its input error; the same bytes as ``evidence-rank score``.
+
+    With ``keep``, the result also carries ``keep(report, report bytes)``: work
+    on the report that the process collecting results would otherwise do alone
+    (``batch --ledger`` derives the ledger's rows here), done where it was scored.
+    """
     try:
         result = rank_bytes(raw, config)
     except InputError as e:
@@ -205,15 +217,16 @@ def score_one(source: Source, raw: bytes, config: Config) -> BundleResult:
         return BundleResult(source, "error", None, (), error, (("error.json", canon(error)),))
     report = result.report
     files = (("validation.json", result.validation.canonical), ("report.json", result.canonical))
-    return BundleResult(source, report["outcome"], report["run"], tuple(report["selected"]), None, files)
+    kept = None if keep is None else keep(report, result.canonical)
+    return BundleResult(source, report["outcome"], report["run"], tuple(report["selected"]), None, files, kept)
 
 
-def score_item(item: tuple[int, Source, Raw], config: Config) -> BundleResult:
+def score_item(item: tuple[int, Source, Raw], config: Config, keep: Keep | None = None) -> BundleResult:
     """:func:`score_one` on one ``(index, source, bytes)`` item, the unit a remote engine maps."""
-    return score_one(item[1], _bytes_of(item[2]), config)
+    return score_one(item[1], _bytes_of(item[2]), config, keep)
 
 
-def score_and_write(item: tuple[int, Source, Raw], config: Config, out: Path) -> BundleResult:
+def score_and_write(item: tuple[int, Source, Raw], config: Config, out: Path, keep: Keep | None = None) -> BundleResult:
     """Score one item and write its folder where it was scored; the result without its bytes.
 
     The unit a local engine maps: each worker writes its own folders, so the
@@ -221,7 +234,7 @@ def score_and_write(item: tuple[int, Source, Raw], config: Config, out: Path) ->
     parallel instead of in the one process that collects results.
     """
     index, source, raw = item
-    result = score_one(source, _bytes_of(raw), config)
+    result = score_one(source, _bytes_of(raw), config, keep)
     write_result(out / output_folder(index, source), result)
     return replace(result, files=())
 

@@ -4,19 +4,22 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterable, Iterator, Mapping
+import time
+from collections.abc import Generator, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from curator_io.canonical import canon
 from curator_io.errors import EvidenceRankError, TamperError
-from curator_io.files import read_bytes, write_atomic
-from ranking.batch import BundleResult, output_folder
+from curator_io.files import write_atomic
+from ranking.batch import BundleResult
 from ranking.cli.common import read_report
 from ranking.cli.logs import get_logger
 from ranking.cli.output import emit, write_stdout
 from ranking.ledger import Ledger, decisions_of, note_lines, refusal_mark, refusals, render_history
-from ranking.ledger.records import checked_report, decision_json
+from ranking.ledger.records import Recording, checked_report, decision_json, recording_of
 
 __all__ = [
     "run_add",
@@ -156,22 +159,53 @@ def record_scored(path: str, report: Mapping[str, Any], canonical: bytes) -> dic
     """``score --ledger``: the refusal marks for ``report`` (from earlier reports only), then record it."""
     with Ledger.open(path) as ledger:
         marks = refusal_marks(ledger, report)
-        ledger.add_produced(canonical)
+        ledger.add_produced([recording_of(report, canonical)])
     return marks
 
 
-def recorded(results: Iterable[BundleResult], path: str, out: Path) -> Iterator[BundleResult]:
-    """``batch --ledger``: each result as it comes, in input order, after recording its report.
+#: ``batch --ledger`` records its reports in groups, one transaction per group: each commit
+#: rewrites the index pages its rows touch, and one report per commit cost 2.2x the SQLite
+#: time (137 against 62 ms for 1,000 small reports; bench/RESULTS.md). The limits bound what
+#: a killed batch has scored but not recorded.
+GROUP_REPORTS = 64
+GROUP_SECONDS = 0.5
 
-    A remote engine's result carries the report's bytes. A local worker has
-    written its folder itself and sends none back, so the report is read back
-    from the folder: one small read of a file still in the page cache, and no
-    change to what workers send through the pipe (see docs/ledger.md).
+
+def recorded(results: Iterable[BundleResult], path: str) -> Generator[BundleResult, None, None]:
+    """``batch --ledger``: each result as it comes, in input order; its report recorded in
+    input order too, in a group of at most :data:`GROUP_REPORTS` reports or
+    :data:`GROUP_SECONDS` seconds.
+
+    Each report lands whole, with its rows, or not at all; a batch that stops
+    (an unreadable input, SIGTERM) records the group it holds before it ends,
+    and a killed one loses at most that group, which running it again records.
+
+    A local worker derives the ledger's rows where it scored the bundle (the
+    engine function's ``keep`` is :func:`recording_of`) and sends them with the
+    report's bytes, so this process, which collects every result, only writes.
+    A result without them (a remote engine's) has the report's bytes in its
+    files; this process then derives the rows itself.
     """
+    group: list[Recording] = []
     with Ledger.open(path) as ledger:
-        for index, result in enumerate(results, start=1):
-            if result.outcome != "error":
-                files = dict(result.files)
-                body = files.get("report.json") or read_bytes(out / output_folder(index, result.source) / "report.json")
-                ledger.add_produced(body)
-            yield result
+        try:
+            started = 0.0
+            for result in results:
+                if result.outcome != "error":
+                    if not group:
+                        started = time.monotonic()
+                    group.append(_recording(result))
+                    if len(group) >= GROUP_REPORTS or time.monotonic() - started >= GROUP_SECONDS:
+                        full, group = group, []
+                        ledger.add_produced(full)
+                yield result
+        finally:
+            # Also when the batch stops early: what was scored is recorded (not retried if recording failed).
+            ledger.add_produced(group)
+
+
+def _recording(result: BundleResult) -> Recording:
+    if isinstance(result.kept, Recording):
+        return result.kept
+    body = dict(result.files)["report.json"]
+    return recording_of(orjson.loads(body), body)

@@ -20,14 +20,15 @@ import orjson
 
 from curator_io.canonical import canon, digest
 from curator_io.errors import InvariantError
-from ranking.verification import check_report
 
 __all__ = [
     "REFUSED",
     "Decision",
     "Outcome",
+    "Recording",
     "checked_report",
     "decisions_of",
+    "recording_of",
     "decision_json",
     "outcome_json",
     "outcome_key",
@@ -90,12 +91,32 @@ class Outcome(NamedTuple):
     """The measured change in the held-out success rate; null when not finite."""
 
 
+class Recording(NamedTuple):
+    """Everything the ledger stores of one report: one transaction's worth."""
+
+    digest: str
+    run: str
+    body: bytes
+    """The report's canonical bytes."""
+    decisions: tuple[Decision, ...]
+
+
+def recording_of(report: Mapping[str, Any], body: bytes) -> Recording:
+    """What recording ``report`` stores; ``body`` is its canonical bytes and ``report`` has passed
+    :func:`checked_report` or comes from this process's pipeline."""
+    return Recording(report["digest"], report["run"], body, decisions_of(report))
+
+
 def checked_report(document: Any) -> bytes:
     """The canonical bytes of a ranking report that satisfies SPEC §7; raises otherwise.
 
     ``invariant.sealed`` for a report whose digest does not seal its content, and
     ``invariant.<name>`` for any other invariant the report alone can show.
     """
+    # Imported here: batch --ledger and score --ledger record only reports this process produced,
+    # and would pay for the verifier's imports (its schema, exact fractions) on every run.
+    from ranking.verification import check_report
+
     if not isinstance(document, Mapping):
         raise InvariantError("invariant.schema", "a ranking report is a JSON object", pointer="")
     check_report(document)

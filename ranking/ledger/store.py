@@ -23,12 +23,10 @@ from itertools import groupby
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from curator_io.errors import ConfigError, EvidenceRankError, InputError, TamperError
 from curator_io.jsonio import parse_json
 from ranking.ledger.audit import Finding, audit_outcome, audit_report
-from ranking.ledger.records import Decision, Outcome, checked_report, decisions_of, outcome_key
+from ranking.ledger.records import Decision, Outcome, Recording, checked_report, outcome_key, recording_of
 
 __all__ = ["SCHEMA_VERSION", "APPLICATION_ID", "Ledger"]
 
@@ -117,17 +115,19 @@ class Ledger:
         Raises ``invariant.<name>`` (exit 4) for a report that is tampered or invalid.
         """
         body = checked_report(document)
-        return self._record(document["digest"], document["run"], body, decisions_of(document))
+        return self.add_produced([recording_of(document, body)]) == 1
 
-    def add_produced(self, body: bytes) -> bool:
-        """Record a report this process's pipeline has just produced, given as its canonical bytes.
+    def add_produced(self, recordings: Sequence[Recording]) -> int:
+        """Record reports this process's pipeline has just produced; how many were new.
 
-        Not verified again: SPEC §7's checks guard reports that come from
-        elsewhere, and these come from ``rank`` here (``score``, ``batch``).
-        ``ledger verify`` still checks them like any other.
+        One transaction for them all, so each report lands whole with its rows
+        (``batch --ledger`` groups a few, docs/ledger.md). Not verified again:
+        SPEC §7's checks guard reports that come from elsewhere, and these come
+        from ``rank`` here (``score``, ``batch``). ``ledger verify`` still
+        checks them like any other.
         """
-        document = orjson.loads(body)
-        return self._record(document["digest"], document["run"], body, decisions_of(document))
+        with self._transaction():
+            return sum(self._insert(*r) for r in recordings)
 
     def add_outcome(self, outcome: Outcome) -> bool:
         """Record what the acceptance test did with a backed diff; False when already recorded."""
@@ -144,11 +144,11 @@ class Ledger:
         """
         have = {digest for (digest,) in self._db.execute("SELECT digest FROM reports")}
         incoming = []
-        for digest, run, body in other._db.execute("SELECT digest, run, body FROM reports ORDER BY run, digest"):
+        for digest, body in other._db.execute("SELECT digest, body FROM reports ORDER BY run, digest"):
             if digest in have:
                 continue
             document, canonical = _checked(other.path, digest, body)
-            incoming.append((digest, run, canonical, decisions_of(document)))
+            incoming.append(recording_of(document, canonical))
         outcomes = [
             (key, Outcome(*row))
             for key, *row in other._db.execute(f"SELECT key, {_OUTCOME_COLUMNS} FROM outcomes ORDER BY key")
@@ -243,10 +243,6 @@ class Ledger:
         return (reports, decisions, outcomes), findings
 
     # --- internals ----------------------------------------------------------------
-
-    def _record(self, digest: str, run: str, body: bytes, decisions: Sequence[Decision]) -> bool:
-        with self._transaction():
-            return self._insert(digest, run, body, decisions)
 
     def _insert(self, digest: str, run: str, body: bytes, decisions: Sequence[Decision]) -> bool:
         cursor = self._db.execute(

@@ -26,7 +26,7 @@ import argparse
 import math
 import sys
 from collections.abc import Iterable, Iterator
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import AbstractContextManager, closing, nullcontext
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -177,15 +177,24 @@ def _score_all(args: argparse.Namespace, out: Path) -> dict[str, Any]:
     # A local engine's workers write their own folders; a remote one's results come back as bytes.
     local = args.engine == "local"
     fn = partial(score_and_write, config=config, out=out) if local else partial(score_item, config=config)
+    if args.ledger and local:
+        # Imported when asked for (sqlite3 costs start-up). The rows are derived where each bundle is scored.
+        from ranking.ledger.records import recording_of
+
+        fn = partial(fn, keep=recording_of)
     # Local workers read their own files; a remote engine's get the bytes (they may not see our disk).
     sources = iter_sources(inputs, defer=local)
     with _engine(args) as engine:
         results = engine.map(fn, _numbered(sources, progress))
-        if args.ledger:
-            from ranking.cli.ledger_runs import recorded  # imported when asked for: sqlite3 costs start-up
+        if not args.ledger:
+            entries = _write_all(results, out, progress)
+        else:
+            from ranking.cli.ledger_runs import recorded
 
-            results = recorded(results, args.ledger, out)
-        entries = _write_all(results, out, progress)
+            # Closed here, whatever stops the batch: the reports it holds are recorded now, not
+            # whenever the generator would be collected (after the exit code is decided).
+            with closing(recorded(results, args.ledger)) as recording:
+                entries = _write_all(recording, out, progress)
     return build_summary(entries, config)
 
 
