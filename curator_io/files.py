@@ -97,9 +97,9 @@ def _create_temporary(target: Path) -> tuple[int, Path]:
     """A new, empty ``.NAME.XXXXXXXX.tmp`` beside ``target``, open for writing, owner-only
     until written.
 
-    What ``tempfile.mkstemp`` does, without its import (a tenth of what
-    ``score`` on a small bundle spends on starting up): a random name, created
-    only if it does not exist, tried again if it does.
+    What ``tempfile.mkstemp`` does, without importing it (3 ms of every
+    command's start-up, bench/RESULTS.md): a random name, created only if it
+    does not exist, tried again if it does.
     """
     while True:
         tmp = target.with_name(f".{target.name}.{os.urandom(4).hex()}.tmp")

@@ -221,9 +221,9 @@ def score_one(source: Source, raw: bytes, config: Config, keep: Keep | None = No
     return BundleResult(source, report["outcome"], report["run"], tuple(report["selected"]), None, files, kept)
 
 
-def score_item(item: tuple[int, Source, Raw], config: Config, keep: Keep | None = None) -> BundleResult:
+def score_item(item: tuple[int, Source, Raw], config: Config) -> BundleResult:
     """:func:`score_one` on one ``(index, source, bytes)`` item, the unit a remote engine maps."""
-    return score_one(item[1], _bytes_of(item[2]), config, keep)
+    return score_one(item[1], _bytes_of(item[2]), config)
 
 
 def score_and_write(item: tuple[int, Source, Raw], config: Config, out: Path, keep: Keep | None = None) -> BundleResult:

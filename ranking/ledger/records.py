@@ -92,7 +92,7 @@ class Outcome(NamedTuple):
 
 
 class Recording(NamedTuple):
-    """Everything the ledger stores of one report: one transaction's worth."""
+    """Everything the ledger stores of one report; it lands whole, in one transaction."""
 
     digest: str
     run: str
