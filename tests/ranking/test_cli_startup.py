@@ -19,17 +19,33 @@ EXAMPLE = REPO / "fixtures" / "example.json"
 _HEAVY = ("jsonschema", "pydantic")
 
 
-def test_a_batch_runs_without_importing_jsonschema_or_pydantic(tmp_path: Path) -> None:
-    (tmp_path / "in").mkdir()
+def _imported(argv: list[str], modules: tuple[str, ...]) -> tuple[int, list[str]]:
+    """Run ``main(argv)`` in a fresh interpreter: its exit code, and which of ``modules`` it imported."""
     script = (
         "import json, sys\n"
         "from ranking.cli import main\n"
-        f"code = main(['batch', {str(tmp_path / 'in')!r}, '--out-dir', {str(tmp_path / 'out')!r}])\n"
-        f"print(json.dumps([code, [m for m in {_HEAVY!r} if m in sys.modules]]))\n"
+        f"code = main({argv!r})\n"
+        f"print(json.dumps([code, [m for m in {modules!r} if m in sys.modules]]))\n"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO, check=True)
+    code, imported = json.loads(done.stdout.splitlines()[-1])
+    return code, imported
 
-    assert json.loads(done.stdout.splitlines()[-1]) == [0, []]
+
+def test_a_batch_runs_without_importing_jsonschema_or_pydantic(tmp_path: Path) -> None:
+    (tmp_path / "in").mkdir()
+
+    assert _imported(["batch", str(tmp_path / "in"), "--out-dir", str(tmp_path / "out")], _HEAVY) == (0, [])
+
+
+def test_batch_ledger_records_without_importing_the_verifier(tmp_path: Path) -> None:
+    # It records only reports its own pipeline produced; ledger add and merge verify theirs.
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "example.json").write_bytes(EXAMPLE.read_bytes())
+    argv = ["batch", str(tmp_path / "in"), "--out-dir", str(tmp_path / "out"), "--ledger", str(tmp_path / "l.db")]
+
+    assert _imported(argv, ("ranking.verification", *_HEAVY)) == (0, [])
+    assert (tmp_path / "l.db").exists()
 
 
 def test_the_schema_command_offers_exactly_the_published_schemas() -> None:
@@ -42,15 +58,7 @@ def test_score_at_the_default_level_imports_no_logging_and_no_other_commands_lib
     unwanted += ("ranking.batch", "ranking.engines", "ranking.explain", "ranking.gate", "ranking.apply")
     # Nor the standard modules it needs only on rare paths (bench/RESULTS.md, "Start-up").
     unwanted += ("tempfile", "fractions", "decimal", "rfc8785")
-    script = (
-        "import json, sys\n"
-        "from ranking.cli import main\n"
-        f"code = main(['score', {str(EXAMPLE)!r}, '--out-dir', {str(tmp_path)!r}])\n"
-        f"print(json.dumps([code, [m for m in {unwanted!r} if m in sys.modules]]))\n"
-    )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO, check=True)
-
-    assert json.loads(done.stdout.splitlines()[-1]) == [0, []]
+    assert _imported(["score", str(EXAMPLE), "--out-dir", str(tmp_path)], unwanted) == (0, [])
     assert (tmp_path / "report.json").exists()
 
 
