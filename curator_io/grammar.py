@@ -6,6 +6,7 @@ together into the kinds of object a bundle holds)."""
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeGuard
@@ -23,6 +24,7 @@ __all__ = [
     "utf8_len",
     "instant_key",
     "shown",
+    "printable",
     "MAX_INT",
     "Rule",
     "text",
@@ -303,3 +305,16 @@ def shown(value: Any) -> str:
         return "an array"
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
+
+
+#: Unicode categories a terminal acts on or hides: controls (ESC, BEL, ...), formats (the
+#: bidi overrides), surrogates, private use, unassigned, and line/paragraph separators.
+_HIDDEN = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+
+
+def printable(text: str) -> str:
+    """``text`` safe for a terminal: each character a terminal would act on or hide is escaped
+    (``\x1b``, ``\u202e``), as ``repr`` writes it; the rest is kept as it is."""
+    if text.isprintable():
+        return text
+    return "".join(ascii(c)[1:-1] if unicodedata.category(c) in _HIDDEN else c for c in text)

@@ -20,7 +20,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
@@ -31,6 +30,7 @@ from curator_io.canonical import canon, seal
 from curator_io.config import Config
 from curator_io.errors import ConfigError, InputError
 from curator_io.files import remove_if_present, sweep_leftovers, write_atomic
+from curator_io.grammar import printable
 from curator_io.jsonio import iter_jsonl_lines
 from ranking.batch_inputs import Input, find_inputs, unreadable
 from ranking.pipeline import rank_bytes
@@ -58,7 +58,6 @@ __all__ = [
     "summary_entry",
     "build_summary",
     "render_summary",
-    "printable",
 ]
 
 SUMMARY_SCHEMA = "evidence-rank-batch-v1"
@@ -286,19 +285,6 @@ def build_summary(entries: list[dict[str, Any]], config: Config) -> dict[str, An
     outcomes = [e["outcome"] for e in entries]
     counts = {"bundles": len(entries), **{name: outcomes.count(name) for name in ("selected", "no_op", "error")}}
     return seal({"schema": SUMMARY_SCHEMA, "config": config.to_json(), "counts": counts, "bundles": entries})
-
-
-#: Unicode categories a terminal acts on or hides: controls (ESC, BEL, ...), formats (the
-#: bidi overrides), surrogates, private use, unassigned, and line/paragraph separators.
-_HIDDEN = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
-
-
-def printable(text: str) -> str:
-    """``text`` safe for a terminal: each character a terminal would act on or hide is escaped
-    (``\x1b``, ``\u202e``), as ``repr`` writes it; the rest is kept as it is."""
-    if text.isprintable():
-        return text
-    return "".join(ascii(c)[1:-1] if unicodedata.category(c) in _HIDDEN else c for c in text)
 
 
 def render_summary(summary: Mapping[str, Any]) -> str:

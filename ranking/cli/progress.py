@@ -17,7 +17,8 @@ import time
 from collections.abc import Callable
 from typing import TextIO
 
-from ranking.batch import BundleResult, printable
+from curator_io.grammar import printable
+from ranking.batch import BundleResult
 
 __all__ = ["Progress", "LOG_EVERY"]
 
