@@ -45,7 +45,6 @@ MAX_INT = 2**53 - 1
 
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}")
 _DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
-_TIMESTAMP = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]{1,9}))?Z")
 # The TIMESTAMP grammar with each field bounded, so a match is a real instant but for the month's length.
 _TIMESTAMP_FIELDS = re.compile(
     r"([0-9]{4})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\.[0-9]{1,9})?Z"

@@ -7,16 +7,15 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ranking.apply import apply_selection
-    from ranking.pipeline import Result, rank, rank_bytes, rank_validation
+    from ranking.pipeline import Result, rank, rank_bytes
 
-__all__ = ["Result", "apply_selection", "rank", "rank_bytes", "rank_validation"]
+__all__ = ["Result", "apply_selection", "rank", "rank_bytes"]
 
 _HOMES = {
     "Result": "ranking.pipeline",
     "apply_selection": "ranking.apply",
     "rank": "ranking.pipeline",
     "rank_bytes": "ranking.pipeline",
-    "rank_validation": "ranking.pipeline",
 }
 
 

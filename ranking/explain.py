@@ -15,13 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any
 
 from curator_io.errors import ConfigError
 from curator_io.grammar import instant_key
 from curator_io.models import SIGNAL_WEIGHTS, Bundle, Scope
-from ranking.numbers import to_json_number
 from ranking.selection import operations_conflict
 from ranking.verification import check_report, replay
 from validator import Proposal, ValidationEntry
@@ -183,8 +181,6 @@ def _headline(entry: Mapping[str, Any], eligible: int) -> str:
 
 
 def _num(x: Any) -> str:
-    if isinstance(x, Fraction):
-        x = to_json_number(x)
     if isinstance(x, float) and x.is_integer():
         return str(int(x))
     return repr(x) if isinstance(x, float) else str(x)

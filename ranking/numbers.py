@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from fractions import Fraction
 
-__all__ = ["r2", "r2_hundredths", "hundredths_to_json", "to_json_number"]
+__all__ = ["r2", "r2_hundredths", "hundredths_to_json"]
 
 
 def r2(x: Fraction) -> Fraction:
@@ -39,10 +39,3 @@ def hundredths_to_json(h: int) -> int | float:
     """
     whole, rest = divmod(h, 100)
     return whole if rest == 0 else h / 100
-
-
-def to_json_number(x: Fraction) -> int | float:
-    """A 2-decimal rational as the JSON number a report writes for it."""
-    if x.denominator == 1:
-        return int(x)
-    return float(x)

@@ -16,7 +16,7 @@ from ranking.scoring import Score, score_entry
 from ranking.selection import Ranked, order_eligible, select_survivors, split_eligible
 from validator import Validation, validate
 
-__all__ = ["Result", "rank", "rank_validation", "rank_bytes", "result_of"]
+__all__ = ["Result", "rank", "rank_bytes", "result_of"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,11 +30,6 @@ class Result:
     @property
     def selected(self) -> list[str]:
         return list(self.report["selected"])
-
-
-def rank_validation(validation: Validation) -> dict[str, Any]:
-    """Score, order and select what :func:`validator.validate` produced."""
-    return result_of(validation).report
 
 
 def result_of(validation: Validation) -> Result:

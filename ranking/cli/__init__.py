@@ -21,9 +21,7 @@ from ranking.cli.commands import add_global_options
 from ranking.cli.logs import configure_logging, get_logger
 from ranking.cli.output import StdoutUnwritable, detach_stdout, flush_stdout, prepare_streams
 
-__all__ = ["main", "EXIT_OK", "EXIT_FAILED", "EXIT_USAGE", "EXIT_INPUT", "EXIT_TAMPERED"]
-
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INPUT, EXIT_TAMPERED = 0, 1, 2, 3, 4
+__all__ = ["main"]
 
 
 def version_line() -> str:
