@@ -18,6 +18,7 @@ from ranking.batch import BundleResult
 from ranking.cli.common import read_report
 from ranking.cli.logs import get_logger
 from ranking.cli.output import emit, write_stdout
+from ranking.cli.targets import ledger_files, refuse_input_as_output
 from ranking.ledger import Ledger, decisions_of, note_lines, refusal_mark, refusals, render_history
 from ranking.ledger.records import Recording, checked_report, decision_json, recording_of
 
@@ -97,6 +98,7 @@ def run_render(args: argparse.Namespace) -> int:
     # Imported here: only this subcommand needs Jinja2.
     from ranking.render import render_ledger
 
+    refuse_input_as_output(args.out, ledger_files(args.ledger))
     with Ledger.open(args.ledger, create=False, read_only=True) as ledger:
         verified(ledger, args.ledger)  # before anything is written: a tampered ledger gets no page
         entries = list(ledger.export())

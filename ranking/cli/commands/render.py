@@ -22,6 +22,7 @@ from curator_io.jsonio import parse_json
 from ranking.cli.collector import collector_off
 from ranking.cli.common import read_bundle, read_report
 from ranking.cli.output import emit
+from ranking.cli.targets import refuse_input_as_output
 
 __all__ = ["register", "run"]
 
@@ -53,18 +54,22 @@ def run(args: argparse.Namespace) -> int:
 
     out = Path(args.out)
     if args.batch is None:
+        refuse_input_as_output(out, [("REPORT", args.report), ("--bundle", args.bundle)])
         report = read_report(args.report)
         bundle = read_bundle(args.bundle) if args.bundle else None
         write_atomic(out, render_report(report, bundle).encode("utf-8"))
         emit(f"{out}: run view of {report['run']} ({report['counts']['proposals']} proposals, {report['outcome']})")
         return 0
     folder = Path(args.batch)
+    refuse_input_as_output(out, [("the batch summary", folder / "summary.json")])
     summary = _read_summary(folder / "summary.json")
     reports = {
         e["index"]: read_report(folder / e["output"] / "report.json")
         for e in summary["bundles"]
         if e["outcome"] != "error"
     }
+    read = [("a report of the batch", folder / e["output"] / "report.json") for e in summary["bundles"]]
+    refuse_input_as_output(out, read)
     runs = out.parent / f"{out.stem}-runs"
     names = {e["index"]: _page_name(e) for e in summary["bundles"]}
     links = {index: f"{quote(runs.name)}/{quote(names[index])}" for index in reports}

@@ -17,7 +17,6 @@ beside the validation it names, and a run that did not succeed leaves none.
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 
 from curator_io.canonical import canon
@@ -34,6 +33,7 @@ from ranking.cli.common import (
     render_table,
 )
 from ranking.cli.output import emit
+from ranking.cli.targets import ledger_files, same_file
 from ranking.pipeline import Result, result_of
 from validator import validate
 
@@ -124,11 +124,13 @@ def _refuse_own_outputs(args: argparse.Namespace, out: Path) -> None:
     and kept when the run fails.)
     """
     given = [("BUNDLE", args.bundle), ("--config", args.config), ("--validation", args.validation)]
+    if args.ledger:
+        given += [("--ledger", path) for _, path in ledger_files(args.ledger)]
     for what, path in given:
         if path is None or path == "-":
             continue
         for name in OUTPUTS:
-            if _same_file(out / name, Path(path)) and not (what == "--validation" and name == VALIDATION):
+            if same_file(out / name, path) and not (what == "--validation" and name == VALIDATION):
                 raise ConfigError(
                     "usage.invalid_option",
                     f"{what} {path!r} is {name} in --out-dir, which this run replaces: copy it elsewhere first "
@@ -138,13 +140,6 @@ def _refuse_own_outputs(args: argparse.Namespace, out: Path) -> None:
 
 def _clear_after_failure(out: Path, given: str | None) -> None:
     target = out / VALIDATION
-    if given is not None and _same_file(target, Path(given)):
+    if given is not None and same_file(target, given):
         return  # the file under check is the user's input: never delete it
     remove_if_present(target)
-
-
-def _same_file(a: Path, b: Path) -> bool:
-    try:
-        return os.path.samefile(a, b)
-    except OSError:
-        return False
