@@ -14,6 +14,7 @@ import orjson
 from curator_io.canonical import canon
 from curator_io.errors import EvidenceRankError, TamperError
 from curator_io.files import write_atomic
+from curator_io.grammar import printable
 from ranking.batch import BundleResult
 from ranking.cli.common import read_report
 from ranking.cli.logs import get_logger
@@ -51,7 +52,7 @@ def run_add(args: argparse.Namespace) -> int:
         for path, document in checked:
             added = ledger.add_report(document)
             what = f"recorded run {document['run']}, {len(document['proposals'])} decisions"
-            emit(f"{path}: {what if added else 'already recorded'} ({document['digest']})")
+            emit(printable(f"{path}: {what if added else 'already recorded'} ({document['digest']})"))
     return 0
 
 
@@ -63,7 +64,7 @@ def run_history(args: argparse.Namespace) -> int:
     if args.format == "json":
         write_stdout(canon([decision_json(d, tuple(o)) for d, o in entries]) + b"\n")
     elif not entries:
-        emit(f"no decision in {args.ledger} matches")
+        emit(printable(f"no decision in {args.ledger} matches"))
     else:
         emit(render_history(entries))
     return 0
@@ -88,8 +89,10 @@ def run_verify(args: argparse.Namespace) -> int:
     with Ledger.open(args.ledger, create=False) as ledger:
         reports, decisions, outcomes = verified(ledger, args.ledger)
     emit(
-        f"{args.ledger}: {reports} reports sealed and valid, {decisions} decisions derived from them, "
-        f"{outcomes} outcomes matching their keys"
+        printable(
+            f"{args.ledger}: {reports} reports sealed and valid, {decisions} decisions derived from them, "
+            f"{outcomes} outcomes matching their keys"
+        )
     )
     return 0
 
@@ -105,7 +108,7 @@ def run_render(args: argparse.Namespace) -> int:
     out = Path(args.out)
     write_atomic(out, render_ledger(entries).encode("utf-8"))
     runs = len({d.run for d, _ in entries})
-    emit(f"{out}: ledger view of {args.ledger} ({runs} run(s), {len(entries)} decisions)")
+    emit(printable(f"{out}: ledger view of {args.ledger} ({runs} run(s), {len(entries)} decisions)"))
     return 0
 
 
@@ -130,7 +133,7 @@ def run_merge(args: argparse.Namespace) -> int:
         for path in args.others:
             with Ledger.open(path, create=False, read_only=True) as other:
                 reports, outcomes = ledger.merge(other)
-            emit(f"{path}: {reports} reports and {outcomes} outcomes added")
+            emit(printable(f"{path}: {reports} reports and {outcomes} outcomes added"))
     return 0
 
 

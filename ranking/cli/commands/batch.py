@@ -34,6 +34,7 @@ from typing import Any
 from curator_io.canonical import canon
 from curator_io.errors import ConfigError
 from curator_io.files import flush_to_disk, locked_folder, remove_if_present, write_atomic
+from curator_io.grammar import printable
 from ranking.batch import (
     SUMMARY,
     BundleResult,
@@ -158,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
     get_logger().info("batch.done", out_dir=str(out), **counts)
     if counts["error"]:
         print(
-            f"evidence-rank: {counts['error']} of {counts['bundles']} bundles refused; see {out / SUMMARY}",
+            printable(f"evidence-rank: {counts['error']} of {counts['bundles']} bundles refused; see {out / SUMMARY}"),
             file=sys.stderr,
         )
         return 3
@@ -207,7 +208,7 @@ def _numbered(sources: Iterable[tuple[Source, Raw]], progress: Progress) -> Iter
 
 
 def _warn(message: str) -> None:
-    print(f"evidence-rank: warning: {message}", file=sys.stderr)
+    print(f"evidence-rank: warning: {printable(message)}", file=sys.stderr)
 
 
 def _engine(args: argparse.Namespace) -> AbstractContextManager[Engine]:

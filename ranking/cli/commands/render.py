@@ -18,6 +18,7 @@ from urllib.parse import quote
 
 from curator_io.errors import ConfigError, InputError
 from curator_io.files import flush_to_disk, read_bytes, write_atomic
+from curator_io.grammar import printable
 from curator_io.jsonio import parse_json
 from ranking.cli.collector import collector_off
 from ranking.cli.common import read_bundle, read_report
@@ -58,7 +59,11 @@ def run(args: argparse.Namespace) -> int:
         report = read_report(args.report)
         bundle = read_bundle(args.bundle) if args.bundle else None
         write_atomic(out, render_report(report, bundle).encode("utf-8"))
-        emit(f"{out}: run view of {report['run']} ({report['counts']['proposals']} proposals, {report['outcome']})")
+        emit(
+            printable(
+                f"{out}: run view of {report['run']} ({report['counts']['proposals']} proposals, {report['outcome']})"
+            )
+        )
         return 0
     folder = Path(args.batch)
     refuse_input_as_output(out, [("the batch summary", folder / "summary.json")])
@@ -78,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
         write_atomic(runs / names[index], render_report(report).encode("utf-8"), durable=False)
     flush_to_disk()
     write_atomic(out, page.encode("utf-8"))  # last: it links to the run views
-    emit(f"{out}: batch view of {summary['counts']['bundles']} bundles; {len(reports)} run views in {runs}/")
+    emit(printable(f"{out}: batch view of {summary['counts']['bundles']} bundles; {len(reports)} run views in {runs}/"))
     return 0
 
 
