@@ -17,7 +17,7 @@ from typing import Any
 from urllib.parse import quote
 
 from curator_io.errors import ConfigError, InputError
-from curator_io.files import flush_to_disk, read_bytes, write_atomic
+from curator_io.files import flush_to_disk, read_bytes, sweep_stale, write_atomic
 from curator_io.grammar import printable
 from curator_io.jsonio import parse_json
 from ranking.cli.collector import collector_off
@@ -79,8 +79,9 @@ def run(args: argparse.Namespace) -> int:
     names = {e["index"]: _page_name(e) for e in summary["bundles"]}
     links = {index: f"{quote(runs.name)}/{quote(names[index])}" for index in reports}
     page = render_batch(summary, reports, links=links)  # verifies the summary and every report
+    sweep_stale(runs)  # once for every run view, not once per page
     for index, report in reports.items():
-        write_atomic(runs / names[index], render_report(report).encode("utf-8"), durable=False)
+        write_atomic(runs / names[index], render_report(report).encode("utf-8"), durable=False, sweep=False)
     flush_to_disk()
     write_atomic(out, page.encode("utf-8"))  # last: it links to the run views
     emit(printable(f"{out}: batch view of {summary['counts']['bundles']} bundles; {len(reports)} run views in {runs}/"))
