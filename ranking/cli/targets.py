@@ -15,7 +15,7 @@ from collections.abc import Iterable
 
 from curator_io.errors import ConfigError
 
-__all__ = ["same_file", "refuse_input_as_output", "ledger_files"]
+__all__ = ["Named", "same_file", "refuse_input_as_output", "refuse_input_inside", "ledger_files"]
 
 Named = tuple[str, str | os.PathLike[str] | None]
 """What the input is called on the command line (``BUNDLE``, ``--config``), and its path."""
@@ -47,6 +47,27 @@ def refuse_input_as_output(out: str | os.PathLike[str], inputs: Iterable[Named],
                 "usage.invalid_option",
                 f"{option} {os.fspath(out)!r} is {what} {os.fspath(path)!r}, which this run reads: writing it "
                 f"would replace the input; choose another {option}",
+            )
+
+
+def refuse_input_inside(folder: str | os.PathLike[str], inputs: Iterable[Named], *, option: str) -> None:
+    """Refuse an input that lies in ``folder`` or below it (a folder the run clears), symlinks resolved."""
+    try:
+        real = os.path.realpath(folder)
+    except (OSError, ValueError):
+        return
+    for what, path in inputs:
+        if path is None or os.fspath(path) == "-":
+            continue
+        try:
+            inside = os.path.realpath(path).startswith(real + os.sep)
+        except (OSError, ValueError):
+            continue
+        if inside:
+            raise ConfigError(
+                "usage.invalid_option",
+                f"{what} {os.fspath(path)!r} is inside {os.fspath(folder)!r}, which this run replaces: "
+                f"move it elsewhere first or choose another {option}",
             )
 
 

@@ -47,6 +47,23 @@ CASES = {
     ],
     "render --batch D --out D/summary.json": ["render", "--batch", "{r}/batch", "--out", "{r}/batch/summary.json"],
     "ledger render L --out L": ["ledger", "render", "{r}/ledger.db", "--out", "{r}/ledger.db"],
+    "batch D/summary.json --out-dir D": ["batch", "{r}/batch/summary.json", "--out-dir", "{r}/batch", "-q"],
+    "batch --ledger D/summary.json": [
+        "batch",
+        "{r}/bundle.json",
+        "--out-dir",
+        "{r}/batch",
+        "--ledger",
+        "{r}/batch/summary.json",
+    ],
+    "batch --config under D/reports": [
+        "batch",
+        "{r}/bundle.json",
+        "--out-dir",
+        "{r}/batch",
+        "--config",
+        "{r}/batch/reports/000001-bundle/validation.json",
+    ],
     "score --ledger DIR/report.json": [
         "score",
         "{r}/bundle.json",
