@@ -127,7 +127,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"evidence-rank: {printable(e.line)}", file=sys.stderr)  # one line, whatever a file is named
         advice = e.diagnostics()
         if advice:
-            print(f"hint: {advice}", file=sys.stderr)
+            print(f"hint: {printable(advice)}", file=sys.stderr)
         return e.exit_code
     except KeyboardInterrupt:
         print("evidence-rank: interrupted", file=sys.stderr)

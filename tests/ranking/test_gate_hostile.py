@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -217,3 +218,21 @@ def test_a_console_log_line_shows_a_hostile_file_name_quoted_and_escaped(tmp_pat
     (log,) = [line for line in proc.stderr.decode().splitlines() if "applied" in line]
     assert r"x\n::error::forged.json" in log
     assert not any(line.startswith("::") for line in _lines(proc))
+
+
+def test_codes_from_a_crafted_ledger_stay_on_their_line_in_scores_table(tmp_path: Path) -> None:
+    ledger = tmp_path / "ledger.db"
+    bundle = CASE / "bundle.json"
+    assert _run("score", str(bundle), "--out-dir", str(tmp_path / "out"), "--ledger", str(ledger), "-q").returncode == 0
+    # A ledger merged from elsewhere: another report refused these edits, for a code it made up.
+    db = sqlite3.connect(ledger)
+    with db:
+        db.execute(
+            "UPDATE decisions SET report = ?, reasons = ? WHERE disposition != 'selected'",
+            ("sha256:" + "0" * 64, json.dumps([{"code": FORGED, "subject": None}])),
+        )
+    db.close()
+    proc = _run("score", str(bundle), "--out-dir", str(tmp_path / "out"), "--ledger", str(ledger))
+    assert proc.returncode == 0, proc.stderr
+    assert r"refused 1× before: x\n::error::forged" in proc.stdout.decode()
+    _assert_no_forged_command(proc)
