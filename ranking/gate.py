@@ -385,7 +385,8 @@ def render_github(result: GateResult, file: str | None = None, report_file: str 
     for f in result.findings:
         path = report_file if f.document == "report" else file
         where = f"file={escape_property(path)}," if path else ""
-        lines.append(f"::error {where}{title}::{escape_data(f.message + ' (' + f.pointer + ')')}")
+        # printable first: a terminal escape in a key or a member name could hide the rest of the log line.
+        lines.append(f"::error {where}{title}::{escape_data(g.printable(f.message + ' (' + f.pointer + ')'))}")
     if result.passed:
         lines.append(f"::notice {title}::{escape_data(_verdict(result))}")
     lines.append(_verdict(result))

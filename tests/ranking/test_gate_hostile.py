@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from curator_io import canon, seal
+from ranking.gate import compare_memory, render_github, render_text
 from tests.conftest import PARITY, REPO
 
 CASE = PARITY / "069-rank-conflict-same-key-different-text"
@@ -236,3 +237,11 @@ def test_codes_from_a_crafted_ledger_stay_on_their_line_in_scores_table(tmp_path
     assert proc.returncode == 0, proc.stderr
     assert r"refused 1× before: x\n::error::forged" in proc.stdout.decode()
     _assert_no_forged_command(proc)
+
+
+def test_annotations_and_text_carry_no_terminal_escape_from_a_member_name() -> None:
+    permitted = json.loads((CASE / "expected.apply.json").read_bytes())
+    result = compare_memory(permitted, {**permitted, "\x1b[8mhidden\u202e": 1})
+    for text in (render_github(result, file="memory.json"), render_text(result)):
+        assert "\x1b" not in text and "\u202e" not in text
+        assert r"\x1b[8mhidden\u202e" in text
