@@ -245,3 +245,9 @@ def test_annotations_and_text_carry_no_terminal_escape_from_a_member_name() -> N
     for text in (render_github(result, file="memory.json"), render_text(result)):
         assert "\x1b" not in text and "\u202e" not in text
         assert r"\x1b[8mhidden\u202e" in text
+
+
+def test_a_usage_error_of_another_command_with_a_json_format_is_not_a_gate_verdict() -> None:
+    proc = _run("ledger", "history", "gate", "--format", "json", "--bogus")
+    assert proc.returncode == 2
+    assert proc.stdout == b""

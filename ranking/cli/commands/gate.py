@@ -103,10 +103,12 @@ def _error_summary(e: EvidenceRankError) -> str:
 def usage_refused(argv: Sequence[str], message: str) -> None:
     """After argparse refused the command line (a missing option, say): when it asked for
     ``gate --format json``, the verdict on stdout too, so that stdout is always one JSON document."""
-    if "gate" not in argv:
-        return
-    after = list(argv)[list(argv).index("gate") + 1 :]
-    if _format_of(after) == "json":
+    rest = list(argv)
+    while rest and rest[0].startswith("-"):  # the options before the command; --log-format takes a value
+        option = rest.pop(0)
+        if "=" not in option and len(option) >= 3 and "--log-format".startswith(option):
+            del rest[:1]
+    if rest[:1] == ["gate"] and _format_of(rest[1:]) == "json":
         error = ConfigError("usage.invalid_option", message)
         write_stdout(refusal_json(error.to_json(), None, error.exit_code))
 
