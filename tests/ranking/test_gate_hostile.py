@@ -251,3 +251,13 @@ def test_a_usage_error_of_another_command_with_a_json_format_is_not_a_gate_verdi
     proc = _run("ledger", "history", "gate", "--format", "json", "--bogus")
     assert proc.returncode == 2
     assert proc.stdout == b""
+
+
+def test_an_unknown_argument_named_like_a_workflow_command_stays_on_the_usage_line() -> None:
+    proc = _run("gate", "--bundle", "b", "--report", "r", "--memory-after", "m", "--bogus" + FORGED)
+    assert proc.returncode == 2
+    assert not any(line.startswith("::") for line in _lines(proc))
+    assert (
+        proc.stderr.decode().splitlines()[-1]
+        == r"evidence-rank: error: unrecognized arguments: --bogusx\n::error::forged"
+    )
