@@ -4,6 +4,15 @@ Output files are written atomically (a temporary file in the same folder,
 then a rename) with the mode any other tool would give them: ``0666`` less the
 umask, or the mode of the file they replace when the caller asks to keep it.
 
+A temporary file is named ``.NAME.PID.XXXXXXXX.tmp`` (the writer's process id,
+8 random hex digits). A writer killed mid-write (SIGKILL, a power cut) leaves
+it; the next write of ``NAME`` into that folder removes it once it is *stale*
+(:func:`sweep_stale`): its writer is no longer running and it is over a minute
+old (a folder shared with another machine may hold a live writer's temporary
+file whose pid means nothing here, and no write takes a minute), or it is over
+an hour old whatever its pid says (pids are reused). Nothing else is touched:
+only names of that exact form, only for ``NAME``.
+
 An output folder that several files make up together (``score``'s
 ``validation.json`` and ``report.json``, a batch's ``summary.json`` and its
 folders) is held under :func:`locked_folder` while it is written, so two runs
@@ -16,7 +25,9 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import re
 import sys
+import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -28,6 +39,9 @@ __all__ = [
     "write_atomic",
     "flush_to_disk",
     "remove_if_present",
+    "sweep_stale",
+    "STALE_AFTER",
+    "ABANDONED_AFTER",
     "locked_folder",
     "LOCK_NAME",
 ]
@@ -56,7 +70,15 @@ def _new_file_mode() -> int:
     return 0o666 & ~mask
 
 
-def write_atomic(path: str | os.PathLike[str], data: bytes, *, durable: bool = True, keep_mode: bool = False) -> None:
+#: Seconds after which a temporary file whose writer is not running is stale.
+STALE_AFTER = 60.0
+#: Seconds after which any temporary file of ours is stale, whatever its pid (pids are reused).
+ABANDONED_AFTER = 3600.0
+
+
+def write_atomic(
+    path: str | os.PathLike[str], data: bytes, *, durable: bool = True, keep_mode: bool = False, sweep: bool = True
+) -> None:
     """Write ``data`` to ``path`` so that a reader sees the old file or the whole new one.
 
     The bytes go to a temporary file in the same folder, are flushed to disk
@@ -66,7 +88,9 @@ def write_atomic(path: str | os.PathLike[str], data: bytes, *, durable: bool = T
     before it writes the file that records them.
 
     The new file gets ``0666`` less the umask, or, with ``keep_mode``, the mode
-    of the file it replaces.
+    of the file it replaces. A killed writer's stale temporary file of ``path``
+    is removed first (:func:`sweep_stale`), unless ``sweep`` is false (a caller
+    writing many files sweeps their folder once).
     """
     target = Path(path)
     mode = _new_file_mode()
@@ -74,6 +98,8 @@ def write_atomic(path: str | os.PathLike[str], data: bytes, *, durable: bool = T
         if keep_mode:
             mode = target.stat().st_mode & 0o7777
         target.parent.mkdir(parents=True, exist_ok=True)
+        if sweep:
+            sweep_stale(target.parent, target.name)
         fd, tmp = _create_temporary(target)
     except OSError as e:
         raise ConfigError("usage.unwritable", f"cannot write {os.fspath(path)!r}: {e.strerror}") from e
@@ -94,7 +120,7 @@ def write_atomic(path: str | os.PathLike[str], data: bytes, *, durable: bool = T
 
 
 def _create_temporary(target: Path) -> tuple[int, Path]:
-    """A new, empty ``.NAME.XXXXXXXX.tmp`` beside ``target``, open for writing, owner-only
+    """A new, empty ``.NAME.PID.XXXXXXXX.tmp`` beside ``target``, open for writing, owner-only
     until written.
 
     What ``tempfile.mkstemp`` does, without importing it (3 ms of every
@@ -102,7 +128,7 @@ def _create_temporary(target: Path) -> tuple[int, Path]:
     does not exist, tried again if it does.
     """
     while True:
-        tmp = target.with_name(f".{target.name}.{os.urandom(4).hex()}.tmp")
+        tmp = target.with_name(f".{target.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
         try:
             return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600), tmp
         except FileExistsError:
@@ -128,6 +154,53 @@ def sweep_leftovers(folder: Path, names: Iterable[str]) -> None:
     for name in names:
         for leftover in folder.glob(f".{_glob_escape(name)}.*.tmp"):
             remove_if_present(leftover)
+
+
+#: ``write_atomic``'s temporary names: ``.NAME.PID.XXXXXXXX.tmp``, or ``.NAME.XXXXXXXX.tmp`` as
+#: written before the pid was part of the name.
+_TEMPORARY = re.compile(r"\.(?P<name>.+?)\.(?:(?P<pid>[0-9]{1,10})\.)?[0-9a-f]{8}\.tmp")
+
+
+def sweep_stale(folder: Path, name: str | None = None) -> None:
+    """Remove the stale temporary files (see the module's docstring) that writes of ``name``
+    (of any name, when ``None``) left in ``folder``. Never fails: a file that cannot be
+    removed is left, and a folder that cannot be listed has nothing to sweep."""
+    now = time.time()
+    try:
+        listing = os.scandir(folder)
+    except OSError:
+        return
+    with listing:
+        for entry in listing:
+            found = _TEMPORARY.fullmatch(entry.name)
+            if found is None or (name is not None and found["name"] != name):
+                continue
+            try:
+                age = now - entry.stat(follow_symlinks=False).st_mtime
+                if _is_stale(found["pid"], age):
+                    os.unlink(entry.path)
+            except OSError:
+                continue  # gone already (another run swept it), or not ours to remove
+
+
+def _is_stale(pid: str | None, age: float) -> bool:
+    if age >= ABANDONED_AFTER:
+        return True
+    return pid is not None and age >= STALE_AFTER and not _running(int(pid))
+
+
+def _running(pid: int) -> bool:
+    """Whether a process with this id runs here. Elsewhere than POSIX, ``os.kill(pid, 0)``
+    would send a signal: there, every writer counts as running until its file is abandoned."""
+    if os.name != "posix" or pid <= 0:
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (OSError, OverflowError):
+        return True  # another user's process (EPERM), or an id no process can have
+    return True
 
 
 def _glob_escape(name: str) -> str:

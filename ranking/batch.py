@@ -165,7 +165,7 @@ def write_result(folder: Path, result: BundleResult) -> None:
         if name not in written or name == "report.json":
             remove_if_present(folder / name)
     for name, data in result.files:
-        write_atomic(folder / name, data, durable=False)
+        write_atomic(folder / name, data, durable=False, sweep=False)  # a folder of its own, settled by the run
 
 
 def earlier_folders(out: Path) -> set[str]:

@@ -24,6 +24,7 @@ Latin-1 ``café.json``): summary.json is canonical UTF-8 and cannot hold them.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import stat
@@ -272,14 +273,18 @@ _SPECIAL = (
 
 def _readable_kind(entry: os.DirEntry[str], warn: Warn) -> bool:
     """Whether a folder's entry is read: a regular file, or a link to one. A link to nothing is
-    read too, so that the read says what is wrong; a link to a folder is not followed."""
-    if entry.is_file():
-        return True
+    read too, so that the read says what is wrong; a link to a folder is not followed, and a
+    link that leads back to itself (a loop) is skipped with a warning."""
     try:
+        if entry.is_file():
+            return True
         mode = entry.stat().st_mode
     except FileNotFoundError:
         return True
     except OSError as e:
+        if e.errno == errno.ELOOP:
+            warn(f"skipped {display_name(entry.path)!r}: a loop of symbolic links")
+            return False
         raise unreadable(display_name(entry.path), e) from e
     for test, kind in _SPECIAL:
         if test(mode):

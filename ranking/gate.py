@@ -53,6 +53,9 @@ __all__ = [
     "render_json",
     "render_github",
     "render_summary",
+    "escape_data",
+    "escape_property",
+    "escape_markdown",
 ]
 
 #: Every kind of finding, in the order findings are reported.
@@ -336,7 +339,8 @@ def _verdict(result: GateResult) -> str:
 
 def render_text(result: GateResult) -> str:
     """One line per finding, then the verdict."""
-    lines = [f"{f.kind}  {f.pointer}  {f.message}" for f in result.findings]
+    # Pointers and messages name keys and members the memory file chose: one line each, whatever they hold.
+    lines = [f"{f.kind}  {g.printable(f.pointer)}  {g.printable(f.message)}" for f in result.findings]
     lines.append(_verdict(result))
     return "\n".join(lines)
 
@@ -347,12 +351,28 @@ def render_json(result: GateResult) -> bytes:
 
 
 def escape_data(s: str) -> str:
-    # GitHub workflow commands: % CR LF are escaped in the message.
+    """A workflow command's message: ``%``, CR and LF escaped as the runner unescapes them, so a
+    value cannot end the line and start a command of its own."""
     return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
 def escape_property(s: str) -> str:
+    """A workflow command's property (``file=``, ``title=``): also ``:`` and ``,``, which end it."""
     return escape_data(s).replace(":", "%3A").replace(",", "%2C")
+
+
+#: What GitHub's Markdown (GFM, with inline HTML and math) acts on inside a line: emphasis,
+#: code, links and images, table cells, strikethrough, math, and the backslash itself.
+_MARKDOWN = frozenset("\\`*_[]!|~$")
+_HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}
+
+
+def escape_markdown(s: str) -> str:
+    """Text for ``$GITHUB_STEP_SUMMARY`` that shows as it is and is never markup: on one line
+    (line breaks and controls escaped as :func:`curator_io.grammar.printable` writes them, so
+    nothing can start a heading, a list or a raw HTML block), HTML's specials as entities, and
+    Markdown's inline specials behind a backslash."""
+    return "".join(_HTML.get(c) or ("\\" + c if c in _MARKDOWN else c) for c in g.printable(s))
 
 
 def render_github(result: GateResult, file: str | None = None, report_file: str | None = None) -> str:
@@ -365,15 +385,12 @@ def render_github(result: GateResult, file: str | None = None, report_file: str 
     for f in result.findings:
         path = report_file if f.document == "report" else file
         where = f"file={escape_property(path)}," if path else ""
-        lines.append(f"::error {where}{title}::{escape_data(f.message + ' (' + f.pointer + ')')}")
+        # printable first: a terminal escape in a key or a member name could hide the rest of the log line.
+        lines.append(f"::error {where}{title}::{escape_data(g.printable(f.message + ' (' + f.pointer + ')'))}")
     if result.passed:
         lines.append(f"::notice {title}::{escape_data(_verdict(result))}")
     lines.append(_verdict(result))
     return "\n".join(lines)
-
-
-def _cell(s: str) -> str:
-    return s.replace("\\", "\\\\").replace("|", "\\|").replace("\r", " ").replace("\n", " ")
 
 
 def _link(target: str) -> str:
@@ -385,12 +402,13 @@ def render_summary(result: GateResult, html: str | None = None) -> str:
     """A Markdown section for ``$GITHUB_STEP_SUMMARY``: the verdict, a link to the run view
     (``evidence-rank render``) when ``html`` is given, and a table of findings."""
     status = "passed" if result.passed else "failed"
-    lines = [f"### evidence-rank gate: {status}", "", _cell(_verdict(result)), ""]
+    lines = [f"### evidence-rank gate: {status}", "", escape_markdown(_verdict(result)), ""]
     if html is not None:
-        lines += [f"Run view: [{_cell(html).replace('[', '').replace(']', '')}]({_link(html)})", ""]
+        lines += [f"Run view: [{escape_markdown(html)}]({_link(html)})", ""]
     if result.findings:
         lines += ["| kind | key | pointer | message |", "| --- | --- | --- | --- |"]
         for f in result.findings:
-            lines.append(f"| {f.kind} | {_cell(f.key or '')} | {_cell(f.pointer)} | {_cell(f.message)} |")
+            cells = (f.kind, escape_markdown(f.key or ""), escape_markdown(f.pointer), escape_markdown(f.message))
+            lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
     return "\n".join(lines) + "\n"

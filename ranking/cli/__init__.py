@@ -14,8 +14,10 @@ import sys
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from typing import NoReturn
 
 from curator_io.errors import EvidenceRankError
+from curator_io.grammar import printable
 from ranking.cli import commands
 from ranking.cli.commands import add_global_options
 from ranking.cli.logs import configure_logging, get_logger
@@ -45,7 +47,7 @@ class _Version(argparse.Action):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="evidence-rank",
         description="Decide, deterministically and auditably, which curator proposals may be written.",
         epilog="Exit codes: 0 ok, 1 gate or verification failed, 2 usage or config error, "
@@ -55,6 +57,34 @@ def build_parser() -> argparse.ArgumentParser:
     add_global_options(parser, in_command=False)
     parser.add_subparsers(dest="command", required=True, metavar="COMMAND", action=commands.Commands)
     return parser
+
+
+class _UsageError(Exception):
+    """argparse refused the command line (raised by :class:`_Parser` instead of exiting at once)."""
+
+    def __init__(self, parser: argparse.ArgumentParser, message: str) -> None:
+        super().__init__(message)
+        self.parser, self.message = parser, message
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser (and every command's: subparsers are of their parent's class), whose usage
+    error :func:`main` reports, so that it can say it in the format asked for too (``gate --format json``)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise _UsageError(self, message)
+
+
+def _parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argparse.Namespace:
+    try:
+        return parser.parse_args(argv)
+    except _UsageError as e:
+        e.parser.print_usage(sys.stderr)
+        print(f"{e.parser.prog}: error: {printable(e.message)}", file=sys.stderr)
+        from ranking.cli.commands.gate import usage_refused
+
+        usage_refused(sys.argv[1:] if argv is None else argv, e.message)
+        raise SystemExit(EXIT_USAGE) from None
 
 
 class Terminated(BaseException):
@@ -81,7 +111,7 @@ def _sigterm_raises() -> Iterator[None]:
 def main(argv: Sequence[str] | None = None) -> int:
     prepare_streams()
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = _parse(parser, argv)
     configure_logging(args.log_format, args.verbose)
     try:
         with _sigterm_raises():
@@ -92,10 +122,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         get_logger().info("refused", code=e.code, pointer=e.pointer)
         if isinstance(e, StdoutUnwritable):
             detach_stdout()
-        print(f"evidence-rank: {e.line}", file=sys.stderr)
+        print(f"evidence-rank: {printable(e.line)}", file=sys.stderr)  # one line, whatever a file is named
         advice = e.diagnostics()
         if advice:
-            print(f"hint: {advice}", file=sys.stderr)
+            print(f"hint: {printable(advice)}", file=sys.stderr)
         return e.exit_code
     except KeyboardInterrupt:
         print("evidence-rank: interrupted", file=sys.stderr)

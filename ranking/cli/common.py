@@ -125,7 +125,7 @@ def render_table(report: Mapping[str, Any], marks: Mapping[str, str] | None = No
     for p in report["proposals"]:
         codes = ", ".join(r["code"] + (f"({r['subject']})" if r["subject"] is not None else "") for r in p["reasons"])
         if marks and p["id"] in marks:
-            codes += f" · {marks[p['id']]}"
+            codes += f" · {g.printable(marks[p['id']])}"  # from a ledger, which may come from anyone
         rows.append((p["id"], p["disposition"], format_score(p.get("score")), codes))
     widths = [max(len(r[i]) for r in rows) for i in range(3)]
     lines = [f"{r[0]:<{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:>{widths[2]}}  {r[3]}".rstrip() for r in rows]

@@ -14,10 +14,12 @@ import orjson
 from curator_io.canonical import canon
 from curator_io.errors import EvidenceRankError, TamperError
 from curator_io.files import write_atomic
+from curator_io.grammar import printable
 from ranking.batch import BundleResult
 from ranking.cli.common import read_report
 from ranking.cli.logs import get_logger
 from ranking.cli.output import emit, write_stdout
+from ranking.cli.targets import ledger_files, refuse_input_as_output
 from ranking.ledger import Ledger, decisions_of, note_lines, refusal_mark, refusals, render_history
 from ranking.ledger.records import Recording, checked_report, decision_json, recording_of
 
@@ -50,7 +52,7 @@ def run_add(args: argparse.Namespace) -> int:
         for path, document in checked:
             added = ledger.add_report(document)
             what = f"recorded run {document['run']}, {len(document['proposals'])} decisions"
-            emit(f"{path}: {what if added else 'already recorded'} ({document['digest']})")
+            emit(printable(f"{path}: {what if added else 'already recorded'} ({document['digest']})"))
     return 0
 
 
@@ -62,7 +64,7 @@ def run_history(args: argparse.Namespace) -> int:
     if args.format == "json":
         write_stdout(canon([decision_json(d, tuple(o)) for d, o in entries]) + b"\n")
     elif not entries:
-        emit(f"no decision in {args.ledger} matches")
+        emit(printable(f"no decision in {args.ledger} matches"))
     else:
         emit(render_history(entries))
     return 0
@@ -87,8 +89,10 @@ def run_verify(args: argparse.Namespace) -> int:
     with Ledger.open(args.ledger, create=False) as ledger:
         reports, decisions, outcomes = verified(ledger, args.ledger)
     emit(
-        f"{args.ledger}: {reports} reports sealed and valid, {decisions} decisions derived from them, "
-        f"{outcomes} outcomes matching their keys"
+        printable(
+            f"{args.ledger}: {reports} reports sealed and valid, {decisions} decisions derived from them, "
+            f"{outcomes} outcomes matching their keys"
+        )
     )
     return 0
 
@@ -97,13 +101,14 @@ def run_render(args: argparse.Namespace) -> int:
     # Imported here: only this subcommand needs Jinja2.
     from ranking.render import render_ledger
 
+    refuse_input_as_output(args.out, ledger_files(args.ledger))
     with Ledger.open(args.ledger, create=False, read_only=True) as ledger:
         verified(ledger, args.ledger)  # before anything is written: a tampered ledger gets no page
         entries = list(ledger.export())
     out = Path(args.out)
     write_atomic(out, render_ledger(entries).encode("utf-8"))
     runs = len({d.run for d, _ in entries})
-    emit(f"{out}: ledger view of {args.ledger} ({runs} run(s), {len(entries)} decisions)")
+    emit(printable(f"{out}: ledger view of {args.ledger} ({runs} run(s), {len(entries)} decisions)"))
     return 0
 
 
@@ -128,7 +133,7 @@ def run_merge(args: argparse.Namespace) -> int:
         for path in args.others:
             with Ledger.open(path, create=False, read_only=True) as other:
                 reports, outcomes = ledger.merge(other)
-            emit(f"{path}: {reports} reports and {outcomes} outcomes added")
+            emit(printable(f"{path}: {reports} reports and {outcomes} outcomes added"))
     return 0
 
 

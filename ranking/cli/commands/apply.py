@@ -11,6 +11,7 @@ from ranking.cli.collector import collector_off
 from ranking.cli.common import pointing_into, read_bundle, read_report
 from ranking.cli.logs import get_logger
 from ranking.cli.output import write_stdout
+from ranking.cli.targets import refuse_input_as_output
 
 __all__ = ["register", "run"]
 
@@ -30,6 +31,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 @collector_off
 def run(args: argparse.Namespace) -> int:
+    if args.out:
+        refuse_input_as_output(args.out, [("BUNDLE", args.bundle), ("REPORT", args.report)])
     bundle = read_bundle(args.bundle)
     report = read_report(args.report)
     with pointing_into(args.report):

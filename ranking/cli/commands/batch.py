@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 from collections.abc import Iterable, Iterator
 from contextlib import AbstractContextManager, closing, nullcontext
@@ -34,7 +35,9 @@ from typing import Any
 from curator_io.canonical import canon
 from curator_io.errors import ConfigError
 from curator_io.files import flush_to_disk, locked_folder, remove_if_present, write_atomic
+from curator_io.grammar import printable
 from ranking.batch import (
+    REPORTS,
     SUMMARY,
     BundleResult,
     Raw,
@@ -57,6 +60,7 @@ from ranking.cli.common import read_config
 from ranking.cli.logs import get_logger
 from ranking.cli.output import emit
 from ranking.cli.progress import Progress
+from ranking.cli.targets import Named, ledger_files, refuse_input_as_output, refuse_input_inside
 from ranking.engines import Engine, ProcessEngine, SerialEngine
 
 _DASK_WORKERS = 2
@@ -144,6 +148,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 @collector_off
 def run(args: argparse.Namespace) -> int:
     out = Path(args.out_dir)
+    _refuse_own_outputs(args, out)  # before anything is removed: an input is never lost
     with locked_folder(out, (SUMMARY,)):
         # 1. Nothing stale may pass for this run's record, whatever happens next.
         remove_if_present(out / SUMMARY)
@@ -158,11 +163,20 @@ def run(args: argparse.Namespace) -> int:
     get_logger().info("batch.done", out_dir=str(out), **counts)
     if counts["error"]:
         print(
-            f"evidence-rank: {counts['error']} of {counts['bundles']} bundles refused; see {out / SUMMARY}",
+            printable(f"evidence-rank: {counts['error']} of {counts['bundles']} bundles refused; see {out / SUMMARY}"),
             file=sys.stderr,
         )
         return 3
     return 0
+
+
+def _refuse_own_outputs(args: argparse.Namespace, out: Path) -> None:
+    """A file this run reads that is ``summary.json`` or lies under ``reports/`` would be removed:
+    refuse it first. (A folder given is scanned without its own output, docs/batch.md.)"""
+    named: list[Named] = [("PATH", p) for p in args.paths if os.path.isfile(p)]
+    named += [("--config", args.config)] + (ledger_files(args.ledger) if args.ledger else [])
+    refuse_input_as_output(out / SUMMARY, named, option="--out-dir")
+    refuse_input_inside(out / REPORTS, named, option="--out-dir")
 
 
 def _score_all(args: argparse.Namespace, out: Path) -> dict[str, Any]:
@@ -207,7 +221,7 @@ def _numbered(sources: Iterable[tuple[Source, Raw]], progress: Progress) -> Iter
 
 
 def _warn(message: str) -> None:
-    print(f"evidence-rank: warning: {message}", file=sys.stderr)
+    print(f"evidence-rank: warning: {printable(message)}", file=sys.stderr)
 
 
 def _engine(args: argparse.Namespace) -> AbstractContextManager[Engine]:

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Sequence
 
+from curator_io import grammar as g
 from curator_io.canonical import canon
 from curator_io.errors import ConfigError, EvidenceRankError, InputError
 from curator_io.files import read_bytes
@@ -17,6 +19,7 @@ from ranking.cli.output import emit, write_stdout
 from ranking.gate import (
     compare_memory,
     escape_data,
+    escape_markdown,
     escape_property,
     policy_result,
     render_github,
@@ -73,8 +76,7 @@ def run(args: argparse.Namespace) -> int:
     except EvidenceRankError as e:
         # A CI step reads stdout: a refusal is a verdict too, in the format asked for.
         if args.format == "json":
-            error = {**e.to_json(), "file": e.source, "exit_code": e.exit_code}
-            write_stdout(canon({"passed": False, "error": error}) + b"\n")
+            write_stdout(refusal_json(e.to_json(), e.source, e.exit_code))
         elif args.format == "github":
             where = f"file={escape_property(e.source)}," if e.source else ""
             title = escape_property(f"evidence-rank gate: {e.code}")
@@ -83,9 +85,32 @@ def run(args: argparse.Namespace) -> int:
         raise
 
 
+def refusal_json(error: dict[str, str | None], source: str | None, exit_code: int) -> bytes:
+    """``{"passed": false, "error": {...}}``: one JSON document, whatever the values hold. A
+    file name that is not UTF-8 (surrogate escapes) is shown escaped (``\\udcff``), as I-JSON
+    has no way to carry it."""
+    shown = {name: None if value is None else g.printable(value) for name, value in error.items()}
+    file = None if source is None else g.printable(source)
+    return canon({"passed": False, "error": {**shown, "file": file, "exit_code": exit_code}}) + b"\n"
+
+
 def _error_summary(e: EvidenceRankError) -> str:
-    where = f" in `{e.source}`" if e.source else ""
-    return f"### evidence-rank gate: refused (exit {e.exit_code})\n\n`{e.code}`{where}: {e.detail}\n"
+    where = f" in <code>{escape_markdown(e.source)}</code>" if e.source else ""
+    heading = f"### evidence-rank gate: refused (exit {e.exit_code})"
+    return f"{heading}\n\n<code>{escape_markdown(e.code)}</code>{where}: {escape_markdown(e.detail)}\n"
+
+
+def usage_refused(argv: Sequence[str], message: str) -> None:
+    """After argparse refused the command line (a missing option, say): when it asked for
+    ``gate --format json``, the verdict on stdout too, so that stdout is always one JSON document."""
+    rest = list(argv)
+    while rest and rest[0].startswith("-"):  # the options before the command; --log-format takes a value
+        option = rest.pop(0)
+        if "=" not in option and len(option) >= 3 and "--log-format".startswith(option):
+            del rest[:1]
+    if rest[:1] == ["gate"] and _format_of(rest[1:]) == "json":
+        error = ConfigError("usage.invalid_option", message)
+        write_stdout(refusal_json(error.to_json(), None, error.exit_code))
 
 
 def _gate(args: argparse.Namespace) -> int:
@@ -127,3 +152,13 @@ def _append_summary(path: str | None, markdown: str) -> None:
             f.write(markdown)
     except OSError as e:
         raise ConfigError("usage.unwritable", f"cannot append to GITHUB_STEP_SUMMARY {path!r}: {e.strerror}") from e
+
+
+def _format_of(args: Sequence[str]) -> str | None:
+    """The last ``--format`` given (``--format json``, ``--format=json``, or a prefix argparse accepts)."""
+    found = None
+    for i, arg in enumerate(args):
+        name, eq, value = arg.partition("=")
+        if len(name) >= 3 and "--format".startswith(name):
+            found = value if eq else (args[i + 1] if i + 1 < len(args) else None)
+    return found

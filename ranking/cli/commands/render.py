@@ -17,11 +17,13 @@ from typing import Any
 from urllib.parse import quote
 
 from curator_io.errors import ConfigError, InputError
-from curator_io.files import flush_to_disk, read_bytes, write_atomic
+from curator_io.files import flush_to_disk, read_bytes, sweep_stale, write_atomic
+from curator_io.grammar import printable
 from curator_io.jsonio import parse_json
 from ranking.cli.collector import collector_off
 from ranking.cli.common import read_bundle, read_report
 from ranking.cli.output import emit
+from ranking.cli.targets import refuse_input_as_output
 
 __all__ = ["register", "run"]
 
@@ -53,27 +55,36 @@ def run(args: argparse.Namespace) -> int:
 
     out = Path(args.out)
     if args.batch is None:
+        refuse_input_as_output(out, [("REPORT", args.report), ("--bundle", args.bundle)])
         report = read_report(args.report)
         bundle = read_bundle(args.bundle) if args.bundle else None
         write_atomic(out, render_report(report, bundle).encode("utf-8"))
-        emit(f"{out}: run view of {report['run']} ({report['counts']['proposals']} proposals, {report['outcome']})")
+        emit(
+            printable(
+                f"{out}: run view of {report['run']} ({report['counts']['proposals']} proposals, {report['outcome']})"
+            )
+        )
         return 0
     folder = Path(args.batch)
+    refuse_input_as_output(out, [("the batch summary", folder / "summary.json")])
     summary = _read_summary(folder / "summary.json")
     reports = {
         e["index"]: read_report(folder / e["output"] / "report.json")
         for e in summary["bundles"]
         if e["outcome"] != "error"
     }
+    read = [("a report of the batch", folder / e["output"] / "report.json") for e in summary["bundles"]]
+    refuse_input_as_output(out, read)
     runs = out.parent / f"{out.stem}-runs"
     names = {e["index"]: _page_name(e) for e in summary["bundles"]}
     links = {index: f"{quote(runs.name)}/{quote(names[index])}" for index in reports}
     page = render_batch(summary, reports, links=links)  # verifies the summary and every report
+    sweep_stale(runs)  # once for every run view, not once per page
     for index, report in reports.items():
-        write_atomic(runs / names[index], render_report(report).encode("utf-8"), durable=False)
+        write_atomic(runs / names[index], render_report(report).encode("utf-8"), durable=False, sweep=False)
     flush_to_disk()
     write_atomic(out, page.encode("utf-8"))  # last: it links to the run views
-    emit(f"{out}: batch view of {summary['counts']['bundles']} bundles; {len(reports)} run views in {runs}/")
+    emit(printable(f"{out}: batch view of {summary['counts']['bundles']} bundles; {len(reports)} run views in {runs}/"))
     return 0
 
 
@@ -82,9 +93,13 @@ def _read_summary(path: Path) -> dict[str, Any]:
         doc = parse_json(read_bytes(path))
     except InputError as e:
         raise e.in_file(str(path)) from e
-    if type(doc) is not dict or type(doc.get("bundles")) is not list:
-        raise InputError("input.schema", "not a batch summary (evidence-rank-batch-v1)", pointer="", source=str(path))
-    return doc
+    from ranking.batch_summary import check_summary_form
+
+    try:
+        check_summary_form(doc)  # before any member is read: a summary can come from anyone
+    except InputError as e:
+        raise e.in_file(str(path)) from e
+    return doc  # type: ignore[no-any-return]  # checked: a summary object
 
 
 def _page_name(entry: Mapping[str, Any]) -> str:

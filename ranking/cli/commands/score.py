@@ -6,9 +6,12 @@ The output folder's protocol (docs/outputs.md): under the folder's lock,
    ``error.json``, before anything that can fail;
 2. read the config, ``--validation`` and the bundle, and compute both reports;
 3. on success write ``validation.json``, then ``report.json`` (each atomically
-   and durably, so ``report.json`` never exists without the validation it names);
-4. on failure remove ``validation.json`` (unless it is the ``--validation``
-   file being checked) and write ``error.json``.
+   and durably, so ``report.json`` never exists without the validation it names),
+   then, with ``--ledger``, record the report;
+4. on failure (at any of 2 and 3: a full disk between the two files, a ledger
+   that cannot be written) remove ``report.json`` and ``validation.json``
+   (unless it is the ``--validation`` file being checked) and write
+   ``error.json`` if it can be written.
 
 So at every instant ``report.json``, if present, is one run's whole output
 beside the validation it names, and a run that did not succeed leaves none.
@@ -17,7 +20,6 @@ beside the validation it names, and a run that did not succeed leaves none.
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 
 from curator_io.canonical import canon
@@ -34,6 +36,7 @@ from ranking.cli.common import (
     render_table,
 )
 from ranking.cli.output import emit
+from ranking.cli.targets import ledger_files, same_file
 from ranking.pipeline import Result, result_of
 from validator import validate
 
@@ -80,19 +83,15 @@ def run(args: argparse.Namespace) -> int:
         remove_if_present(out / ERROR)
         try:
             result = _score(args)  # 2.
+            # 3. The validation first: report.json names it, so it must be there before.
+            write_atomic(out / VALIDATION, result.validation.canonical)
+            write_atomic(out / REPORT, result.canonical)
+            marks = _record(args.ledger, result) if args.ledger else None
         except BaseException as e:
             _clear_after_failure(out, args.validation)  # 4.
             if isinstance(e, EvidenceRankError):
-                write_atomic(out / ERROR, canon(e.to_json()))
+                _write_error(out, e)
             raise
-        # 3. The validation first: report.json names it, so it must be there before.
-        write_atomic(out / VALIDATION, result.validation.canonical)
-        write_atomic(out / REPORT, result.canonical)
-    marks = None
-    if args.ledger:
-        from ranking.cli.ledger_runs import record_scored  # imported when asked for: sqlite3 costs start-up
-
-        marks = record_scored(args.ledger, result.report, result.canonical)
     log_decisions(result.report, bundle=args.bundle)
     if args.summary:
         emit(render_outcome(result.report))
@@ -124,11 +123,13 @@ def _refuse_own_outputs(args: argparse.Namespace, out: Path) -> None:
     and kept when the run fails.)
     """
     given = [("BUNDLE", args.bundle), ("--config", args.config), ("--validation", args.validation)]
+    if args.ledger:
+        given += [("--ledger", path) for _, path in ledger_files(args.ledger)]
     for what, path in given:
         if path is None or path == "-":
             continue
         for name in OUTPUTS:
-            if _same_file(out / name, Path(path)) and not (what == "--validation" and name == VALIDATION):
+            if same_file(out / name, path) and not (what == "--validation" and name == VALIDATION):
                 raise ConfigError(
                     "usage.invalid_option",
                     f"{what} {path!r} is {name} in --out-dir, which this run replaces: copy it elsewhere first "
@@ -136,15 +137,23 @@ def _refuse_own_outputs(args: argparse.Namespace, out: Path) -> None:
                 )
 
 
+def _record(ledger: str, result: Result) -> dict[str, str]:
+    from ranking.cli.ledger_runs import record_scored  # imported when asked for: sqlite3 costs start-up
+
+    return record_scored(ledger, result.report, result.canonical)
+
+
+def _write_error(out: Path, e: EvidenceRankError) -> None:
+    """``error.json``, when it can be written: on a full disk the run's own error is the one to report."""
+    try:
+        write_atomic(out / ERROR, canon(e.to_json()))
+    except EvidenceRankError:
+        pass  # the folder holds nothing of the run, which the protocol allows
+
+
 def _clear_after_failure(out: Path, given: str | None) -> None:
+    remove_if_present(out / REPORT)  # before its validation: a report never names a missing file
     target = out / VALIDATION
-    if given is not None and _same_file(target, Path(given)):
+    if given is not None and same_file(target, given):
         return  # the file under check is the user's input: never delete it
     remove_if_present(target)
-
-
-def _same_file(a: Path, b: Path) -> bool:
-    try:
-        return os.path.samefile(a, b)
-    except OSError:
-        return False

@@ -8,6 +8,7 @@ from curator_io.files import write_atomic
 from ranking.cli.collector import collector_off
 from ranking.cli.common import read_bundle, read_config
 from ranking.cli.output import write_stdout
+from ranking.cli.targets import refuse_input_as_output
 from validator import validate
 
 
@@ -25,6 +26,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 @collector_off
 def run(args: argparse.Namespace) -> int:
+    if args.out:
+        refuse_input_as_output(args.out, [("BUNDLE", args.bundle), ("--config", args.config)])
     config = read_config(args.config)
     data = validate(read_bundle(args.bundle), config=config).canonical
     if args.out:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 
+from curator_io.grammar import printable
 from ranking.cli.collector import collector_off
 from ranking.cli.common import pointing_into, read_bundle, read_config, read_report
 from ranking.cli.output import emit
@@ -53,8 +54,8 @@ def run(args: argparse.Namespace) -> int:
             replay_report(bundle, report)  # a forged report is refused (exit 4) before its policy is discussed
             verdict = f"every invariant holds and the replay from {args.bundle} is byte-identical"
         if pinned is None:
-            emit(f"{args.report}: {verdict}; config not pinned (--config pins it)")
+            emit(printable(f"{args.report}: {verdict}; config not pinned (--config pins it)"))
             return 0
         check_policy(report, pinned)  # policy.config_mismatch, exit 1
-    emit(f"{args.report}: {verdict}; ranked with the pinned config {args.config}")
+    emit(printable(f"{args.report}: {verdict}; ranked with the pinned config {args.config}"))
     return 0
