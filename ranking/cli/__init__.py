@@ -84,7 +84,7 @@ def _parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argpa
         from ranking.cli.commands.gate import usage_refused
 
         usage_refused(sys.argv[1:] if argv is None else argv, e.message)
-        raise SystemExit(EXIT_USAGE) from None
+        raise SystemExit(2) from None
 
 
 class Terminated(BaseException):
