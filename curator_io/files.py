@@ -25,6 +25,7 @@ from curator_io.errors import ConfigError
 
 __all__ = [
     "read_bytes",
+    "read_bytes_if_present",
     "write_atomic",
     "flush_to_disk",
     "remove_if_present",
@@ -44,6 +45,17 @@ def read_bytes(path: str | os.PathLike[str]) -> bytes:
         raise ConfigError("usage.unreadable", f"cannot read {os.fspath(path)!r}: {e.strerror}") from e
 
 
+def read_bytes_if_present(path: str | os.PathLike[str]) -> bytes | None:
+    """The file's bytes, or ``None`` when there is no such file (an optional input, such as a
+    signature beside a bundle); any other failure to read it is a usage error (exit 2)."""
+    try:
+        return Path(path).read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        raise ConfigError("usage.unreadable", f"cannot read {os.fspath(path)!r}: {e.strerror}") from e
+
+
 @functools.cache
 def _new_file_mode() -> int:
     """``0666`` less the umask: what ``open(path, "w")`` would create.
@@ -56,7 +68,15 @@ def _new_file_mode() -> int:
     return 0o666 & ~mask
 
 
-def write_atomic(path: str | os.PathLike[str], data: bytes, *, durable: bool = True, keep_mode: bool = False) -> None:
+def write_atomic(
+    path: str | os.PathLike[str],
+    data: bytes,
+    *,
+    durable: bool = True,
+    keep_mode: bool = False,
+    mode: int | None = None,
+    replace: bool = True,
+) -> None:
     """Write ``data`` to ``path`` so that a reader sees the old file or the whole new one.
 
     The bytes go to a temporary file in the same folder, are flushed to disk
@@ -66,10 +86,12 @@ def write_atomic(path: str | os.PathLike[str], data: bytes, *, durable: bool = T
     before it writes the file that records them.
 
     The new file gets ``0666`` less the umask, or, with ``keep_mode``, the mode
-    of the file it replaces.
+    of the file it replaces, or ``mode`` when given (a private key: ``0o600``).
+    With ``replace`` false an existing ``path`` is never replaced: the file is
+    linked into place, which fails when the name is taken (``usage.unwritable``).
     """
     target = Path(path)
-    mode = _new_file_mode()
+    mode = _new_file_mode() if mode is None else mode
     try:
         if keep_mode:
             mode = target.stat().st_mode & 0o7777
@@ -84,7 +106,14 @@ def write_atomic(path: str | os.PathLike[str], data: bytes, *, durable: bool = T
             f.flush()
             if durable:
                 os.fsync(f.fileno())
-        os.replace(tmp, target)
+        if replace:
+            os.replace(tmp, target)
+        else:
+            os.link(tmp, target)  # fails if target exists: no check-then-write race
+            Path(tmp).unlink()
+    except FileExistsError as e:
+        Path(tmp).unlink(missing_ok=True)
+        raise ConfigError("usage.unwritable", f"{os.fspath(path)!r} exists: it is not overwritten") from e
     except OSError as e:
         Path(tmp).unlink(missing_ok=True)
         raise ConfigError("usage.unwritable", f"cannot write {os.fspath(path)!r}: {e.strerror}") from e

@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from curator_io.canonical import canon
 from curator_io.errors import ConfigError, EvidenceRankError
@@ -34,8 +35,12 @@ from ranking.cli.common import (
     render_table,
 )
 from ranking.cli.output import emit
+from ranking.cli.signed import add_trust_options, check_signed, read_trust
 from ranking.pipeline import Result, result_of
 from validator import validate
+
+if TYPE_CHECKING:
+    from curator_io.trust import Signer
 
 VALIDATION, REPORT, ERROR = "validation.json", "report.json", "error.json"
 OUTPUTS = (VALIDATION, REPORT, ERROR)
@@ -67,6 +72,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="PATH",
         help="record the report in this ledger (docs/ledger.md) and mark edits it has seen refused before",
     )
+    add_trust_options(p, "BUNDLE")
     p.set_defaults(run=run)
 
 
@@ -79,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
         remove_if_present(out / REPORT)
         remove_if_present(out / ERROR)
         try:
-            result = _score(args)  # 2.
+            result, signer = _score(args)  # 2.
         except BaseException as e:
             _clear_after_failure(out, args.validation)  # 4.
             if isinstance(e, EvidenceRankError):
@@ -94,18 +100,22 @@ def run(args: argparse.Namespace) -> int:
 
         marks = record_scored(args.ledger, result.report, result.canonical)
     log_decisions(result.report, bundle=args.bundle)
+    signed = "" if signer is None else f"\nsigned by {signer.shown}"
     if args.summary:
-        emit(render_outcome(result.report))
+        emit(render_outcome(result.report) + signed)
     elif not args.quiet:
-        emit(render_table(result.report, marks))
+        emit(render_table(result.report, marks) + signed)
     return 0
 
 
-def _score(args: argparse.Namespace) -> Result:
+def _score(args: argparse.Namespace) -> tuple[Result, Signer | None]:
     config = read_config(args.config)
+    trust = read_trust(args)
     given = read_report(args.validation, "evidence-validation-v1") if args.validation else None
     raw = read_bundle_bytes(args.bundle)
     bundle = load_named_bundle(raw, args.bundle)
+    # The bundle's seal was checked when it loaded; the signature says who sealed it.
+    signer = check_signed(trust, args, path=args.bundle, kind="bundle", digest=bundle.input_digest)
     if given is not None:
         from ranking.verification import check_validation  # only with --validation: start-up is most of a run
 
@@ -114,7 +124,7 @@ def _score(args: argparse.Namespace) -> Result:
     else:
         validation = validate(bundle, config=config)
     del bundle  # ranking needs only the validation: a large bundle is freed before the reports are built
-    return result_of(validation)
+    return result_of(validation), signer
 
 
 def _refuse_own_outputs(args: argparse.Namespace, out: Path) -> None:
@@ -124,6 +134,7 @@ def _refuse_own_outputs(args: argparse.Namespace, out: Path) -> None:
     and kept when the run fails.)
     """
     given = [("BUNDLE", args.bundle), ("--config", args.config), ("--validation", args.validation)]
+    given += [("--trust", args.trust), ("--signature", args.signature)]
     for what, path in given:
         if path is None or path == "-":
             continue
