@@ -21,17 +21,15 @@ else: an envelope with none, two, or a member this module does not write is
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from curator_io import grammar as g
 from curator_io.canonical import canon
 from curator_io.errors import EvidenceRankError, SignatureError, pointer_of
 from curator_io.jsonio import parse_json
+from curator_io.keys import b64decode, b64encode
 
 __all__ = [
     "PAYLOAD_TYPE",
@@ -61,8 +59,7 @@ _STATEMENT_MEMBERS = {"_type", "subject", "predicateType", "predicate"}
 _KEYID = re.compile(r"sha256:[0-9a-f]{64}")
 
 
-@dataclass(frozen=True, slots=True)
-class Envelope:
+class Envelope(NamedTuple):
     """A signature file that has the shape evidence-rank writes; nothing verified yet."""
 
     payload: bytes
@@ -75,8 +72,7 @@ class Envelope:
         return pae(PAYLOAD_TYPE, self.payload)
 
 
-@dataclass(frozen=True, slots=True)
-class Statement:
+class Statement(NamedTuple):
     """What a verified payload says was signed."""
 
     kind: str
@@ -107,10 +103,8 @@ def make_envelope(statement: dict[str, Any], keyid: str, sign: Callable[[bytes],
     """The signature file's bytes: ``statement`` signed by ``sign`` with the key ``keyid``."""
     payload = canon(statement)
     sig = sign(pae(PAYLOAD_TYPE, payload))
-    signature = {"keyid": keyid, "sig": base64.b64encode(sig).decode("ascii")}
-    return canon(
-        {"payload": base64.b64encode(payload).decode("ascii"), "payloadType": PAYLOAD_TYPE, "signatures": [signature]}
-    )
+    signature = {"keyid": keyid, "sig": b64encode(sig)}
+    return canon({"payload": b64encode(payload), "payloadType": PAYLOAD_TYPE, "signatures": [signature]})
 
 
 def _malformed(detail: str, *tokens: str | int) -> SignatureError:
@@ -130,12 +124,9 @@ def _exact(obj: Any, members: set[str], what: str, *at: str | int) -> dict[str, 
 def _base64(value: Any, *at: str | int) -> bytes:
     if type(value) is str:
         try:
-            data = base64.b64decode(value, validate=True)
-        except binascii.Error:
+            return b64decode(value)
+        except ValueError:
             pass
-        else:
-            if base64.b64encode(data).decode("ascii") == value:
-                return data
     raise _malformed(f"expected standard base64 with padding, found {g.shown(value)}", *at)
 
 

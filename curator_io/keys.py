@@ -12,12 +12,19 @@ only to verify, and only then.
 
 from __future__ import annotations
 
-import base64
 import binascii
 import hashlib
-from dataclasses import dataclass
+from typing import NamedTuple
 
-__all__ = ["ALGORITHMS", "PublicKey", "KeyFormatError", "public_key_from_spki", "public_key_from_openssh"]
+__all__ = [
+    "ALGORITHMS",
+    "PublicKey",
+    "KeyFormatError",
+    "public_key_from_spki",
+    "public_key_from_openssh",
+    "b64encode",
+    "b64decode",
+]
 
 #: The SubjectPublicKeyInfo DER of each key type up to the key's bytes (RFC 8410 §4, RFC 5480 §2).
 _SPKI_PREFIX = {
@@ -36,8 +43,7 @@ class KeyFormatError(ValueError):
     """Bytes that are not a public key of a supported type; the caller says where they were."""
 
 
-@dataclass(frozen=True, slots=True)
-class PublicKey:
+class PublicKey(NamedTuple):
     """An Ed25519 or ECDSA P-256 public key."""
 
     algorithm: str
@@ -62,7 +68,7 @@ class PublicKey:
         if self.algorithm == "p256":
             fields += [b"nistp256"]
         blob = b"".join(len(f).to_bytes(4, "big") + f for f in [*fields, self.raw])
-        return f"{name} {base64.b64encode(blob).decode('ascii')}"
+        return f"{name} {b64encode(blob)}"
 
     def verifies(self, signature: bytes, message: bytes) -> bool:
         """Whether ``signature`` is this key's over ``message`` (ECDSA: DER-encoded, over SHA-256)."""
@@ -90,14 +96,29 @@ def _checked(algorithm: str, raw: bytes) -> PublicKey:
     return PublicKey(algorithm, raw)
 
 
+def b64encode(data: bytes) -> str:
+    """Standard base64 with padding (RFC 4648 §4). ``binascii``, not ``base64``: the verifying path
+    would import ``base64`` (and ``struct``) for nothing else."""
+    return binascii.b2a_base64(data, newline=False).decode("ascii")
+
+
+def b64decode(text: str) -> bytes:
+    """The bytes of ``text``, standard base64 as :func:`b64encode` writes it and nothing else
+    (no other characters, no missing or extra padding); ``ValueError`` otherwise."""
+    try:
+        data = binascii.a2b_base64(text.encode("ascii"), strict_mode=True)
+    except (binascii.Error, UnicodeEncodeError) as e:
+        raise ValueError(f"not base64: {e}") from None
+    if b64encode(data) != text:
+        raise ValueError("not base64 as it is written canonically (padding, no other characters)")
+    return data
+
+
 def _b64(text: str) -> bytes:
     try:
-        data = base64.b64decode(text, validate=True)
-    except binascii.Error as e:
-        raise KeyFormatError(f"not base64: {e}") from None
-    if base64.b64encode(data).decode("ascii") != text:
-        raise KeyFormatError("not base64 as it is written canonically (padding, no other characters)")
-    return data
+        return b64decode(text)
+    except ValueError as e:
+        raise KeyFormatError(str(e)) from None
 
 
 def public_key_from_spki(text: str) -> PublicKey:

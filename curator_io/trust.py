@@ -32,8 +32,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from curator_io import grammar as g
 from curator_io.envelope import parse_envelope, parse_statement
@@ -45,8 +44,7 @@ __all__ = ["Signer", "TrustList", "parse_trust", "check_signature"]
 _KEYID = re.compile(r"sha256:[0-9a-f]{64}")
 
 
-@dataclass(frozen=True, slots=True)
-class Signer:
+class Signer(NamedTuple):
     """Who signed a document: a key of the trust file, and the name it has there."""
 
     keyid: str
@@ -61,8 +59,7 @@ class Signer:
         return {"keyid": self.keyid, "name": self.name}
 
 
-@dataclass(frozen=True)
-class TrustList:
+class TrustList(NamedTuple):
     """The keys of one trust file."""
 
     source: str
