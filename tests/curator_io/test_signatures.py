@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import binascii
 import copy
 import re
 from collections.abc import Callable
@@ -11,10 +12,12 @@ from typing import Any
 import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
+from hypothesis import given
+from hypothesis import strategies as st
 
 from curator_io.envelope import PAYLOAD_TYPE, pae, parse_envelope
 from curator_io.errors import ConfigError, SignatureError
-from curator_io.keys import KeyFormatError
+from curator_io.keys import KeyFormatError, b64decode, b64encode
 from curator_io.private_keys import generate_private_key, load_private_key
 from curator_io.trust import Signer, check_signature, parse_trust
 from tests.signing import (
@@ -276,3 +279,27 @@ def test_an_ecdsa_key_written_as_ssh_ed25519_is_refused() -> None:
 
     with pytest.raises(ConfigError, match="not an ssh-ed25519 public key"):
         parse_trust(f"{p256.public.keyid} ssh-ed25519 {blob}".encode(), "t")
+
+
+@given(st.binary(max_size=200))
+def test_base64_without_the_base64_module_round_trips_as_the_standard_library_writes_it(data: bytes) -> None:
+    text = b64encode(data)
+
+    assert text == base64.b64encode(data).decode()
+    assert b64decode(text) == data
+
+
+@given(st.text(alphabet="ABCab01+/=\n -_", max_size=24))
+def test_base64_is_read_only_as_the_standard_library_writes_it(text: str) -> None:
+    try:
+        data = base64.b64decode(text, validate=True)
+    except binascii.Error:
+        canonical = False
+    else:
+        canonical = base64.b64encode(data).decode() == text
+    try:
+        b64decode(text)
+    except ValueError:
+        assert not canonical
+    else:
+        assert canonical

@@ -287,3 +287,21 @@ def test_signature_without_trust_is_a_usage_error(ci: Path, capsys: pytest.Captu
     rc, _, err = _run(capsys, "score", ci / "bundle.json", "--signature", ci / "x", "--out-dir", ci / "o")
 
     assert rc == 2 and "usage.invalid_option" in err
+
+
+def test_a_bundle_from_standard_input_needs_signature_with_trust(
+    ci: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+
+    stdin = io.TextIOWrapper(io.BytesIO((ci / "bundle.json").read_bytes()))
+    monkeypatch.setattr("sys.stdin", stdin)
+    trust = ("--trust", ci / "trusted-signers")
+
+    rc, _, err = _run(capsys, "score", "-", *trust, "--out-dir", ci / "o")
+    assert rc == 2 and "needs --signature with --trust" in err
+    stdin.seek(0)
+    rc, out, _ = _run(
+        capsys, "score", "-", *trust, "--signature", ci / "bundle.json.intoto.json", "--out-dir", ci / "o"
+    )
+    assert rc == 0 and out.endswith(f"signed by Curator CI ({CURATOR.public.keyid})\n")
