@@ -152,32 +152,36 @@ def parse_envelope(raw: bytes) -> Envelope:
 
 
 def parse_statement(payload: bytes) -> Statement:
-    """The statement of a payload whose signature verified; ``signature.malformed`` at ``/payload`` otherwise."""
-
-    def fault(detail: str) -> SignatureError:
-        return _malformed(f"the payload's statement: {detail}", "payload")
-
+    """The statement of a payload whose signature verified; ``signature.malformed`` at ``/payload``
+    otherwise, its detail saying where in the statement."""
     try:
-        doc = parse_json(payload)
+        return _statement(parse_json(payload))
     except EvidenceRankError as e:
-        raise fault(e.detail) from e
-    try:
-        doc = _exact(doc, _STATEMENT_MEMBERS, "the statement")
-        subjects = doc["subject"]
-        if type(subjects) is not list or len(subjects) != 1:
-            raise fault(f"expected exactly one subject, found {g.shown(subjects)}")
-        subject = _exact(subjects[0], {"name", "digest"}, "the subject")
-        digest = _exact(subject["digest"], {"sha256"}, "the subject's digest")["sha256"]
-        predicate = _exact(doc["predicate"], {"kind", "tool"}, "the predicate")
-    except SignatureError as e:
-        raise e if e.pointer == "/payload" else fault(f"{e.detail} (at {e.pointer!r} in the statement)") from e
-    kind = _KIND_OF.get(doc["predicateType"]) if type(doc["predicateType"]) is str else None
+        where = f" (at {e.pointer!r} in the statement)" if e.pointer else ""
+        raise _malformed(f"the payload's statement: {e.detail}{where}", "payload") from e
+
+
+def _statement(doc: Any) -> Statement:
+    """The statement as evidence-rank writes it; ``signature.malformed`` pointing into the statement."""
+    doc = _exact(doc, _STATEMENT_MEMBERS, "the statement")
     if doc["_type"] != STATEMENT_TYPE:
-        raise fault(f"_type is {g.shown(doc['_type'])}, not {STATEMENT_TYPE!r}")
-    if kind is None or predicate["kind"] != kind or type(predicate["tool"]) is not str:
-        raise fault(f"predicateType {g.shown(doc['predicateType'])} with predicate {g.shown(predicate)}")
+        raise _malformed(f"_type is {g.shown(doc['_type'])}, not {STATEMENT_TYPE!r}", "_type")
+    subjects = doc["subject"]
+    if type(subjects) is not list or len(subjects) != 1:
+        raise _malformed(f"expected exactly one subject, found {g.shown(subjects)}", "subject")
+    subject = _exact(subjects[0], {"name", "digest"}, "the subject", "subject", 0)
     if type(subject["name"]) is not str:
-        raise fault(f"the subject's name is {g.shown(subject['name'])}, not a string")
+        raise _malformed(f"the subject's name is {g.shown(subject['name'])}, not a string", "subject", 0, "name")
+    digest = _exact(subject["digest"], {"sha256"}, "the subject's digest", "subject", 0, "digest")["sha256"]
     if type(digest) is not str or _KEYID.fullmatch("sha256:" + digest) is None:
-        raise fault(f"the subject's sha256 is {g.shown(digest)}, not 64 lowercase hex digits")
+        detail = f"the subject's sha256 is {g.shown(digest)}, not 64 lowercase hex digits"
+        raise _malformed(detail, "subject", 0, "digest", "sha256")
+    kind = _KIND_OF.get(doc["predicateType"]) if type(doc["predicateType"]) is str else None
+    if kind is None:
+        raise _malformed(f"predicateType is {g.shown(doc['predicateType'])}", "predicateType")
+    predicate = _exact(doc["predicate"], {"kind", "tool"}, "the predicate", "predicate")
+    if predicate["kind"] != kind or type(predicate["tool"]) is not str:
+        raise _malformed(
+            f"the predicate {g.shown(predicate)} is not of a {doc['predicateType']} statement", "predicate"
+        )
     return Statement(kind, subject["name"], "sha256:" + digest)
