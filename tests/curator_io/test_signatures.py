@@ -65,7 +65,8 @@ def test_a_key_id_is_the_sha256_of_the_der_subject_public_key_info_cryptography_
 
 
 @pytest.mark.parametrize(
-    ("algorithm", "form"), [("ed25519", "pkcs8"), ("ed25519", "openssh"), ("p256", "pkcs8"), ("p256", "sec1")]
+    ("algorithm", "form"),
+    [("ed25519", "pkcs8"), ("ed25519", "openssh"), ("p256", "pkcs8"), ("p256", "sec1"), ("p256", "openssh")],
 )
 def test_pem_and_openssh_private_keys_sign_what_their_public_key_verifies(algorithm: str, form: str) -> None:
     key = load_private_key(key_pem("curator", algorithm, form))

@@ -10,7 +10,11 @@ from __future__ import annotations
 
 import json
 import os
+import resource
+import signal
 import stat
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +24,7 @@ from curator_io import canon, parse_json
 from curator_io.sealing import seal_bundle
 from curator_io.trust import parse_trust
 from ranking.cli import main
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, REPO
 from tests.signing import key_pem, payload_of, signing_key, trust_file
 
 CURATOR = signing_key("curator")
@@ -305,3 +309,26 @@ def test_a_bundle_from_standard_input_needs_signature_with_trust(
         capsys, "score", "-", *trust, "--signature", ci / "bundle.json.intoto.json", "--out-dir", ci / "o"
     )
     assert rc == 0 and out.endswith(f"signed by Curator CI ({CURATOR.public.keyid})\n")
+
+
+def _limited(argv: list[str], limit: int) -> subprocess.CompletedProcess[str]:
+    """The command in a child whose files may not grow past ``limit`` bytes (a full disk, as the kernel says it)."""
+
+    def cap() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # EFBIG from write(), not a killed process
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    script = f"import sys; from ranking.cli import main; sys.exit(main({argv!r}))"
+    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, preexec_fn=cap, cwd=REPO)
+
+
+def test_on_a_full_disk_keygen_and_sign_exit_2_and_leave_no_file(ci: Path) -> None:
+    key = ci / "new.key"
+
+    done = _limited(["keygen", "--out", str(key)], 50)
+    assert done.returncode == 2 and "usage.unwritable" in done.stderr and "Traceback" not in done.stderr
+    done = _limited(["sign", str(ci / "forged.json"), "--key", str(ci / "curator.key")], 100)
+    assert done.returncode == 2 and "usage.unwritable" in done.stderr and "Traceback" not in done.stderr
+
+    assert not key.exists() and not (ci / "forged.json.intoto.json").exists()
+    assert not [p.name for p in ci.iterdir() if p.name.endswith(".tmp")]
