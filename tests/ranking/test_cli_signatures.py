@@ -332,3 +332,18 @@ def test_on_a_full_disk_keygen_and_sign_exit_2_and_leave_no_file(ci: Path) -> No
 
     assert not key.exists() and not (ci / "forged.json.intoto.json").exists()
     assert not [p.name for p in ci.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_a_gate_trusts_both_keys_during_a_rotation_and_refuses_the_removed_one_after(
+    ci: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    new = signing_key("curator-2027")
+    (ci / "during").write_bytes(trust_file((CURATOR, "Curator CI"), (new, "Curator CI 2027")))
+    (ci / "after").write_bytes(trust_file((new, "Curator CI 2027")))
+
+    rc, out, _ = _gate(capsys, ci / "bundle.json", "--trust", ci / "during")
+    assert rc == 0 and f"signed by Curator CI ({CURATOR.public.keyid})" in out
+    rc, _, err = _gate(capsys, ci / "bundle.json", "--trust", ci / "after")
+    assert rc == 4
+    assert f"signature.unknown_key at '/signatures/0/keyid': signed by key {CURATOR.public.keyid}, which" in err
+    assert f"the trust file '{ci / 'after'}' does not list" in err
