@@ -10,6 +10,7 @@ from curator_io.errors import (
     InputError,
     InvariantError,
     PolicyError,
+    SignatureError,
     TamperError,
 )
 from curator_io.jsonio import parse_json
@@ -30,6 +31,7 @@ __all__ = [
     "Materialization",
     "PolicyError",
     "Scope",
+    "SignatureError",
     "TamperError",
     "Trace",
     "bundle_from_document",

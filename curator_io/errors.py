@@ -17,6 +17,7 @@ __all__ = [
     "TamperError",
     "InvariantError",
     "PolicyError",
+    "SignatureError",
     "escape_pointer",
     "pointer_of",
 ]
@@ -132,3 +133,26 @@ class PolicyError(EvidenceRankError):
             "Rank the bundle again with the pinned config (evidence-rank score BUNDLE --config POLICY), "
             "or change the pinned policy file where its owners review the change."
         )
+
+
+class SignatureError(EvidenceRankError):
+    """A document the caller required to be signed by a trusted key is not (docs/provenance.md).
+
+    Raised only when the caller gave a trust file (``--trust``). The code says
+    what failed: ``signature.unsigned`` (no signature file),
+    ``signature.malformed`` (not a DSSE envelope of an in-toto Statement as
+    evidence-rank writes one), ``signature.unknown_key`` (signed by a key the
+    trust file does not list), ``signature.invalid`` (the signature does not
+    verify), ``signature.subject_mismatch`` (a genuine signature over another
+    document). Exit 4, as tampering: a seal anyone can recompute proves
+    nothing about who made the document.
+    """
+
+    exit_code = 4
+
+    def diagnostics(self) -> str:
+        if self.code in ("signature.unsigned", "signature.subject_mismatch"):
+            return "The trusted signer signs each document it hands over: evidence-rank sign PATH --key KEY"
+        if self.code == "signature.unknown_key":
+            return "A rotated key is added to the trust file (one line per key) where its owners review the change."
+        return ""

@@ -36,6 +36,7 @@ from curator_io.errors import ConfigError
 
 __all__ = [
     "read_bytes",
+    "read_bytes_if_present",
     "write_atomic",
     "flush_to_disk",
     "remove_if_present",
@@ -54,6 +55,17 @@ def read_bytes(path: str | os.PathLike[str]) -> bytes:
     """The file's bytes; a path that cannot be read is a usage error (exit 2)."""
     try:
         return Path(path).read_bytes()
+    except OSError as e:
+        raise ConfigError("usage.unreadable", f"cannot read {os.fspath(path)!r}: {e.strerror}") from e
+
+
+def read_bytes_if_present(path: str | os.PathLike[str]) -> bytes | None:
+    """The file's bytes, or ``None`` when there is no such file (an optional input, such as a
+    signature beside a bundle); any other failure to read it is a usage error (exit 2)."""
+    try:
+        return Path(path).read_bytes()
+    except FileNotFoundError:
+        return None
     except OSError as e:
         raise ConfigError("usage.unreadable", f"cannot read {os.fspath(path)!r}: {e.strerror}") from e
 
@@ -77,7 +89,14 @@ ABANDONED_AFTER = 3600.0
 
 
 def write_atomic(
-    path: str | os.PathLike[str], data: bytes, *, durable: bool = True, keep_mode: bool = False, sweep: bool = True
+    path: str | os.PathLike[str],
+    data: bytes,
+    *,
+    durable: bool = True,
+    keep_mode: bool = False,
+    mode: int | None = None,
+    replace: bool = True,
+    sweep: bool = True,
 ) -> None:
     """Write ``data`` to ``path`` so that a reader sees the old file or the whole new one.
 
@@ -88,12 +107,15 @@ def write_atomic(
     before it writes the file that records them.
 
     The new file gets ``0666`` less the umask, or, with ``keep_mode``, the mode
-    of the file it replaces. A killed writer's stale temporary file of ``path``
-    is removed first (:func:`sweep_stale`), unless ``sweep`` is false (a caller
-    writing many files sweeps their folder once).
+    of the file it replaces, or ``mode`` when given (a private key: ``0o600``).
+    With ``replace`` false an existing ``path`` is never replaced: the file is
+    linked into place, which fails when the name is taken (``usage.unwritable``).
+    A killed writer's stale temporary file of ``path`` is removed first
+    (:func:`sweep_stale`), unless ``sweep`` is false (a caller writing many
+    files sweeps their folder once).
     """
     target = Path(path)
-    mode = _new_file_mode()
+    mode = _new_file_mode() if mode is None else mode
     try:
         if keep_mode:
             mode = target.stat().st_mode & 0o7777
@@ -110,7 +132,14 @@ def write_atomic(
             f.flush()
             if durable:
                 os.fsync(f.fileno())
-        os.replace(tmp, target)
+        if replace:
+            os.replace(tmp, target)
+        else:
+            os.link(tmp, target)  # fails if target exists: no check-then-write race
+            Path(tmp).unlink()
+    except FileExistsError as e:
+        Path(tmp).unlink(missing_ok=True)
+        raise ConfigError("usage.unwritable", f"{os.fspath(path)!r} exists: it is not overwritten") from e
     except OSError as e:
         Path(tmp).unlink(missing_ok=True)
         raise ConfigError("usage.unwritable", f"cannot write {os.fspath(path)!r}: {e.strerror}") from e

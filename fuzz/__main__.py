@@ -19,17 +19,18 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from fuzz.mutate import encode
-from fuzz.seeds import json_pieces, seed_cases
+from fuzz.seeds import json_pieces, seed_cases, signed_case
 
 OUT = Path(__file__).resolve().parent.parent / "out" / "fuzz"
 
 #: Inputs per target in a default campaign (1,000,000 in all): more where an input is cheap.
 BUDGET = {
     "json": 250_000,
-    "config": 300_000,
+    "config": 260_000,
     "bundle": 100_000,
     "report": 30_000,
     "gate": 60_000,
+    "envelope": 40_000,
     "cli-score": 35_000,
     "cli-validate": 35_000,
     "cli-verify": 35_000,
@@ -55,7 +56,7 @@ def _seed(name: str) -> Path:
             (corpus / f"seed-{i:04d}").write_bytes(piece)
         return corpus
     for i, (_, case) in enumerate(seed_cases()):
-        (corpus / f"seed-{i:03d}").write_bytes(encode(case, TARGETS[name].slots))
+        (corpus / f"seed-{i:03d}").write_bytes(encode(signed_case(case), TARGETS[name].slots))
     return corpus
 
 

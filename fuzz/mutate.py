@@ -18,6 +18,8 @@ the applied memory are then derived again from the mutated bundle, so that
 
 from __future__ import annotations
 
+import base64
+import binascii
 import collections
 import copy
 import json
@@ -28,7 +30,7 @@ from curator_io.canonical import seal
 from curator_io.errors import EvidenceRankError
 from curator_io.jsonio import parse_json
 from curator_io.sealing import seal_bundle
-from fuzz.seeds import Case, derive
+from fuzz.seeds import Case, derive, signed_envelope
 
 __all__ = ["SEP", "ABSENT", "encode", "decode", "mutate_bytes", "mutate_case"]
 
@@ -205,7 +207,26 @@ def _reseal(slot: str, data: bytes) -> bytes:
         return data  # nothing Python can write back: keep the mutation unsealed
 
 
+def _mutate_statement(data: bytes, rng: random.Random) -> bytes | None:
+    """The envelope's statement mutated and signed again; ``None`` when there is no statement to reach."""
+    try:
+        payload = parse_json(data)["payload"]
+        statement = parse_json(base64.b64decode(payload, validate=True))
+    except (EvidenceRankError, binascii.Error, KeyError, TypeError, ValueError):
+        return None
+    for _ in range(1 + (rng.random() < 0.3)):
+        statement = _mutate_doc(statement, rng)
+    try:
+        return signed_envelope(parse_json(_dump(statement, rng)))
+    except EvidenceRankError:
+        return None  # a mutant no canonical JSON can write (a lone surrogate): nothing the signer would sign
+
+
 def _mutate_part(slot: str, data: bytes, rng: random.Random) -> bytes:
+    if slot == "signature" and rng.random() < 0.5:
+        resigned = _mutate_statement(data, rng)
+        if resigned is not None:
+            return resigned
     try:
         doc = parse_json(data)
     except EvidenceRankError:
@@ -239,7 +260,11 @@ def _mutate_case(case: Case, slots: tuple[str, ...], rng: random.Random) -> Case
     slot = rng.choice(present)
     out = dict(case)
     out[slot] = _mutate_part(slot, case[slot], rng)
-    if slot in ("bundle", "config") and rng.random() < 0.5 and any(s in slots for s in ("report", "memory")):
+    if (
+        slot in ("bundle", "config")
+        and rng.random() < 0.5
+        and any(s in slots for s in ("report", "memory", "signature"))
+    ):
         derived = derive(out)
         out.update({s: derived[s] for s in slots if s in derived and s != "bundle"})
         later = [s for s in ("report", "validation", "memory") if s in slots and s in out]

@@ -20,8 +20,9 @@ from tests.conftest import resolve_pointer
 __all__ = ["CODES", "Violation", "check_error", "check_pointer", "exit_code_of"]
 
 #: Every code an error may carry: SPEC §1's input errors, §2's config error, §7/§8's tamper and
-#: invariant errors, a report ranked under another policy than the pinned one (exit 1), and the
-#: CLI's usage errors (README, "Exit codes").
+#: invariant errors, a report ranked under another policy than the pinned one (exit 1), the
+#: CLI's usage errors (README, "Exit codes"), and the trust file's, the key's and the signature's
+#: (docs/provenance.md).
 CODES = frozenset(
     {
         "input.malformed_json",
@@ -39,11 +40,21 @@ CODES = frozenset(
         "validation.tampered",
         "report.tampered",
         "policy.config_mismatch",
+        "trust.invalid",
+        "key.invalid",
+        "signature.unsigned",
+        "signature.malformed",
+        "signature.unknown_key",
+        "signature.invalid",
+        "signature.subject_mismatch",
         *(f"invariant.{name}" for name in INVARIANTS),
     }
 )
 
-_EXIT_BY_FAMILY = {"input": 3, "config": 2, "usage": 2, "validation": 4, "report": 4, "invariant": 4, "policy": 1}
+_EXIT_BY_FAMILY = {
+    "input": 3, "config": 2, "usage": 2, "validation": 4, "report": 4, "invariant": 4, "policy": 1,
+    "trust": 2, "key": 2, "signature": 4,
+}  # fmt: skip
 
 
 class Violation(AssertionError):

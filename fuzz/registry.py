@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from fuzz.cli import CLI_TARGETS
 from fuzz.mutate import decode, encode, mutate_bytes, mutate_case
-from fuzz.seeds import Case, seed_cases
+from fuzz.seeds import Case, seed_cases, signed_case
 from fuzz.targets import LIBRARY_TARGETS, Target
 
 __all__ = ["TARGETS", "generated_cases"]
@@ -21,6 +21,8 @@ def generated_cases(name: str, count: int, *, seed: str = "issue-13") -> Iterato
     slots = TARGETS[name].slots
     rng = random.Random(f"{seed}/{name}")
     seeds = [case for _, case in seed_cases()]
+    if "signature" in slots:
+        seeds = [signed_case(case) for case in seeds]
     for _ in range(count):
         case = rng.choice(seeds)
         for _ in range(rng.randint(1, 3)):

@@ -1,15 +1,21 @@
 """The seed corpus: the shipped fixtures and the parity cases, as one case per seed.
 
 A case is the set of files a target may read, by slot name (``bundle``,
-``config``, ``report``, ``validation``, ``memory``). A parity case gives its
-expected reports and applied memory; a fixture gets them from the library, so
-every seed starts from a bundle that reaches ranking.
+``config``, ``report``, ``validation``, ``memory``, ``signature``). A parity
+case gives its expected reports and applied memory; a fixture gets them from
+the library, so every seed starts from a bundle that reaches ranking. Every
+seed's bundle is signed by :func:`fuzz_key`, the one key :func:`fuzz_trust`
+lists, so an envelope mutant starts from one that verifies (a parity case's
+bundle is signed by :func:`signed_case`, for the targets that read signatures).
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import os
 from pathlib import Path
+from typing import Any
 
 from curator_io.bundle import load_bundle
 from curator_io.canonical import canon
@@ -19,14 +25,24 @@ from curator_io.jsonio import parse_json
 from ranking.apply import apply_selection
 from ranking.pipeline import rank
 
-__all__ = ["Case", "SLOTS", "seed_cases", "derive", "json_pieces"]
+__all__ = [
+    "Case",
+    "SLOTS",
+    "seed_cases",
+    "derive",
+    "json_pieces",
+    "fuzz_key",
+    "fuzz_trust",
+    "signed_envelope",
+    "signed_case",
+]
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "fixtures"
 PARITY = Path(os.environ.get("EVIDENCE_RANK_PARITY", REPO.parent / "shared" / "parity" / "cases"))
 
 #: Every file a target may read. A case maps some of them to bytes; a missing slot is a file not given.
-SLOTS = ("bundle", "config", "report", "validation", "memory")
+SLOTS = ("bundle", "config", "report", "validation", "memory", "signature")
 
 Case = dict[str, bytes]
 
@@ -41,7 +57,55 @@ def derive(case: Case) -> Case:
         return dict(case)
     result = rank(bundle, config)
     memory = apply_selection(bundle, result.report)
-    return {**case, "report": result.canonical, "validation": result.validation.canonical, "memory": canon(memory)}
+    derived = {"report": result.canonical, "validation": result.validation.canonical, "memory": canon(memory)}
+    return {**case, **derived, "signature": signed_envelope(make_statement_of(bundle.input_digest))}
+
+
+@functools.cache
+def fuzz_key() -> Any:
+    """The campaign's signing key (a ``curator_io.private_keys.SigningKey``), the same on every run."""
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ed25519
+
+    from curator_io.private_keys import load_private_key
+
+    key = ed25519.Ed25519PrivateKey.from_private_bytes(hashlib.sha256(b"evidence-rank fuzz").digest())
+    pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    return load_private_key(pem)
+
+
+@functools.cache
+def fuzz_trust() -> Any:
+    """The trust list of the envelope target: :func:`fuzz_key` alone."""
+    from curator_io.trust import parse_trust
+
+    public = fuzz_key().public
+    return parse_trust(f"{public.keyid} {public.openssh} fuzz".encode(), "fuzz-trust")
+
+
+def make_statement_of(digest: str) -> dict[str, Any]:
+    from curator_io.envelope import make_statement
+
+    return make_statement("bundle", "bundle.json", digest, "evidence-rank fuzz")
+
+
+def signed_envelope(statement: Any) -> bytes:
+    """An envelope over ``statement`` (any JSON value) signed by :func:`fuzz_key`."""
+    from curator_io.envelope import make_envelope
+
+    key = fuzz_key()
+    return make_envelope(statement, key.public.keyid, key.sign)
+
+
+def signed_case(case: Case) -> Case:
+    """The case with its bundle's seal signed, if it has none (a bundle that does not load gets none)."""
+    if "signature" in case:
+        return case
+    try:
+        bundle = load_bundle(case["bundle"])
+    except EvidenceRankError:
+        return case
+    return {**case, "signature": signed_envelope(make_statement_of(bundle.input_digest))}
 
 
 def _parity_case(folder: Path) -> Case:

@@ -9,6 +9,8 @@ bundle loaders agree.
 
 from __future__ import annotations
 
+import base64
+import json
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -21,7 +23,7 @@ from curator_io.errors import EvidenceRankError
 from curator_io.jsonio import _parse_strict, parse_json
 from curator_io.models import Bundle
 from fuzz.prop import Violation, check_error
-from fuzz.seeds import FIXTURES, Case
+from fuzz.seeds import FIXTURES, Case, fuzz_trust
 from ranking.apply import apply_selection
 from ranking.explain import explain
 from ranking.gate import compare_memory, render_github, render_json, render_summary, render_text, selected_edits
@@ -224,10 +226,38 @@ def run_gate(case: Case) -> None:
     render_text(result), render_json(result), render_github(result, file="memory.json"), render_summary(result)
 
 
+# --- Signatures: check_signature over the case's bundle -----------------------------------------
+
+_NO_BUNDLE = "sha256:" + "0" * 64
+
+
+def run_envelope(case: Case) -> None:
+    """A signature is refused with a signature.* code pointing into the envelope, or it names the
+    campaign's key, and then the envelope, read with the standard library alone, says it signed
+    this bundle's seal."""
+    from curator_io.trust import check_signature
+
+    raw = case.get("signature", b"")
+    bundle = _bundle(case)
+    seal = bundle.input_digest if bundle is not None else _NO_BUNDLE
+    try:
+        signer = check_signature(raw, fuzz_trust(), kind="bundle", digest=seal)
+    except EvidenceRankError as e:
+        _expect(e, raw, "signature")
+        return
+    envelope = json.loads(raw)
+    statement = json.loads(base64.b64decode(envelope["payload"]))
+    if signer.name != "fuzz" or envelope["payloadType"] != "application/vnd.in-toto+json":
+        raise Violation(f"accepted an envelope of type {envelope['payloadType']!r} signed by {signer}")
+    if [s["digest"] for s in statement["subject"]] != [{"sha256": seal.removeprefix("sha256:")}]:
+        raise Violation(f"accepted a signature over {statement['subject']!r} for the bundle {seal}")
+
+
 LIBRARY_TARGETS = {
     "json": Target(("bundle",), run_json),
     "bundle": Target(("bundle", "config"), run_bundle),
     "config": Target(("config",), run_config),
     "report": Target(("report", "bundle", "config"), run_report),
     "gate": Target(("memory", "bundle", "report"), run_gate),
+    "envelope": Target(("signature", "bundle"), run_envelope),
 }

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from curator_io import grammar as g
@@ -41,6 +41,9 @@ from curator_io.errors import InputError, pointer_of
 from curator_io.models import Bundle
 from ranking.policy import ConfigMismatch
 from validator import proposals_of
+
+if TYPE_CHECKING:
+    from curator_io.trust import Signer
 
 __all__ = [
     "KINDS",
@@ -118,6 +121,8 @@ class GateResult:
     """The ``version`` the selection permits; null when memory-after was not compared."""
     instructions: int | None
     """How many instructions the permitted memory holds; null when memory-after was not compared."""
+    signer: Signer | None = None
+    """Who signed the bundle, when the gate was given a trust file (docs/provenance.md)."""
 
     @property
     def passed(self) -> bool:
@@ -129,6 +134,7 @@ class GateResult:
             "version": self.version,
             "instructions": self.instructions,
             "findings": [f.to_json() for f in self.findings],
+            "signer": None if self.signer is None else self.signer.to_json(),
         }
 
 
@@ -337,10 +343,15 @@ def _verdict(result: GateResult) -> str:
     return verdict
 
 
+def _signed(result: GateResult) -> list[str]:
+    return [] if result.signer is None else [f"the bundle is signed by {result.signer.shown}"]
+
+
 def render_text(result: GateResult) -> str:
-    """One line per finding, then the verdict."""
+    """One line per finding, who signed the bundle (when the gate checked), then the verdict."""
     # Pointers and messages name keys and members the memory file chose: one line each, whatever they hold.
     lines = [f"{f.kind}  {g.printable(f.pointer)}  {g.printable(f.message)}" for f in result.findings]
+    lines += [g.printable(line) for line in _signed(result)]
     lines.append(_verdict(result))
     return "\n".join(lines)
 
@@ -387,6 +398,7 @@ def render_github(result: GateResult, file: str | None = None, report_file: str 
         where = f"file={escape_property(path)}," if path else ""
         # printable first: a terminal escape in a key or a member name could hide the rest of the log line.
         lines.append(f"::error {where}{title}::{escape_data(g.printable(f.message + ' (' + f.pointer + ')'))}")
+    lines += [f"::notice {title}::{escape_data(g.printable(line))}" for line in _signed(result)]
     if result.passed:
         lines.append(f"::notice {title}::{escape_data(_verdict(result))}")
     lines.append(_verdict(result))
@@ -403,6 +415,7 @@ def render_summary(result: GateResult, html: str | None = None) -> str:
     (``evidence-rank render``) when ``html`` is given, and a table of findings."""
     status = "passed" if result.passed else "failed"
     lines = [f"### evidence-rank gate: {status}", "", escape_markdown(_verdict(result)), ""]
+    lines += [escape_markdown(line) + "\n" for line in _signed(result)]
     if html is not None:
         lines += [f"Run view: [{escape_markdown(html)}]({_link(html)})", ""]
     if result.findings:

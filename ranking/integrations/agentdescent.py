@@ -15,7 +15,9 @@ the first offending parent or key), its disposition and its reason codes
 The report is verified when the policy is built (SPEC §7), so a tampered or
 inconsistent report stops a run before its first rollout, never in the middle.
 So is its policy: the report must have been ranked with the pinned config
-(``config=``, by default the SPEC §2 defaults; ``ranking.policy``).
+(``config=``, by default the SPEC §2 defaults; ``ranking.policy``). And, with
+``trust=``, its provenance: the bundle (or, without one, the report) must be
+signed by a key the trust file lists (docs/provenance.md).
 
 Needs the optional extra: ``pip install 'evidence-rank[agentdescent]'``.
 """
@@ -39,7 +41,9 @@ except ImportError as e:
 
 from curator_io import Bundle, InvariantError, bundle_from_document, load_bundle, parse_json
 from curator_io.config import DEFAULT_CONFIG, Config, parse_config
+from curator_io.trust import Signer
 from ranking.integrations.agentdescent_fused import is_fused, judge_fused
+from ranking.integrations.provenance import SignatureSource, Trust, read_trust, signer_of
 from ranking.policy import check_policy
 from ranking.verification import replay_report
 from validator import proposals_of
@@ -137,6 +141,15 @@ class EvidenceRankingAcceptance:
     ``curator_io.PolicyError`` (``policy.config_mismatch``) when it was ranked
     with another config than ``config``; ``curator_io.ConfigError`` for a
     ``config`` outside SPEC §2.
+
+    ``trust`` is a trust file (docs/provenance.md), pinned like ``config``:
+    its path, its bytes or a ``curator_io.trust.TrustList``. With it, the
+    bundle (without a bundle, the report) must be signed by a key it lists:
+    ``signature`` is the signature file's path or bytes, by default the
+    document's path with ``.intoto.json`` added. Else building the policy
+    raises ``curator_io.SignatureError`` (``signature.*``), and
+    ``curator_io.ConfigError`` (``trust.invalid``) for a trust file that
+    cannot be read. :attr:`signer` names who signed.
     """
 
     def __init__(
@@ -148,9 +161,14 @@ class EvidenceRankingAcceptance:
         bundle: Source | None = None,
         config: Config | Mapping[str, Any] | None = DEFAULT_CONFIG,
         ledger: str | os.PathLike[str] | None = None,
+        trust: Trust | None = None,
+        signature: SignatureSource | None = None,
     ) -> None:
         document = _load_report(report)
-        operations = _operations_of(bundle, document) if bundle is not None else {}
+        loaded = _load_bundle(bundle) if bundle is not None else None
+        self.signer: Signer | None = _check_signed(trust, signature, report, document, bundle, loaded)
+        """Who signed the bundle (without one, the report), when a trust file was given."""
+        operations = _operations_of(loaded, document) if loaded is not None else {}
         self.pinned: Config | None = _check_pinned(document, config)
         """The config the report was required to be ranked with; ``None`` when not pinned."""
         self.proposals: tuple[RankedProposal, ...] = _entries(document, operations)
@@ -331,9 +349,26 @@ def _load_bundle(source: Source) -> Bundle:
     return load_bundle(source if isinstance(source, bytes) else Path(source).read_bytes())
 
 
-def _operations_of(source: Source, report: Mapping[str, Any]) -> dict[str, OpMap]:
+def _check_signed(
+    trust: Trust | None,
+    signature: SignatureSource | None,
+    report: Source,
+    document: Mapping[str, Any],
+    bundle: Source | None,
+    loaded: Bundle | None,
+) -> Signer | None:
+    """With a trust file, who signed what the policy rests on: the bundle, when given, which the
+    report is replayed from; else the report itself (its seal was checked when it loaded)."""
+    if trust is None:
+        return None
+    listed = read_trust(trust)
+    if bundle is not None and loaded is not None:
+        return signer_of(listed, signature, bundle, kind="bundle", digest=loaded.input_digest)
+    return signer_of(listed, signature, report, kind="report", digest=document["digest"])
+
+
+def _operations_of(bundle: Bundle, report: Mapping[str, Any]) -> dict[str, OpMap]:
     """The op map of every structurally complete proposal of the bundle the report ranked."""
-    bundle = _load_bundle(source)
     # SPEC §8: the report must be this bundle's, equal to the one it produces.
     replay_report(bundle, report)
     out: dict[str, OpMap] = {}

@@ -12,6 +12,7 @@ from curator_io.errors import (
     InputError,
     InvariantError,
     PolicyError,
+    SignatureError,
     TamperError,
     escape_pointer,
     pointer_of,
@@ -19,14 +20,14 @@ from curator_io.errors import (
 
 
 def test_the_exception_hierarchy_is_one_base_with_shallow_subclasses() -> None:
-    for cls in (InputError, ConfigError, TamperError, InvariantError, PolicyError):
+    for cls in (InputError, ConfigError, TamperError, InvariantError, PolicyError, SignatureError):
         assert cls.__mro__[1] is EvidenceRankError
     assert issubclass(EvidenceRankError, Exception)
 
 
 @pytest.mark.parametrize(
     ("cls", "exit_code"),
-    [(InputError, 3), (ConfigError, 2), (TamperError, 4), (InvariantError, 4), (PolicyError, 1)],
+    [(InputError, 3), (ConfigError, 2), (TamperError, 4), (InvariantError, 4), (PolicyError, 1), (SignatureError, 4)],
 )
 def test_each_error_class_maps_to_its_documented_exit_code(cls: type[EvidenceRankError], exit_code: int) -> None:
     assert cls.exit_code == exit_code
@@ -39,7 +40,7 @@ def test_an_error_builds_its_message_from_code_pointer_and_detail() -> None:
     assert err.to_json() == {"code": "input.schema", "pointer": "/traces/0/id", "message": err.message}
 
 
-@pytest.mark.parametrize("cls", [InputError, ConfigError, TamperError, InvariantError, PolicyError])
+@pytest.mark.parametrize("cls", [InputError, ConfigError, TamperError, InvariantError, PolicyError, SignatureError])
 def test_an_error_sent_back_from_a_worker_process_keeps_its_class_code_pointer_and_message(
     cls: type[EvidenceRankError],
 ) -> None:

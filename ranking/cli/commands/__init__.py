@@ -30,6 +30,8 @@ COMMANDS = {
     "explain": "explain one proposal's disposition: reasons, score components, supersession",
     "render": "write a self-contained HTML view of a report (or of a batch folder with --batch)",
     "seal": "seal every artifact and the bundle, in place (or --check)",
+    "sign": "sign a bundle or a report: a DSSE envelope beside it (PATH.intoto.json)",
+    "keygen": "write a new signing key (0600) and print its trust-file line",
     "schema": "print a published JSON Schema (Draft 2020-12)",
     "ledger": "the admission ledger: every decision on every edit, across runs",
 }

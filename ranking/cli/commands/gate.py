@@ -4,6 +4,7 @@ or when the report was not ranked with the pinned policy (``ranking.policy``).""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 from collections.abc import Sequence
 
@@ -16,6 +17,7 @@ from ranking.apply import apply_selection
 from ranking.cli.collector import collector_off
 from ranking.cli.common import read_bundle, read_config, read_report
 from ranking.cli.output import emit, write_stdout
+from ranking.cli.signed import add_trust_options, check_signed, read_trust
 from ranking.gate import (
     compare_memory,
     escape_data,
@@ -66,6 +68,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="with --format github: link the step summary to this run view (made by evidence-rank render), "
         "e.g. the URL or path of an uploaded artifact",
     )
+    add_trust_options(p, "BUNDLE (the report is then accepted only as the replay derives it from the signed BUNDLE)")
     p.set_defaults(run=run)
 
 
@@ -119,7 +122,11 @@ def _gate(args: argparse.Namespace) -> int:
             "usage.invalid_option", "--html links the page from the GitHub step summary: use --format github"
         )
     pinned = read_config(args.config)
+    trust = read_trust(args)
     bundle = read_bundle(args.bundle)
+    # Only the bundle's signature is checked: every path below replays the report from this bundle
+    # (SPEC §8), so a report, signed or not, passes only as the signed bundle's own.
+    signer = check_signed(trust, args, path=args.bundle, kind="bundle", digest=bundle.input_digest)
     report = read_report(args.report)
     mismatches = config_mismatches(report, pinned)
     if mismatches:
@@ -133,6 +140,7 @@ def _gate(args: argparse.Namespace) -> int:
             result = compare_memory(permitted, actual, bundle.memory, selected_edits(bundle, report))
         except InputError as e:
             raise e.in_file(args.memory_after) from e
+    result = dataclasses.replace(result, signer=signer)
     if args.format == "json":
         write_stdout(render_json(result) + b"\n")
     elif args.format == "github":

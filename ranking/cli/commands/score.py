@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from curator_io.canonical import canon
 from curator_io.errors import ConfigError, EvidenceRankError
@@ -36,9 +37,13 @@ from ranking.cli.common import (
     render_table,
 )
 from ranking.cli.output import emit
+from ranking.cli.signed import add_trust_options, check_signed, read_trust
 from ranking.cli.targets import ledger_files, same_file
 from ranking.pipeline import Result, result_of
 from validator import validate
+
+if TYPE_CHECKING:
+    from curator_io.trust import Signer
 
 VALIDATION, REPORT, ERROR = "validation.json", "report.json", "error.json"
 OUTPUTS = (VALIDATION, REPORT, ERROR)
@@ -70,6 +75,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="PATH",
         help="record the report in this ledger (docs/ledger.md) and mark edits it has seen refused before",
     )
+    add_trust_options(p, "BUNDLE")
     p.set_defaults(run=run)
 
 
@@ -82,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
         remove_if_present(out / REPORT)
         remove_if_present(out / ERROR)
         try:
-            result = _score(args)  # 2.
+            result, signer = _score(args)  # 2.
             # 3. The validation first: report.json names it, so it must be there before.
             write_atomic(out / VALIDATION, result.validation.canonical)
             write_atomic(out / REPORT, result.canonical)
@@ -93,18 +99,22 @@ def run(args: argparse.Namespace) -> int:
                 _write_error(out, e)
             raise
     log_decisions(result.report, bundle=args.bundle)
+    signed = "" if signer is None else f"\nsigned by {signer.shown}"
     if args.summary:
-        emit(render_outcome(result.report))
+        emit(render_outcome(result.report) + signed)
     elif not args.quiet:
-        emit(render_table(result.report, marks))
+        emit(render_table(result.report, marks) + signed)
     return 0
 
 
-def _score(args: argparse.Namespace) -> Result:
+def _score(args: argparse.Namespace) -> tuple[Result, Signer | None]:
     config = read_config(args.config)
+    trust = read_trust(args)
     given = read_report(args.validation, "evidence-validation-v1") if args.validation else None
     raw = read_bundle_bytes(args.bundle)
     bundle = load_named_bundle(raw, args.bundle)
+    # The bundle's seal was checked when it loaded; the signature says who sealed it.
+    signer = check_signed(trust, args, path=args.bundle, kind="bundle", digest=bundle.input_digest)
     if given is not None:
         from ranking.verification import check_validation  # only with --validation: start-up is most of a run
 
@@ -113,7 +123,7 @@ def _score(args: argparse.Namespace) -> Result:
     else:
         validation = validate(bundle, config=config)
     del bundle  # ranking needs only the validation: a large bundle is freed before the reports are built
-    return result_of(validation)
+    return result_of(validation), signer
 
 
 def _refuse_own_outputs(args: argparse.Namespace, out: Path) -> None:
@@ -123,6 +133,7 @@ def _refuse_own_outputs(args: argparse.Namespace, out: Path) -> None:
     and kept when the run fails.)
     """
     given = [("BUNDLE", args.bundle), ("--config", args.config), ("--validation", args.validation)]
+    given += [("--trust", args.trust), ("--signature", args.signature)]
     if args.ledger:
         given += [("--ledger", path) for _, path in ledger_files(args.ledger)]
     for what, path in given:

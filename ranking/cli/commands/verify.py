@@ -14,6 +14,7 @@ from curator_io.grammar import printable
 from ranking.cli.collector import collector_off
 from ranking.cli.common import pointing_into, read_bundle, read_config, read_report
 from ranking.cli.output import emit
+from ranking.cli.signed import add_trust_options, check_signed, read_trust
 from ranking.policy import check_policy
 from ranking.verification import INVARIANTS, check_report, replay_report
 from validator import proposals_of
@@ -36,6 +37,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="CONFIG.json",
         help="the pinned policy: fail (exit 1) unless the report was ranked with exactly this config",
     )
+    add_trust_options(p, "the bundle (with --bundle: the replay derives the report from it) or else REPORT")
     p.set_defaults(run=run)
 
 
@@ -43,16 +45,22 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     report = read_report(args.report)
     pinned = read_config(args.config) if args.config else None
+    trust = read_trust(args)
     with pointing_into(args.report):
         if args.bundle is None:
-            check_report(report)
+            check_report(report)  # the seal first: the signature's subject is the report's digest
+            signer = check_signed(trust, args, path=args.report, kind="report", digest=report["digest"])
             checked = [name for name in INVARIANTS if name != "conflict_free"]
             verdict = f"invariants hold ({', '.join(checked)}); conflict_free needs --bundle"
         else:
             bundle = read_bundle(args.bundle)
+            # With the bundle, the replay derives the report from it: the bundle's signature is the one that counts.
+            signer = check_signed(trust, args, path=args.bundle, kind="bundle", digest=bundle.input_digest)
             check_report(report, proposals=proposals_of(bundle))
             replay_report(bundle, report)  # a forged report is refused (exit 4) before its policy is discussed
             verdict = f"every invariant holds and the replay from {args.bundle} is byte-identical"
+        if signer is not None:
+            verdict += f"; {'the bundle' if args.bundle else 'the report'} is signed by {signer.shown}"
         if pinned is None:
             emit(printable(f"{args.report}: {verdict}; config not pinned (--config pins it)"))
             return 0

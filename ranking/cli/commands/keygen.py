@@ -1,0 +1,41 @@
+"""``evidence-rank keygen --out KEY [--type ed25519|p256] [--name NAME]``: a new signing key.
+
+For tests and first use (docs/provenance.md): the key is written unencrypted,
+PKCS#8 PEM, owner-only (0600), atomically, and never over an existing file.
+The trust file's line for it goes to stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from curator_io.errors import ConfigError
+from curator_io.files import write_atomic
+from ranking.cli.output import emit
+
+__all__ = ["register", "run"]
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "keygen",
+        description="Write a new private key to KEY (PKCS#8 PEM, mode 0600; an existing KEY is never replaced) "
+        "and print its trust-file line: KEYID PUBLIC-KEY [NAME]. Store the key as the Curator's CI secret; "
+        "add the line to the trust file the gate reads.",
+    )
+    p.add_argument("--out", required=True, metavar="KEY", help="where to write the private key")
+    p.add_argument("--type", choices=("ed25519", "p256"), default="ed25519", help="the key type (default: ed25519)")
+    p.add_argument("--name", metavar="NAME", help="who the key belongs to, for the trust-file line")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from curator_io.private_keys import generate_private_key, load_private_key
+
+    if args.name is not None and not args.name.isprintable():
+        raise ConfigError("usage.invalid_option", "--name holds a character a terminal would act on")
+    pem = generate_private_key(args.type)
+    write_atomic(args.out, pem, mode=0o600, replace=False)
+    public = load_private_key(pem).public
+    emit(" ".join(x for x in (public.keyid, public.openssh, args.name) if x))
+    return 0

@@ -1,0 +1,95 @@
+"""``evidence-rank sign PATH --key KEY [--out SIG]``: sign a bundle or a report (docs/provenance.md).
+
+The signature file is a DSSE envelope of an in-toto Statement whose subject is
+the document's seal (``curator_io.envelope``), written canonically and
+atomically beside the document (``PATH.intoto.json``) unless ``--out`` says
+elsewhere. A document is signed only if it holds: a bundle must load (its
+seal and every artifact's checked, SPEC §1), a report must hold the SPEC §7
+invariants it can show alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Any
+
+from curator_io.bundle import bundle_from_document
+from curator_io.errors import ConfigError, InputError
+from curator_io.files import read_bytes, write_atomic
+from curator_io.jsonio import parse_json
+from ranking.cli.collector import collector_off
+from ranking.cli.common import pointing_into
+from ranking.cli.output import emit
+from ranking.cli.signed import SUFFIX
+
+__all__ = ["register", "run", "load_key"]
+
+_KIND_OF_SCHEMA = {"curator-bundle-v1": "bundle", "evidence-ranking-v1": "report"}
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "sign",
+        description="Sign a curator-bundle-v1 bundle or an evidence-ranking-v1 report with KEY: write a DSSE "
+        f"envelope of an in-toto Statement over its seal to PATH{SUFFIX} (or --out). KEY is a PEM (PKCS#8 or "
+        "SEC 1) or unencrypted OpenSSH private key, Ed25519 or ECDSA P-256. Exit 0 when signed, 2 for a key or "
+        "file that cannot be read or written, 3 for a document that is neither, 4 for a report that does not hold.",
+    )
+    p.add_argument("path", metavar="PATH", help="the bundle or the ranking report to sign")
+    p.add_argument("--key", required=True, metavar="KEY", help="the private key file (a CI secret)")
+    p.add_argument("--out", metavar="SIG", help=f"where to write the signature (default: PATH{SUFFIX})")
+    p.set_defaults(run=run)
+
+
+def load_key(path: str) -> Any:
+    """The signing key in ``path``; ``key.invalid`` (exit 2) naming the file when it is not one."""
+    from curator_io.keys import KeyFormatError
+    from curator_io.private_keys import load_private_key
+
+    try:
+        return load_private_key(read_bytes(path))
+    except KeyFormatError as e:
+        raise ConfigError("key.invalid", str(e), source=path) from e
+
+
+def _tool() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return f"evidence-rank {version('evidence-rank')}"
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        return "evidence-rank"
+
+
+def _subject(path: str) -> tuple[str, str]:
+    """The document's kind and seal, once it is known to hold."""
+    try:
+        doc = parse_json(read_bytes(path))
+        found = doc.get("schema") if type(doc) is dict else None
+        kind = _KIND_OF_SCHEMA.get(found) if type(found) is str else None
+        if kind is None:
+            detail = "sign takes a curator-bundle-v1 bundle or an evidence-ranking-v1 report"
+            raise InputError("input.schema", detail, pointer="/schema" if type(doc) is dict else "")
+        if kind == "bundle":
+            return kind, bundle_from_document(doc).input_digest
+    except InputError as e:
+        raise e.in_file(path) from e
+    from ranking.verification import check_report
+
+    with pointing_into(path):
+        check_report(doc)
+    return kind, doc["digest"]  # a DIGEST: check_report checked the seal
+
+
+@collector_off
+def run(args: argparse.Namespace) -> int:
+    from curator_io.envelope import make_envelope, make_statement
+
+    kind, digest = _subject(args.path)
+    key = load_key(args.key)
+    out = args.out or args.path + SUFFIX
+    statement = make_statement(kind, os.path.basename(args.path), digest, _tool())
+    write_atomic(out, make_envelope(statement, key.public.keyid, key.sign))
+    emit(f"{out}: signed the {kind} {digest} with key {key.public.keyid}")
+    return 0
