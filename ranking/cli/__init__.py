@@ -28,13 +28,9 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INPUT, EXIT_TAMPERED = 0, 1, 2, 3, 4
 
 def version_line() -> str:
     """The tool's version, and the document formats it reads and writes (versioned apart from it)."""
-    from importlib.metadata import PackageNotFoundError, version
+    from ranking import __version__
 
-    try:
-        tool = version("evidence-rank")
-    except PackageNotFoundError:  # run from a checkout that was never installed
-        tool = "unknown"
-    return f"evidence-rank {tool} (reads curator-bundle-v1; writes evidence-validation-v1, evidence-ranking-v1)"
+    return f"evidence-rank {__version__} (reads curator-bundle-v1; writes evidence-validation-v1, evidence-ranking-v1)"
 
 
 class _Version(argparse.Action):
