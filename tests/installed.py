@@ -20,7 +20,13 @@ from pathlib import Path
 
 from tests.conftest import FIXTURES, REPO
 
-__all__ = ["source_copy", "fresh_environment", "every_command_runs_outside_the_checkout"]
+__all__ = [
+    "source_copy",
+    "bare_environment",
+    "fresh_environment",
+    "outside_env",
+    "every_command_runs_outside_the_checkout",
+]
 
 #: What a checkout holds that its files do not: tools' state, build output, the environment.
 _NOT_SOURCE = {".git", ".venv", "out", "build", "dist", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".hypothesis"}
@@ -37,9 +43,9 @@ def source_copy(dest: Path) -> Path:
     return dest
 
 
-def fresh_environment(folder: Path, artifact: Path | str) -> Path:
-    """A new virtual environment at ``folder`` with ``artifact`` (a wheel, an sdist or a pip URL)
-    installed; the dependencies are the test run's. Returns its ``bin`` folder."""
+def bare_environment(folder: Path) -> Path:
+    """A new virtual environment at ``folder`` that sees the test run's packages (pip, setuptools,
+    the project's dependencies) but not evidence-rank. Returns its ``bin`` folder."""
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", folder], check=True)
     python = folder / "bin" / "python"
     site = subprocess.run(
@@ -50,13 +56,20 @@ def fresh_environment(folder: Path, artifact: Path | str) -> Path:
     ).stdout.strip()
     ours = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
     (Path(site) / "_evidence_rank_test_dependencies.pth").write_text("\n".join(sorted(ours)) + "\n")
-    pip = [sys.executable, "-m", "pip", "--python", str(python), "--disable-pip-version-check", "--quiet"]
-    install = [*pip, "install", "--no-deps", "--no-index", "--no-build-isolation", str(artifact)]
-    subprocess.run(install, check=True, capture_output=True, env=_outside_env())
     return folder / "bin"
 
 
-def _outside_env() -> dict[str, str]:
+def fresh_environment(folder: Path, artifact: Path | str) -> Path:
+    """A new virtual environment at ``folder`` with ``artifact`` (a wheel, an sdist or a pip URL)
+    installed; the dependencies are the test run's. Returns its ``bin`` folder."""
+    python = bare_environment(folder) / "python"
+    pip = [sys.executable, "-m", "pip", "--python", str(python), "--disable-pip-version-check", "--quiet"]
+    install = [*pip, "install", "--no-deps", "--no-index", "--no-build-isolation", str(artifact)]
+    subprocess.run(install, check=True, capture_output=True, env=outside_env())
+    return folder / "bin"
+
+
+def outside_env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in {"PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME"}}
     return {**env, "PYTHONDONTWRITEBYTECODE": "1"}
 
@@ -69,7 +82,7 @@ def every_command_runs_outside_the_checkout(artifact: Path | str, workdir: Path)
     shutil.copy(FIXTURES / "example.json", run_in / "example.json")
 
     def run(*args: str) -> str:
-        done = subprocess.run(list(args), cwd=run_in, capture_output=True, text=True, env=_outside_env())
+        done = subprocess.run(list(args), cwd=run_in, capture_output=True, text=True, env=outside_env())
         assert done.returncode == 0, (args, done.stdout, done.stderr)
         return done.stdout
 

@@ -107,7 +107,7 @@ def test_the_sdist_carries_the_licence_the_spec_the_tests_and_the_corpus(tmp_pat
         pkg_info = read("PKG-INFO").decode()
     assert "License-Expression: Apache-2.0" in pkg_info.splitlines()
     assert "License-File: LICENSE" in pkg_info.splitlines()
-    assert {"fixtures/example.json", "tests/conftest.py", "Makefile"} <= files.keys()
+    assert {"fixtures/example.json", "tests/conftest.py", "Makefile", "action.yml"} <= files.keys()
     assert not [name for name in files if "__pycache__" in name or name.endswith(".pyc")]
 
 
