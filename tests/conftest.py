@@ -69,3 +69,7 @@ def parity_dir() -> Path:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Parity is the first test: the reference corpus runs before everything else."""
     items.sort(key=lambda item: item.path.name != "test_parity.py")
+
+
+#: tests/ranking/test_pytest_plugin.py runs the README's snapshot example in a scratch project.
+pytest_plugins = ["pytester"]
