@@ -89,6 +89,11 @@ def test_the_help_texts_name_only_sections_the_spec_has() -> None:
     assert _unknown(text) == []
 
 
+def test_the_help_says_where_the_spec_is_and_the_sdist_carries_it() -> None:
+    assert "docs/SPEC.md" in build_parser().format_help()
+    assert "graft docs" in (REPO / "MANIFEST.in").read_text().splitlines()
+
+
 @pytest.mark.parametrize("path", _documents(), ids=lambda p: p.relative_to(REPO).as_posix())
 def test_the_source_and_docs_name_only_sections_the_spec_has(path: Path) -> None:
     assert _unknown(path.read_text(encoding="utf-8")) == []

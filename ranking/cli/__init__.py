@@ -47,7 +47,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="evidence-rank",
         description="Decide, deterministically and auditably, which curator proposals may be written.",
         epilog="Exit codes: 0 ok, 1 gate or verification failed, 2 usage or config error, "
-        "3 input error, 4 tampered or invariant violated.",
+        "3 input error, 4 tampered or invariant violated. "
+        "SPEC §N is a section of docs/SPEC.md, in the repository and the source distribution.",
     )
     parser.add_argument("--version", action=_Version)
     add_global_options(parser, in_command=False)
