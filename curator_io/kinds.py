@@ -78,6 +78,15 @@ class Kind:
     def rule(self, name: str) -> Rule:
         return dict(self.members)[name]
 
+    def matches(self, value: Any) -> bool:
+        """Whether ``value`` is an object of this kind: every required member there, each as its
+        rule says, and (for a closed kind) nothing else."""
+        if type(value) is not dict or not (self.names - self.optional) <= value.keys():
+            return False
+        if self.closed and not value.keys() <= self.names:
+            return False
+        return all(rule.holds(value[name]) for name, rule in self.members if name in value)
+
     def orjson_exact(self, obj: dict[str, Any]) -> bool:
         """Whether orjson writes ``obj``, once checked, exactly as RFC 8785 does: it has no
         member but these and each INT is written as an integer, so its members are strings,
@@ -242,9 +251,23 @@ OPERATIONS = {
         "RemoveOperation", (("action", g.const("remove")), ("key", ID), ("expected_digest", DIGEST)), closed=True
     ),
 }
+
+
+def _are_operations(v: Any) -> bool:
+    """Operations as §3.1 wants them: each has exactly the members of its action, and no key twice."""
+    if type(v) is not list or not v:
+        return False
+    for op in v:
+        action = op.get("action") if type(op) is dict else None
+        kind = OPERATIONS.get(action) if type(action) is str else None
+        if kind is None or not kind.matches(op):
+            return False
+    return len({op["key"] for op in v}) == len(v)
+
+
 _OPERATION_LIST = Rule(
-    "a non-empty array of operations",
-    lambda v: type(v) is list and len(v) >= 1,
+    "a non-empty array of operations, each key once",
+    _are_operations,
     {
         "type": "array",
         "minItems": 1,

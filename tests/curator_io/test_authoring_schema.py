@@ -18,10 +18,12 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from curator_io import load_bundle
+from curator_io.kinds import PROPOSAL
 from curator_io.published import published_schema
 from curator_io.sealing import seal_bundle
 from ranking.pipeline import rank
 from tests.conftest import FIXTURES, parity_cases
+from validator.proposal import Proposal, check_structure
 
 VALIDATOR = Draft202012Validator(published_schema("bundle"))
 SCORED = [c for c in parity_cases() if not (c / "expected.error.json").exists()]
@@ -127,3 +129,42 @@ def test_each_typo_fails_the_schema_inside_the_proposal_as_validation_rejects_it
     pid = doc["proposals"][0].get("id")
     (entry,) = [e for e in result.validation.report["proposals"] if e["id"] == pid]
     assert [r["code"] for r in entry["reasons"]] == ["proposal.incomplete"]
+
+
+def _proposals() -> list[Any]:
+    """Every proposal of the corpus's scored bundles, whole or not, and each typo's."""
+    out = [p for case in SCORED for p in json.loads((case / "bundle.json").read_bytes())["proposals"]]
+    for typo in TYPOS.values():
+        doc = copy.deepcopy(EXAMPLE)
+        typo(doc["proposals"][0], doc["memory"]["instructions"][0])
+        out.append(doc["proposals"][0])
+    return out
+
+
+def test_the_proposal_kind_says_what_the_validator_checks() -> None:
+    # The table the schema is generated from states §3.1 exactly (the schema is looser only where
+    # JSON Schema cannot follow); validator/proposal.py checks it faster, member by member.
+    proposals = _proposals()
+    verdicts = [isinstance(check_structure(raw, i), Proposal) for i, raw in enumerate(proposals)]
+    assert [PROPOSAL.matches(raw) for raw in proposals] == verdicts
+    assert 0 < sum(verdicts) < len(verdicts)
+
+
+def _looser_than_the_spec() -> dict[str, dict[str, Any]]:
+    """Proposals §3.1 rejects that the schema cannot: one in each place it is looser."""
+    doc = copy.deepcopy(EXAMPLE)
+    twice = copy.deepcopy(doc["proposals"][0])
+    twice["operations"] = twice["operations"] * 2  # a key twice
+    wide = copy.deepcopy(doc["proposals"][0])
+    wide["rationale"] = "é" * 1001  # 1,001 characters, 2,002 UTF-8 bytes
+    return {"a key twice": twice, "2,002 bytes of rationale": wide}
+
+
+@pytest.mark.parametrize("name", ["a key twice", "2,002 bytes of rationale"])
+def test_where_the_schema_is_looser_the_kind_and_the_validator_still_reject(name: str) -> None:
+    raw = _looser_than_the_spec()[name]
+    doc = {**copy.deepcopy(EXAMPLE), "proposals": [raw]}
+
+    assert VALIDATOR.is_valid(doc)
+    assert not PROPOSAL.matches(raw)
+    assert not isinstance(check_structure(raw, 0), Proposal)
