@@ -10,7 +10,7 @@ OUT    ?= out
 # What ruff lints and formats; mypy's files are in pyproject.toml ([tool.mypy]).
 SOURCES = curator_io validator ranking tests bench fuzz
 
-.PHONY: install install-test browser demo check test static parity lint format bench bench-render fuzz clean
+.PHONY: install install-test browser demo check test static parity lint format wheel bench bench-render fuzz clean
 
 $(BIN)/python:
 	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "evidence-rank needs Python >= 3.11"'
@@ -73,6 +73,11 @@ format: install-test
 	$(BIN)/ruff check --fix $(SOURCES)
 	$(BIN)/ruff format $(SOURCES)
 
+# The sdist and the wheel built from it, in dist/ (README: "Installing it elsewhere"); offline, with
+# the setuptools and build of the test extra.
+wheel: install-test
+	$(BIN)/python -m build --no-isolation --outdir dist .
+
 # About 1,000,000 inputs over every target, two at a time, niced; FUZZ_ARGS="--scale 0.1" for a tenth.
 fuzz: $(VENV)/.installed-fuzz
 	$(BIN)/python -m fuzz $(FUZZ_ARGS)
@@ -84,4 +89,4 @@ bench-render: install-test browser
 	$(BIN)/python bench/render.py
 
 clean:
-	rm -rf $(VENV) $(OUT) .pytest_cache .mypy_cache .ruff_cache build *.egg-info
+	rm -rf $(VENV) $(OUT) .pytest_cache .mypy_cache .ruff_cache build dist *.egg-info

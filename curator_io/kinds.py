@@ -10,7 +10,9 @@ Everything else is derived from these tables, never restated:
   (:func:`curator_io.artifacts.build_chunk`);
 - whether orjson writes a checked artifact exactly as RFC 8785 does
   (:meth:`Kind.orjson_exact`), so its seal is hashed without the canonicalizer's walk;
-- the published JSON Schema of a bundle (:func:`curator_io.reports.generate_schema`).
+- the published JSON Schema of a bundle (:func:`curator_io.reports.generate_schema`),
+  proposals and operations included, so an editor flags a misspelled member;
+- the members a proposal and each operation may have (:mod:`validator.proposal`, SPEC §3.1).
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ __all__ = [
     "RUN",
     "MEMORY",
     "FROZEN",
+    "OPERATIONS",
+    "PROPOSAL",
     "BUNDLE",
     "ARTIFACTS",
     "DEFINITIONS",
@@ -59,6 +63,8 @@ class Kind:
     """The model keeps the JSON object too, last (memory instructions: SPEC §8 writes them back)."""
     closed: bool = False
     """No member beyond these (a scope); otherwise unknown members are allowed and count in seals."""
+    optional: frozenset[str] = frozenset()
+    """The members that may be absent (a proposal's ``rationale``); every other one is required."""
     description: str | None = None
     names: frozenset[str] = field(init=False)
     numbers: tuple[str, ...] = field(init=False)
@@ -71,6 +77,15 @@ class Kind:
 
     def rule(self, name: str) -> Rule:
         return dict(self.members)[name]
+
+    def matches(self, value: Any) -> bool:
+        """Whether ``value`` is an object of this kind: every required member there, each as its
+        rule says, and (for a closed kind) nothing else."""
+        if type(value) is not dict or not (self.names - self.optional) <= value.keys():
+            return False
+        if self.closed and not value.keys() <= self.names:
+            return False
+        return all(rule.holds(value[name]) for name, rule in self.members if name in value)
 
     def orjson_exact(self, obj: dict[str, Any]) -> bool:
         """Whether orjson writes ``obj``, once checked, exactly as RFC 8785 does: it has no
@@ -92,9 +107,8 @@ def _object_of(kind: Kind) -> Rule:
     return Rule("an object", lambda v: type(v) is dict, {"$ref": f"#/$defs/{kind.title}"})
 
 
-def _array_of(kind: Kind | None) -> Rule:
-    items = {} if kind is None else {"$ref": f"#/$defs/{kind.title}"}
-    return Rule("an array", lambda v: type(v) is list, {"type": "array", "items": items})
+def _array_of(kind: Kind) -> Rule:
+    return Rule("an array", lambda v: type(v) is list, {"type": "array", "items": {"$ref": f"#/$defs/{kind.title}"}})
 
 
 # --- scopes ---------------------------------------------------------------------------
@@ -217,6 +231,82 @@ LESSON = Kind(
     kept=("id", "text", "evidence"),
 )
 
+# --- proposals (SPEC §1; checked one by one, §3.1) -------------------------------------
+# A proposal that does not match is not an input error: validation rejects it as
+# proposal.incomplete. The schema is looser than §3.1 where no schema can state a rule:
+# UTF-8 bytes (it counts characters) and keys unique within a proposal.
+
+_OPERATION_TEXT = Rule(
+    "a string of 1 byte or more", lambda v: type(v) is str and v != "", {"type": "string", "minLength": 1}
+)
+#: SPEC §1: one keyed edit of memory, with exactly the members of its action.
+OPERATIONS = {
+    "add": Kind("AddOperation", (("action", g.const("add")), ("key", ID), ("text", _OPERATION_TEXT)), closed=True),
+    "replace": Kind(
+        "ReplaceOperation",
+        (("action", g.const("replace")), ("key", ID), ("text", _OPERATION_TEXT), ("expected_digest", DIGEST)),
+        closed=True,
+    ),
+    "remove": Kind(
+        "RemoveOperation", (("action", g.const("remove")), ("key", ID), ("expected_digest", DIGEST)), closed=True
+    ),
+}
+
+
+def _are_operations(v: Any) -> bool:
+    """Operations as §3.1 wants them: each has exactly the members of its action, and no key twice."""
+    if type(v) is not list or not v:
+        return False
+    for op in v:
+        action = op.get("action") if type(op) is dict else None
+        kind = OPERATIONS.get(action) if type(action) is str else None
+        if kind is None or not kind.matches(op):
+            return False
+    return len({op["key"] for op in v}) == len(v)
+
+
+_OPERATION_LIST = Rule(
+    "a non-empty array of operations, each key once",
+    _are_operations,
+    {
+        "type": "array",
+        "minItems": 1,
+        "items": {
+            "discriminator": {
+                "mapping": {action: f"#/$defs/{kind.title}" for action, kind in OPERATIONS.items()},
+                "propertyName": "action",
+            },
+            "oneOf": [{"$ref": f"#/$defs/{kind.title}"} for kind in OPERATIONS.values()],
+        },
+    },
+)
+_CONFIDENCE = Rule(
+    "a number from 0 to 1", lambda v: g.is_number(v) and 0 <= v <= 1, {"type": "number", "minimum": 0, "maximum": 1}
+)
+_IDS = Rule(
+    "an array of unique IDs",
+    lambda v: type(v) is list and g.are_ids(v) and len(set(v)) == len(v),
+    {"type": "array", "items": dict(ID.schema), "uniqueItems": True},
+)
+PROPOSAL = Kind(
+    "ProposalModel",
+    (
+        ("id", ID),
+        ("lesson", ID),
+        ("scope", _SCOPE),
+        ("confidence", _CONFIDENCE),
+        ("rationale", g.text(0, 2000)),
+        ("base_memory_version", INT),
+        ("operations", _OPERATION_LIST),
+        ("support", _UNIQUE_IDS),
+        ("contradict", _IDS),
+    ),
+    closed=True,
+    optional=frozenset({"rationale"}),
+    description="A proposal (SPEC §1). One that does not match is rejected as proposal.incomplete (SPEC §3.1); "
+    "the bundle is still scored.",
+)
+
 # --- the document ---------------------------------------------------------------------
 
 RUN = Kind("RunModel", (("id", ID), ("curator", STRING), ("frozen_at", TIMESTAMP)))
@@ -238,10 +328,11 @@ BUNDLE = Kind(
         ("run", _object_of(RUN)),
         ("memory", _object_of(MEMORY)),
         *((name, _array_of(kind)) for name, kind in ARTIFACTS.items()),
-        ("proposals", _array_of(None)),  # each checked on its own (SPEC §3.1)
+        ("proposals", _array_of(PROPOSAL)),  # the loader checks only that it is an array: each is checked on its own
         ("frozen", _object_of(FROZEN)),
     ),
-    description="``curator-bundle-v1``. Proposals are checked one by one (SPEC §3.1), so any value is allowed here.",
+    description="``curator-bundle-v1`` (SPEC §1). A proposal that does not match ProposalModel does not refuse "
+    "the bundle: validation rejects it as proposal.incomplete (SPEC §3.1).",
 )
 #: Every kind a bundle's schema defines.
-DEFINITIONS = (*SCOPES.values(), *ARTIFACTS.values(), RUN, MEMORY, FROZEN)
+DEFINITIONS = (*SCOPES.values(), *ARTIFACTS.values(), RUN, MEMORY, FROZEN, PROPOSAL, *OPERATIONS.values())

@@ -169,7 +169,7 @@ def _object_schema(kind: Kind) -> dict[str, Any]:
         "title": kind.title,
         "additionalProperties": not kind.closed,
         "properties": properties,
-        "required": [name for name, _ in kind.members],
+        "required": [name for name, _ in kind.members if name not in kind.optional],
     }
     if kind.description is not None:
         out["description"] = kind.description

@@ -39,7 +39,7 @@ __all__ = [
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "fixtures"
-PARITY = Path(os.environ.get("EVIDENCE_RANK_PARITY", REPO.parent / "shared" / "parity" / "cases"))
+PARITY = REPO / "tests" / "parity" / "cases"
 
 #: Every file a target may read. A case maps some of them to bytes; a missing slot is a file not given.
 SLOTS = ("bundle", "config", "report", "validation", "memory", "signature")
@@ -126,7 +126,7 @@ def seed_cases() -> list[tuple[str, Case]]:
     """``(name, case)`` for every fixture and parity case, in a fixed order."""
     cases = [(f"fixtures/{p.name}", derive({"bundle": p.read_bytes()})) for p in sorted(FIXTURES.glob("*.json"))]
     if not PARITY.is_dir():
-        raise RuntimeError(f"parity corpus not found at {PARITY}; set EVIDENCE_RANK_PARITY")
+        raise RuntimeError(f"parity corpus not found at {PARITY}")
     for folder in sorted(p for p in PARITY.iterdir() if p.is_dir()):
         cases.append((f"parity/{folder.name}", _parity_case(folder)))
     return cases

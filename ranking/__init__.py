@@ -9,7 +9,10 @@ if TYPE_CHECKING:
     from ranking.apply import apply_selection
     from ranking.pipeline import Result, rank, rank_bytes
 
-__all__ = ["Result", "apply_selection", "rank", "rank_bytes"]
+    __version__: str
+    """The installed distribution's version (``evidence-rank``), or ``"unknown"`` in a never-installed checkout."""
+
+__all__ = ["__version__", "Result", "apply_selection", "rank", "rank_bytes"]
 
 _HOMES = {
     "Result": "ranking.pipeline",
@@ -19,9 +22,21 @@ _HOMES = {
 }
 
 
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("evidence-rank")
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        return "unknown"
+
+
 def __getattr__(name: str) -> Any:
     # PEP 562: a command that only scores (`batch`) does not pay for what `apply`
-    # imports (jsonschema, pydantic), a large share of a short run's start-up.
+    # imports (jsonschema, pydantic), a large share of a short run's start-up;
+    # nor does `import ranking` pay for importlib.metadata until __version__ is read.
+    if name == "__version__":
+        return _version()
     home = _HOMES.get(name)
     if home is None:
         raise AttributeError(f"module 'ranking' has no attribute {name!r}")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -10,8 +9,11 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "fixtures"
-#: The reference's parity corpus sits beside the checkout: ../shared/parity/cases.
-PARITY = Path(os.environ.get("EVIDENCE_RANK_PARITY", REPO.parent / "shared" / "parity" / "cases"))
+#: The reference's parity corpus, copied into the repository (tests/parity/README.md).
+PARITY = REPO / "tests" / "parity" / "cases"
+#: Where the reference's own copy sits when this checkout is the project's working tree:
+#: tests/test_parity.py checks the in-repo copies against it when it is there.
+SHARED = REPO.parent / "shared"
 
 
 def visible_files(folder: Path) -> list[str]:
@@ -55,7 +57,7 @@ MISSING = _MISSING
 def parity_cases() -> list[Path]:
     """Every case folder; an absent corpus is an error, never a silent skip."""
     if not PARITY.is_dir():
-        raise RuntimeError(f"parity corpus not found at {PARITY}; set EVIDENCE_RANK_PARITY")
+        raise RuntimeError(f"parity corpus not found at {PARITY}")
     return sorted(p for p in PARITY.iterdir() if p.is_dir())
 
 
@@ -67,3 +69,7 @@ def parity_dir() -> Path:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Parity is the first test: the reference corpus runs before everything else."""
     items.sort(key=lambda item: item.path.name != "test_parity.py")
+
+
+#: tests/ranking/test_pytest_plugin.py runs the README's snapshot example in a scratch project.
+pytest_plugins = ["pytester"]

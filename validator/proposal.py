@@ -14,7 +14,7 @@ import orjson
 
 from curator_io import grammar as g
 from curator_io.canonical import digest
-from curator_io.kinds import parse_scope
+from curator_io.kinds import OPERATIONS, PROPOSAL, parse_scope
 from curator_io.models import Bundle, Scope
 
 __all__ = ["Operation", "Proposal", "Incomplete", "check_structure", "proposals_of", "fingerprint", "reported_id"]
@@ -67,14 +67,9 @@ def reported_id(raw: Any, index: int) -> str:
     return pid if g.is_id(pid) else f"@{index}"
 
 
-_OPERATION_MEMBERS = {
-    "add": frozenset({"action", "key", "text"}),
-    "replace": frozenset({"action", "key", "text", "expected_digest"}),
-    "remove": frozenset({"action", "key", "expected_digest"}),
-}
-_KNOWN = frozenset(
-    {"id", "lesson", "scope", "confidence", "rationale", "base_memory_version", "operations", "support", "contradict"}
-)
+# The members SPEC §1 gives a proposal and each operation, as the published schema states them.
+_OPERATION_MEMBERS = {action: kind.names for action, kind in OPERATIONS.items()}
+_KNOWN = PROPOSAL.names
 _BY_KEY = attrgetter("key")
 _RAW_BY_KEY = itemgetter("key")
 

@@ -28,13 +28,9 @@ __all__ = ["main"]
 
 def version_line() -> str:
     """The tool's version, and the document formats it reads and writes (versioned apart from it)."""
-    from importlib.metadata import PackageNotFoundError, version
+    from ranking import __version__
 
-    try:
-        tool = version("evidence-rank")
-    except PackageNotFoundError:  # run from a checkout that was never installed
-        tool = "unknown"
-    return f"evidence-rank {tool} (reads curator-bundle-v1; writes evidence-validation-v1, evidence-ranking-v1)"
+    return f"evidence-rank {__version__} (reads curator-bundle-v1; writes evidence-validation-v1, evidence-ranking-v1)"
 
 
 class _Version(argparse.Action):
@@ -51,7 +47,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="evidence-rank",
         description="Decide, deterministically and auditably, which curator proposals may be written.",
         epilog="Exit codes: 0 ok, 1 gate or verification failed, 2 usage or config error, "
-        "3 input error, 4 tampered or invariant violated.",
+        "3 input error, 4 tampered or invariant violated. "
+        "SPEC §N is a section of docs/SPEC.md, in the repository and the source distribution.",
     )
     parser.add_argument("--version", action=_Version)
     add_global_options(parser, in_command=False)

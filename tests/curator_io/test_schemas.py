@@ -47,7 +47,7 @@ def test_every_report_the_pipeline_emits_validates_against_its_schema_and_model(
     validators = {name: jsonschema.Draft202012Validator(published_schema(name)) for name in SCHEMA_IDS}
     count = 0
     for source, raw, config in _emitted_reports():
-        validators["bundle"].validate(json.loads(raw))
+        # The bundles themselves: tests/curator_io/test_authoring_schema.py.
         result = rank(load_bundle(raw), config)
         # What we write, we parse back and compare.
         validation = json.loads(canon(result.validation.report))

@@ -2,7 +2,7 @@
 
 Every fused diff here is built by agentdescent's own ``fuse_diffs``, the
 function its default fusion calls when ``n_workers > 1``. The reports and
-bundles are the parity corpus's (../shared/parity/cases):
+bundles are the parity corpus's (tests/parity/cases):
 
 - LIMIT (074): five single-operation proposals selected, ``p:make-79``
   unselected (``rank.limit``), ``p/config-88`` a superseded duplicate of

@@ -1,6 +1,6 @@
 """A ranking report gates agentdescent's acceptance stage.
 
-The reports and bundles are the parity corpus's (../shared/parity/cases): real,
+The reports and bundles are the parity corpus's (tests/parity/cases): real,
 sealed reports of the reference implementation. The end-to-end tests run a real
 ``agentdescent.evolve`` in a temporary git repo with toy ``run``/``propose``
 functions and no model.

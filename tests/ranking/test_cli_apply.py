@@ -1,6 +1,6 @@
 """``evidence-rank apply BUNDLE REPORT``, driven as a user would.
 
-The bundles and reports are the parity corpus's (../shared/parity/cases):
+The bundles and reports are the parity corpus's (tests/parity/cases):
 ``expected.apply.json`` is the reference's memory for each case, as canonical bytes.
 """
 

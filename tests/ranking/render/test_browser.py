@@ -12,6 +12,8 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
+
 from curator_io import load_bundle
 from ranking.cli import main
 from ranking.render import render_report
@@ -25,6 +27,8 @@ from tests.ranking.render.conftest import (
     hostile_bundle_doc,
     report_of,
 )
+
+pytestmark = pytest.mark.browser
 
 _PNG = b"\x89PNG\r\n\x1a\n"
 

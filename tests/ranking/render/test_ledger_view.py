@@ -7,6 +7,7 @@ import json
 import sqlite3
 from pathlib import Path
 
+import pytest
 from markupsafe import escape
 
 from curator_io import canon, parse_json
@@ -106,6 +107,7 @@ def test_a_tampered_ledger_exits_4_and_writes_no_page(tmp_path: Path, capsys) ->
     assert not out.exists()
 
 
+@pytest.mark.browser
 def test_the_browser_finds_the_three_tables_of_the_ledger_view(browser: Browser, tmp_path: Path, capsys) -> None:
     ledger = _ledger(tmp_path, capsys)
     page = tmp_path / "ledger.html"

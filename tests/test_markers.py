@@ -1,0 +1,62 @@
+"""The markers `browser` and `slow` are registered, carried by the tests they name, and
+deselect exactly those; CI (`make test`) still runs every test."""
+
+from __future__ import annotations
+
+import ast
+import functools
+import subprocess
+import sys
+import tomllib
+
+from tests.conftest import REPO
+
+#: The files that hold the browser tests and the slow ones, and a file with neither.
+FILES = ("tests/ranking/render/test_browser.py", "tests/ranking/render/test_ledger_view.py", "tests/test_packaging.py")
+
+
+@functools.cache
+def _collected(expression: str) -> set[str]:
+    """The test functions (without parameters) pytest collects from FILES under ``-m expression``."""
+    args = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "-m", expression, *FILES]
+    done = subprocess.run(args, cwd=REPO, capture_output=True, text=True, check=False)
+    assert done.returncode in (0, 5), done.stdout + done.stderr  # 5: nothing collected
+    return {line.split("::")[-1].split("[")[0] for line in done.stdout.splitlines() if "::" in line}
+
+
+def _tests_asking_for(fixture: str) -> set[str]:
+    names = set()
+    for file in FILES:
+        for node in ast.walk(ast.parse((REPO / file).read_text())):
+            if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"):
+                if fixture in {a.arg for a in node.args.args}:
+                    names.add(node.name)
+    return names
+
+
+def test_the_markers_are_registered_and_strictly_checked() -> None:
+    options = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]
+    assert "--strict-markers" in options["addopts"]
+    assert {line.split(":")[0] for line in options["markers"]} == {"browser", "slow"}
+
+
+def test_not_browser_leaves_out_exactly_the_tests_that_drive_chromium() -> None:
+    browser_tests = _tests_asking_for("browser")
+    assert len(browser_tests) >= 6
+    everything = _collected("")
+    assert browser_tests <= everything
+    assert _collected("not browser") == everything - browser_tests
+
+
+def test_not_slow_leaves_out_the_builds_and_installs() -> None:
+    slow = _collected("") - _collected("not slow")
+    assert "test_the_sdist_carries_the_licence_the_spec_the_tests_and_the_corpus" in slow
+    assert "test_the_licence_is_the_apache_2_0_text_as_published" not in slow
+
+
+def test_ci_runs_every_test_whatever_its_marker() -> None:
+    options = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]
+    assert " -m" not in f" {options['addopts']}"
+    recipe = (REPO / "Makefile").read_text().split("\ntest:", 1)[1].split("\n\n", 1)[0]
+    assert recipe.splitlines()[1:] == ["\t$(BIN)/python -m pytest"]  # no -m: every marker runs
+    assert "make test" in (REPO / ".ci" / "run").read_text()
