@@ -84,20 +84,30 @@ class Connection:
     def open(cls, path: str | os.PathLike[str], *, mode: str) -> Connection:
         """Open ``path`` with SQLite's ``mode`` (``ro``, ``rw`` or ``rwc``); nothing is read yet.
 
+        ``ro`` is a promise that nothing is written through the connection. Where
+        the file and its folder are writable it is kept by the callers, not by
+        SQLite (``mode=rw``): the last connection to close a WAL ledger then
+        removes the ``-wal`` and ``-shm`` files, as a writer would, instead of
+        leaving them beside the ledger after every read.
+
         A ledger in a folder this process cannot write is read with ``immutable=1``:
         SQLite cannot create the ``-wal`` and ``-shm`` files that WAL mode reads
         through there, and no one can write a WAL ledger without them, so it cannot
-        change while it is read. A ``-wal`` file beside it (commits not yet
-        checkpointed) is refused rather than ignored.
+        change while it is read. A ``-wal`` file beside it without its ``-shm``
+        (commits not yet checkpointed, which ``immutable`` would ignore) is refused.
         """
         shown = os.fspath(path)
         target = Path(path).absolute()
-        uri = f"{target.as_uri()}?mode={mode}"
-        if mode == "ro" and not os.access(target.parent, os.W_OK):
+        opened = mode
+        if mode == "ro" and os.access(target.parent, os.W_OK) and os.access(target, os.W_OK):
+            opened = "rw"
+        uri = f"{target.as_uri()}?mode={opened}"
+        if opened == "ro" and not os.access(target.parent, os.W_OK):
             if Path(f"{target}-wal").exists() and not Path(f"{target}-shm").exists():
                 raise ConfigError(
                     "usage.unreadable",
-                    "the ledger has a -wal file this process cannot read it through (its folder is read-only)",
+                    "cannot read the ledger: it has a -wal file and no -shm file, in a folder this process "
+                    "cannot write",
                     source=shown,
                 )
             if not Path(f"{target}-wal").exists():
