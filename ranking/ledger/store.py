@@ -394,16 +394,17 @@ class Ledger:
         (app,) = self._db.one("PRAGMA application_id")
         (tables,) = self._db.one("SELECT count(*) FROM sqlite_schema")
         if (version > 0 and app != APPLICATION_ID) or (version == 0 and tables):
-            raise ConfigError("ledger.not_a_ledger", f"{self.path!r} is an SQLite file but not a ledger")
+            raise ConfigError("ledger.not_a_ledger", "an SQLite file, but not a ledger", source=self.path)
         if version > SCHEMA_VERSION:
             raise ConfigError(
                 "ledger.version",
-                f"{self.path!r} is a ledger of schema {version}; this evidence-rank reads up to {SCHEMA_VERSION}",
+                f"a ledger of schema {version}; this evidence-rank reads up to {SCHEMA_VERSION}",
+                source=self.path,
             )
         if version == 0 and not allow_older:
             raise ConfigError("ledger.not_a_ledger", "an empty file, not a ledger", source=self.path)
         if version < SCHEMA_VERSION and not allow_older:
-            raise ConfigError("ledger.version", f"{self.path!r} is a ledger of schema {version}; open it to write")
+            raise ConfigError("ledger.version", f"a ledger of schema {version}; open it to write", source=self.path)
         self._db.check_schema(expected_schema(int(version), _MIGRATIONS))  # before any query of ours
         return int(version)  # sqlite3 returns a PRAGMA's value untyped
 
