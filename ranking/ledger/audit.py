@@ -7,7 +7,8 @@ A finding names the report (its digest) and a JSON Pointer into it, so
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from itertools import groupby
 from typing import Any, NamedTuple
 
 from curator_io.errors import EvidenceRankError, InputError, TamperError, pointer_of
@@ -15,7 +16,7 @@ from curator_io.grammar import printable
 from curator_io.jsonio import parse_json
 from ranking.ledger.records import Decision, Outcome, checked_report, decisions_of, outcome_key
 
-__all__ = ["Finding", "audit_report", "audit_outcome", "stored_report", "unbacked_outcome"]
+__all__ = ["Finding", "audit_ledger", "audit_report", "audit_outcome", "stored_report", "unbacked_outcome"]
 
 # Where each column of a decision comes from in its report (SPEC §6).
 _SOURCE = {
@@ -44,6 +45,42 @@ class Finding(NamedTuple):
     def __str__(self) -> str:
         at = f" at {self.pointer!r}" if self.pointer is not None else ""
         return printable(f"{self.where}{at}: {self.detail}")
+
+
+def audit_ledger(
+    reports: Iterable[tuple[int, str, bytes]],
+    decisions: Iterable[tuple[int, Decision]],
+    outcomes: Iterable[tuple[str, Outcome]],
+) -> tuple[tuple[int, int, int], list[Finding]]:
+    """``ledger verify`` over a ledger's rows, each table in one pass: reports (seq, digest, body)
+    by seq, decisions (report_seq, decision) by report_seq and position, outcomes (key, outcome);
+    ((reports, decisions, outcomes) checked, findings)."""
+    findings: list[Finding] = []
+    counted = [0, 0, 0]
+    decided: dict[tuple[str, str], str] = {}
+    grouped = groupby(decisions, key=lambda row: row[0])
+    group = next(grouped, None)
+    for seq, digest, body in reports:
+        while group is not None and group[0] < seq:
+            findings.append(Finding("decisions", None, f"rows of report_seq {group[0]} belong to no report"))
+            group = next(grouped, None)
+        stored = [d for _, d in group[1]] if group is not None and group[0] == seq else []
+        if stored:
+            group = next(grouped, None)
+        findings += audit_report(digest, body, stored)
+        decided.update(((d.report, d.proposal), d.disposition) for d in stored)
+        counted[0] += 1
+        counted[1] += len(stored)
+    while group is not None:
+        findings.append(Finding("decisions", None, f"rows of report_seq {group[0]} belong to no report"))
+        group = next(grouped, None)
+    for key, outcome in outcomes:
+        findings += audit_outcome(key, outcome)
+        problem = unbacked_outcome(outcome, decided.get((outcome.report, outcome.proposal)))
+        if problem is not None:
+            findings.append(Finding(f"outcome {key}", None, problem))
+        counted[2] += 1
+    return (counted[0], counted[1], counted[2]), findings
 
 
 def audit_report(digest: str, body: bytes, stored: Sequence[Decision]) -> list[Finding]:

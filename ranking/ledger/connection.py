@@ -28,6 +28,7 @@ which a signal interrupts at once (README, "Signals").
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import sqlite3
@@ -38,7 +39,7 @@ from typing import Any
 
 from curator_io.errors import ConfigError, EvidenceRankError, TamperError
 
-__all__ = ["BUSY_TIMEOUT_S", "Connection", "expected_schema"]
+__all__ = ["BUSY_TIMEOUT_S", "Connection", "expected_schema", "remove_if_empty", "storable"]
 
 BUSY_TIMEOUT_S = 60.0
 _POLL_S = (0.005, 0.01, 0.02, 0.05)  # the waits between attempts on a busy ledger, then the last one again
@@ -241,3 +242,21 @@ class Connection:
         if code == _INTERRUPT:
             return TamperError("ledger.damaged", "a query ran past its bound", source=self.path)
         return TamperError("ledger.damaged", f"SQLite refuses it: {said}", source=self.path)
+
+
+def storable(text: str) -> bool:
+    """Text SQLite can be given: UTF-8 (argv's undecodable bytes are lone surrogates)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def remove_if_empty(path: Path) -> None:
+    """Remove a ledger file this process created and could not write anything to (a full disk)."""
+    with contextlib.suppress(OSError):
+        wal = Path(f"{path}-wal")
+        if path.stat().st_size == 0 and (not wal.exists() or wal.stat().st_size == 0):
+            for p in (path, wal, Path(f"{path}-shm")):
+                p.unlink(missing_ok=True)

@@ -15,18 +15,16 @@ last commits, never leave half of one.
 
 from __future__ import annotations
 
-import contextlib
 import os
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from itertools import groupby
 from pathlib import Path
 from typing import Any
 
 from curator_io.errors import ConfigError, TamperError
 from curator_io.grammar import printable
-from ranking.ledger.audit import Finding, audit_outcome, audit_report, stored_report, unbacked_outcome
-from ranking.ledger.connection import Connection, expected_schema
+from ranking.ledger.audit import Finding, audit_ledger, stored_report, unbacked_outcome
+from ranking.ledger.connection import Connection, expected_schema, remove_if_empty, storable
 from ranking.ledger.records import Decision, Outcome, Recording, checked_report, outcome_key, recording_of
 from ranking.ledger.rows import RowError, decision_row, outcome_row, report_row
 
@@ -96,6 +94,9 @@ class Ledger:
         if (read_only or not create) and not target.is_file():
             raise ConfigError("usage.unreadable", f"cannot read {shown!r}: no such ledger")
         created = not target.exists()
+        if not created and not target.is_file():
+            # A folder, or a FIFO or device SQLite would wait on for ever in a read() no signal ends.
+            raise ConfigError("usage.unwritable", "cannot write the ledger: not a regular file", source=shown)
         connection = Connection.open(path, mode="ro" if read_only else "rwc" if create else "rw")
         ledger = cls(connection)
         try:
@@ -104,7 +105,7 @@ class Ledger:
         except BaseException:
             connection.close()
             if created:
-                _remove_if_empty(target)
+                remove_if_empty(target)
             raise
         return ledger
 
@@ -199,7 +200,7 @@ class Ledger:
         where, values = [], []
         for column, value in (("fingerprint", fingerprint), ("proposal", proposal), ("lesson", lesson)):
             if value is not None:
-                if not _storable(value):
+                if not storable(value):
                     return []  # not UTF-8 (a file name's bytes from argv): no stored text is equal to it
                 where.append(f"{column} = ?")
                 values.append(value)
@@ -211,7 +212,7 @@ class Ledger:
 
     def on_fingerprints(self, fingerprints: Iterable[str]) -> list[Decision]:
         """Every decision on these fingerprints, oldest first (for score's "refused before" marks)."""
-        wanted = sorted(f for f in set(fingerprints) if _storable(f))
+        wanted = sorted(f for f in set(fingerprints) if storable(f))
         found: list[tuple[int, Decision]] = []
         for start in range(0, len(wanted), _MAX_PARAMETERS):
             chunk = wanted[start : start + _MAX_PARAMETERS]
@@ -256,38 +257,16 @@ class Ledger:
         (integrity,) = self._db.one("PRAGMA quick_check(1)")
         if integrity != "ok":
             raise TamperError("ledger.damaged", f"SQLite's quick_check: {printable(str(integrity))}", source=self.path)
-        findings: list[Finding] = []
-        reports = decisions = 0
-        decided: dict[tuple[str, str], str] = {}
-        # One pass over each table, joined here: the decisions have no index on their report.
+        # One pass over each table, joined in audit_ledger: the decisions have no index on their report.
         query = f"SELECT rowid, report_seq, {_DECISION_COLUMNS} FROM decisions ORDER BY report_seq, position"
-        rows = ((self._seq(rowid, seq), self._decision(rowid, row)) for rowid, seq, *row in self._db.rows(query))
-        grouped = groupby(rows, key=lambda row: row[0])
-        group = next(grouped, None)
-        for seq, digest, body in self._db.rows("SELECT seq, digest, body FROM reports ORDER BY seq"):
-            digest, body = self._report(seq, digest, body)
-            while group is not None and group[0] < seq:
-                findings.append(Finding("decisions", None, f"rows of report_seq {group[0]} belong to no report"))
-                group = next(grouped, None)
-            stored = [d for _, d in group[1]] if group is not None and group[0] == seq else []
-            if stored:
-                group = next(grouped, None)
-            findings += audit_report(digest, body, stored)
-            decided.update(((d.report, d.proposal), d.disposition) for d in stored)
-            reports += 1
-            decisions += len(stored)
-        while group is not None:
-            findings.append(Finding("decisions", None, f"rows of report_seq {group[0]} belong to no report"))
-            group = next(grouped, None)
-        outcomes = 0
-        for key, *row in self._db.rows(f"SELECT key, {_OUTCOME_COLUMNS} FROM outcomes ORDER BY seq"):
-            outcome = self._outcome(key, row)
-            findings += audit_outcome(key, outcome)
-            problem = unbacked_outcome(outcome, decided.get((outcome.report, outcome.proposal)))
-            if problem is not None:
-                findings.append(Finding(f"outcome {key}", None, problem))
-            outcomes += 1
-        return (reports, decisions, outcomes), findings
+        decisions = ((self._seq(rowid, seq), self._decision(rowid, row)) for rowid, seq, *row in self._db.rows(query))
+        reports = (
+            (seq, *self._report(seq, digest, body))
+            for seq, digest, body in self._db.rows("SELECT seq, digest, body FROM reports ORDER BY seq")
+        )
+        query = f"SELECT key, {_OUTCOME_COLUMNS} FROM outcomes ORDER BY seq"
+        outcomes = ((key, self._outcome(key, row)) for key, *row in self._db.rows(query))
+        return audit_ledger(reports, decisions, outcomes)
 
     # --- internals ----------------------------------------------------------------
 
@@ -407,21 +386,3 @@ class Ledger:
             raise ConfigError("ledger.version", f"a ledger of schema {version}; open it to write", source=self.path)
         self._db.check_schema(expected_schema(int(version), _MIGRATIONS))  # before any query of ours
         return int(version)  # sqlite3 returns a PRAGMA's value untyped
-
-
-def _storable(text: str) -> bool:
-    """Text SQLite can be given: UTF-8 (argv's undecodable bytes are lone surrogates)."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def _remove_if_empty(path: Path) -> None:
-    """Remove a ledger file this process created and could not write anything to (a full disk)."""
-    with contextlib.suppress(OSError):
-        wal = Path(f"{path}-wal")
-        if path.stat().st_size == 0 and (not wal.exists() or wal.stat().st_size == 0):
-            for p in (path, wal, Path(f"{path}-shm")):
-                p.unlink(missing_ok=True)

@@ -4,6 +4,7 @@ folder and never turns a file into a ledger."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -151,3 +152,23 @@ def test_a_new_ledger_on_a_full_disk_is_not_left_behind(tmp_path: Path) -> None:
     assert done.returncode == 2, done.stderr
     _only_line(done.stderr, "usage.unwritable")
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("kind", ["a FIFO", "a folder"])
+def test_a_ledger_path_that_is_not_a_regular_file_is_refused_before_it_is_opened(
+    tmp_path: Path, capsys, kind: str
+) -> None:
+    path = tmp_path / "ledger.db"
+    if kind == "a FIFO":
+        os.mkfifo(path)  # SQLite would wait in read() for a writer that never comes
+    else:
+        path.mkdir()
+
+    assert main(["ledger", "add", str(path), str(MIXED)]) == 2
+    assert main(["ledger", "verify", str(path)]) == 2
+
+    err = capsys.readouterr().err.splitlines()
+    assert err == [
+        f"evidence-rank: {path}: usage.unwritable: cannot write the ledger: not a regular file",
+        f"evidence-rank: usage.unreadable: cannot read {str(path)!r}: no such ledger",
+    ]
