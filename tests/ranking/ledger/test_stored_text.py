@@ -9,9 +9,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+from curator_io import parse_json
 from ranking.cli import main
+from ranking.ledger import Outcome
 from tests.conftest import REPO
-from tests.ranking.ledger.crafted import edited, good_ledger
+from tests.ranking.ledger.crafted import MIXED, add_outcome_row, edited, good_ledger
 
 FORGED = "x\n::error::forged\x1b[2J\u202e"
 
@@ -60,3 +62,19 @@ def test_history_from_a_real_command_line_of_invalid_utf8_matches_nothing(tmp_pa
 
     assert (done.returncode, done.stderr) == (0, b"")
     assert done.stdout == f"no decision in {ledger} matches\n".encode()
+
+
+def test_history_and_notes_print_stored_values_escaped(tmp_path: Path, capsys) -> None:
+    ledger = good_ledger(tmp_path / "ledger.db")
+    edited(ledger, "UPDATE decisions SET proposal = ?1, run = ?1, disposition = 'rejected'", parameters=(FORGED,))
+    report = parse_json(MIXED.read_bytes())["digest"]
+    add_outcome_row(ledger, Outcome(report, FORGED, None, "d", None, FORGED, None, None))
+    capsys.readouterr()
+
+    assert main(["ledger", "history", str(ledger), "--lesson", "les_lint-vendor-10"]) == 0
+    assert main(["ledger", "notes", str(ledger)]) == 0
+
+    out = capsys.readouterr().out
+    assert "x\\n::error::forged" in out
+    assert not [line for line in out.splitlines() if line.startswith("::")]
+    assert "\x1b" not in out and "\u202e" not in out
