@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from curator_io.errors import ConfigError, EvidenceRankError, TamperError
+from curator_io.grammar import printable
 
 __all__ = ["BUSY_TIMEOUT_S", "Connection", "expected_schema", "remove_if_empty", "storable"]
 
@@ -151,6 +152,8 @@ class Connection:
         while True:
             try:
                 return self._db.execute(sql, parameters)
+            except UnicodeDecodeError as e:  # the first row is read here
+                raise self.not_utf8() from e
             except sqlite3.Error as e:
                 if _primary(e) not in (_BUSY, _LOCKED):
                     raise self.failure(e) from e
@@ -167,6 +170,8 @@ class Connection:
         while True:
             try:
                 row = next(cursor, None)
+            except UnicodeDecodeError as e:
+                raise self.not_utf8() from e
             except sqlite3.Error as e:
                 raise self.failure(e) from e
             if row is None:
@@ -225,10 +230,14 @@ class Connection:
 
     # --- errors ----------------------------------------------------------------------
 
+    def not_utf8(self) -> TamperError:
+        # SQLite keeps the bytes it was given; Python's sqlite3 decodes TEXT as UTF-8 when it reads it.
+        return TamperError("ledger.damaged", "a stored text is not UTF-8", source=self.path)
+
     def failure(self, error: sqlite3.Error) -> EvidenceRankError:
         """What an SQLite error means for this ledger, as one of our errors naming the file."""
         code = _primary(error)
-        said = str(error)
+        said = printable(str(error))  # SQLite's message may quote what the file holds
         if code == _NOTADB:
             return ConfigError("ledger.not_a_ledger", f"not an SQLite file: {said}", source=self.path)
         if code in (_BUSY, _LOCKED):

@@ -23,6 +23,8 @@ from ranking.ledger.records import Decision, Outcome
 
 __all__ = ["RowError", "decision_row", "outcome_row", "report_row"]
 
+_MAX_EXACT = 2**53 - 1
+
 
 class RowError(ValueError):
     """A stored row whose values are not what the ledger writes."""
@@ -51,8 +53,11 @@ def _natural(value: object) -> str | None:
     return None if type(value) is int and value >= 0 else "an integer >= 0"
 
 
-def _integer_or_null(value: object) -> str | None:
-    return None if value is None or type(value) is int else "an integer or null"
+def _version(value: object) -> str | None:
+    # An artifact version; within I-JSON's exact integers (RFC 7493), as the outcome's key is a digest of it.
+    if value is None or (type(value) is int and 0 <= value <= _MAX_EXACT):
+        return None
+    return "an integer from 0 to 2^53 - 1, or null"
 
 
 def _score(value: object) -> str | None:
@@ -111,7 +116,7 @@ _OUTCOME_CHECKS: tuple[Callable[[object], str | None], ...] = (
     _text,  # proposal
     _text_or_null,  # fingerprint
     _text,  # diff
-    _integer_or_null,  # version
+    _version,  # version
     _text,  # category
     _between(0.0, 1.0),  # p_improve: a probability
     _between(-1.0, 1.0),  # observed_delta: a change in a success rate

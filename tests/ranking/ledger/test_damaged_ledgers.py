@@ -178,3 +178,31 @@ def test_a_trigger_is_refused_and_never_fires(tmp_path: Path, capsys) -> None:
         "ledger.damaged: not the schema of a ledger: it has a trigger 'wipe' that evidence-rank does not define"
     )
     assert not (tmp_path / "new.db").exists()
+
+
+def test_a_stored_text_that_is_not_utf8_is_damage_not_a_crash(tmp_path: Path, capsys) -> None:
+    # Found by the cli-ledger fuzz target: Python's sqlite3 decodes TEXT when it reads it.
+    ledger = good_ledger(tmp_path / "ledger.db")
+    edited(ledger, "UPDATE decisions SET rationale = CAST(x'ff0a3a3a6572726f723a3a' AS TEXT)")  # \xff\n::error::
+    capsys.readouterr()
+
+    assert main(["ledger", "notes", str(ledger)]) == 4
+
+    err = capsys.readouterr().err
+    assert err.startswith(f"evidence-rank: {ledger}: ledger.damaged: SQLite refuses it: Could not decode to UTF-8")
+    assert err.count("\n") == 1 and "\\n::error::" in err
+
+
+@pytest.mark.parametrize("where", [b"CREATE TABLE outcomes", b"p_improve REAL"])
+def test_a_schema_text_that_is_not_utf8_is_damage_not_a_crash(tmp_path: Path, capsys, where: bytes) -> None:
+    # Found by the cli-ledger fuzz target: a byte overwritten in the schema's own text.
+    ledger = good_ledger(tmp_path / "ledger.db")
+    data = ledger.read_bytes()
+    at = data.index(where) + 2
+    ledger.write_bytes(data[:at] + b"\xff" + data[at + 1 :])
+    capsys.readouterr()
+
+    assert main(["ledger", "verify", str(ledger)]) == 4
+
+    line = _one_line_naming(capsys.readouterr().err, ledger)
+    assert line.split(": ")[2] == "ledger.damaged"

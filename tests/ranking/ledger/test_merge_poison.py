@@ -52,7 +52,8 @@ def _exported(ledger: Path, capsys) -> str:
         ({"p_improve": 1.5}, "p_improve is 1.5, not a finite number from 0 to 1, or null"),
         ({"observed_delta": float("-inf")}, "observed_delta is -inf, not a finite number from -1 to 1, or null"),
         ({"diff": b"\x00diff"}, "diff is a BLOB of 5 bytes, not text"),
-        ({"version": "three"}, "version is the text 'three', not an integer or null"),
+        ({"version": "three"}, "version is the text 'three', not an integer from 0 to 2^53 - 1, or null"),
+        ({"version": 2**63 - 1}, "version is 9223372036854775807, not an integer from 0 to 2^53 - 1, or null"),
         ({"category": b"committed"}, "category is a BLOB of 9 bytes, not text"),
     ],
 )
