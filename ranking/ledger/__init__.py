@@ -45,7 +45,7 @@ def rejected_notes(
     """The ledger form of ``ranking.integrations.agentdescent.rejected_notes``: one
     "do not re-propose" line per refused fingerprint across every recorded run,
     the most recently refused first, with how often it was refused."""
-    with Ledger.open(ledger, create=False) as opened:
+    with Ledger.open(ledger, read_only=True) as opened:
         found = refusals(opened.decisions(lesson=lesson))
     return note_lines(found, limit)
 
