@@ -48,9 +48,15 @@ _PROGRESS_EVERY = 1000  # SQLite virtual-machine steps between two calls of the 
 
 # SQLite's primary result codes (https://sqlite.org/rescode.html) we tell apart.
 _PERM, _BUSY, _LOCKED, _READONLY, _INTERRUPT, _IOERR = 3, 5, 6, 8, 9, 10
-_FULL, _CANTOPEN, _NOLFS, _NOTADB = 13, 14, 22, 26
+_FULL, _CANTOPEN, _NOLFS, _AUTH, _NOTADB = 13, 14, 22, 23, 26
 _READONLY_DIRECTORY = 1544
 _CANNOT_WRITE = frozenset({_PERM, _READONLY, _IOERR, _FULL, _CANTOPEN, _NOLFS})
+
+
+def _top_level_only(action: int, arg1: str | None, arg2: str | None, database: str | None, inner: str | None) -> int:
+    """SQLite's authorizer: ``inner`` names the trigger or view an access comes from (SQLite's
+    sixth argument); only our own statements, which use neither, may run."""
+    return sqlite3.SQLITE_OK if inner is None else sqlite3.SQLITE_DENY
 
 
 def _primary(error: sqlite3.Error) -> int | None:
@@ -119,6 +125,8 @@ class Connection:
         except sqlite3.Error as e:
             what = "unreadable" if mode == "ro" else "unwritable"
             raise ConfigError(f"usage.{what}", f"cannot open the ledger: {e}", source=shown) from e
+        # The backstop behind check_schema: nothing a view or trigger of the file asks for is allowed.
+        db.set_authorizer(_top_level_only)
         connection = cls(db, shown, writable=mode != "ro")
         try:
             connection.run("PRAGMA trusted_schema = OFF")  # no function a schema names runs with our rights
@@ -248,6 +256,8 @@ class Connection:
             if self.writable:
                 return ConfigError("usage.unwritable", f"cannot write the ledger: {said}", source=self.path)
             return ConfigError("usage.unreadable", f"cannot read the ledger: {said}", source=self.path)
+        if code == _AUTH:
+            return TamperError("ledger.damaged", "it defines a view or trigger, which is not run", source=self.path)
         if code == _INTERRUPT:
             return TamperError("ledger.damaged", "a query ran past its bound", source=self.path)
         return TamperError("ledger.damaged", f"SQLite refuses it: {said}", source=self.path)

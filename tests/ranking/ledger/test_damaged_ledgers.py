@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from curator_io.errors import TamperError
 from ranking.cli import main
+from ranking.ledger.connection import Connection
 from tests.conftest import FIXTURES, PARITY
 from tests.ranking.ledger.crafted import BASIC, DAMAGES, MIXED, edited, good_ledger, snapshot
 
@@ -206,3 +208,21 @@ def test_a_schema_text_that_is_not_utf8_is_damage_not_a_crash(tmp_path: Path, ca
 
     line = _one_line_naming(capsys.readouterr().err, ledger)
     assert line.split(": ")[2] == "ledger.damaged"
+
+
+def test_behind_the_schema_check_a_view_or_trigger_is_never_run(tmp_path: Path) -> None:
+    path = tmp_path / "other.db"
+    edited(
+        path,
+        "CREATE TABLE t (x)",
+        "CREATE VIEW endless AS WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT i FROM n",
+        "CREATE TRIGGER wipe AFTER INSERT ON t BEGIN DELETE FROM t; END",
+    )
+    connection = Connection.open(path, mode="rw")
+    connection.limit_steps(10_000)  # were it run, the view would end in "ran past its bound", not hang the suite
+    try:
+        for statement in ("SELECT count(*) FROM endless", "INSERT INTO t VALUES (1)"):
+            with pytest.raises(TamperError, match="it defines a view or trigger, which is not run"):
+                connection.run(statement)
+    finally:
+        connection.close()
