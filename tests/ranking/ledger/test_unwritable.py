@@ -54,7 +54,8 @@ def _only_line(err: str, code: str) -> str:
 
 
 @pytest.mark.parametrize("command", ["verify", "export", "history", "notes", "render", "merge it in"])
-def test_a_read_works_on_a_ledger_in_a_read_only_folder(capsys, command: str) -> None:
+@pytest.mark.parametrize("where", ["a read-only folder", "a read-only file"])
+def test_a_read_works_on_a_read_only_ledger(capsys, command: str, where: str) -> None:
     with shared_folder() as root:
         folder, out = root / "ledgers", root / "out"
         folder.mkdir()
@@ -67,7 +68,11 @@ def test_a_read_works_on_a_ledger_in_a_read_only_folder(capsys, command: str) ->
         expected = capsys.readouterr().out
         for p in out.iterdir():
             p.unlink()
-        read_only(folder)
+        if where == "a read-only folder":
+            read_only(folder)
+        else:
+            folder.chmod(0o777)
+            read_only(ledger)
         before = snapshot(ledger)
 
         code, stdout, stderr = as_nobody(*argv)
@@ -75,7 +80,8 @@ def test_a_read_works_on_a_ledger_in_a_read_only_folder(capsys, command: str) ->
         assert (code, stderr) == (0, "")
         assert stdout == expected
         assert snapshot(ledger) == before
-        assert sorted(p.name for p in folder.iterdir()) == ["ledger.db"]
+        if where == "a read-only folder":  # opened immutable: not even a -shm file beside it
+            assert sorted(p.name for p in folder.iterdir()) == ["ledger.db"]
 
 
 @pytest.mark.parametrize("command", ["verify", "export", "history", "notes", "render"])
