@@ -8,7 +8,9 @@ ledger" means are in docs/ledger.md.
 - :mod:`ranking.ledger.records` — decisions and outcomes, derived purely from reports;
 - :mod:`ranking.ledger.notes` — history tables, refusal marks, "do not re-propose" lines (pure);
 - :mod:`ranking.ledger.audit` — ``ledger verify``'s comparisons (pure);
-- :mod:`ranking.ledger.store` — the SQLite file.
+- :mod:`ranking.ledger.rows` — every row read, checked for type and range (pure);
+- :mod:`ranking.ledger.connection` — the SQLite connection: the schema check, waiting, SQLite's errors as ours;
+- :mod:`ranking.ledger.store` — the ledger on that connection: recording, reading, merging.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
-"""The ledger's SQLite file: schema, migrations, transactions. The one module of
-the ledger that touches a file.
+"""The ledger's SQLite file: schema, migrations, transactions. With
+:mod:`ranking.ledger.connection`, which opens and queries it, the only modules of
+the ledger that touch a file; every row read here passes :mod:`ranking.ledger.rows`.
 
 SQLite through the standard library: a real database with no server. The file
 is in WAL mode with a busy timeout, so several processes (parallel CI jobs,
