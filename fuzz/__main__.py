@@ -39,6 +39,7 @@ BUDGET = {
     "cli-gate": 35_000,
     "cli-seal": 35_000,
     "cli-batch": 20_000,
+    "cli-ledger": 5_000,
 }
 #: libFuzzer's options: long inputs (a parity bundle is up to ~40 KB, mutations grow it); the parser's
 #: seeds are small pieces, kept small so that its share of the campaign is spent on the parser.

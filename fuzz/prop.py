@@ -48,13 +48,21 @@ CODES = frozenset(
         "signature.invalid",
         "signature.subject_mismatch",
         *(f"invariant.{name}" for name in INVARIANTS),
+        # The ledger (docs/ledger.md): a file that is not one, or of a newer schema (2); one whose
+        # schema or rows are not what evidence-rank writes, or whose rows its reports do not vouch for (4).
+        "ledger.not_a_ledger",
+        "ledger.version",
+        "ledger.damaged",
+        "ledger.tampered",
     }
 )
 
 _EXIT_BY_FAMILY = {
-    "input": 3, "config": 2, "usage": 2, "validation": 4, "report": 4, "invariant": 4, "policy": 1,
+    "input": 3, "config": 2, "usage": 2, "validation": 4, "report": 4, "invariant": 4, "policy": 1, "ledger": 4,
     "trust": 2, "key": 2, "signature": 4,
 }  # fmt: skip
+#: Codes that exit otherwise than their family: a ledger that is not one, or too new, is a usage error.
+_EXIT_BY_CODE = {"ledger.not_a_ledger": 2, "ledger.version": 2}
 
 
 class Violation(AssertionError):
@@ -62,7 +70,7 @@ class Violation(AssertionError):
 
 
 def exit_code_of(code: str) -> int:
-    return _EXIT_BY_FAMILY[code.partition(".")[0]]
+    return _EXIT_BY_CODE.get(code) or _EXIT_BY_FAMILY[code.partition(".")[0]]
 
 
 def _parsed(raw: bytes | None) -> Any:

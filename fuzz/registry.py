@@ -6,13 +6,14 @@ import random
 from collections.abc import Iterator
 
 from fuzz.cli import CLI_TARGETS
+from fuzz.ledger import LEDGER_TARGETS
 from fuzz.mutate import decode, encode, mutate_bytes, mutate_case
 from fuzz.seeds import Case, seed_cases, signed_case
 from fuzz.targets import LIBRARY_TARGETS, Target
 
 __all__ = ["TARGETS", "generated_cases"]
 
-TARGETS: dict[str, Target] = {**LIBRARY_TARGETS, **CLI_TARGETS}
+TARGETS: dict[str, Target] = {**LIBRARY_TARGETS, **CLI_TARGETS, **LEDGER_TARGETS}
 
 
 def generated_cases(name: str, count: int, *, seed: str = "issue-13") -> Iterator[Case]:

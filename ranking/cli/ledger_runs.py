@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import time
 from collections.abc import Generator, Iterable, Mapping
 from pathlib import Path
@@ -57,7 +58,7 @@ def run_add(args: argparse.Namespace) -> int:
 
 
 def run_history(args: argparse.Namespace) -> int:
-    with Ledger.open(args.ledger, create=False) as ledger:
+    with Ledger.open(args.ledger, read_only=True) as ledger:
         found = ledger.decisions(fingerprint=args.fingerprint, proposal=args.proposal, lesson=args.lesson)
         outcomes = ledger.outcomes_of(found)
     entries = [(d, outcomes[(d.report, d.proposal)]) for d in found]
@@ -71,7 +72,7 @@ def run_history(args: argparse.Namespace) -> int:
 
 
 def run_notes(args: argparse.Namespace) -> int:
-    with Ledger.open(args.ledger, create=False) as ledger:
+    with Ledger.open(args.ledger, read_only=True) as ledger:
         found = refusals(ledger.decisions(lesson=args.lesson))
     for line in note_lines(found, args.limit):
         emit(line)
@@ -79,14 +80,14 @@ def run_notes(args: argparse.Namespace) -> int:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    with Ledger.open(args.ledger, create=False) as ledger:
+    with Ledger.open(args.ledger, read_only=True) as ledger:
         for decision, outcomes in ledger.export():
             write_stdout(canon(decision_json(decision, tuple(outcomes))) + b"\n")
     return 0
 
 
 def run_verify(args: argparse.Namespace) -> int:
-    with Ledger.open(args.ledger, create=False) as ledger:
+    with Ledger.open(args.ledger, read_only=True) as ledger:
         reports, decisions, outcomes = verified(ledger, args.ledger)
     emit(
         printable(
@@ -102,7 +103,7 @@ def run_render(args: argparse.Namespace) -> int:
     from ranking.render import render_ledger
 
     refuse_input_as_output(args.out, ledger_files(args.ledger))
-    with Ledger.open(args.ledger, create=False, read_only=True) as ledger:
+    with Ledger.open(args.ledger, read_only=True) as ledger:
         verified(ledger, args.ledger)  # before anything is written: a tampered ledger gets no page
         entries = list(ledger.export())
     out = Path(args.out)
@@ -117,23 +118,25 @@ def verified(ledger: Ledger, path: str) -> tuple[int, int, int]:
     and ``ledger.tampered`` (exit 4) when there is any."""
     counts, findings = ledger.audit()
     for finding in findings:
-        emit(f"tampered: {finding}")
+        emit(f"tampered: {finding}")  # Finding escapes what the ledger stored: one finding, one line
     if findings:
         first = findings[0]
         raise TamperError(
             "ledger.tampered",
-            f"{path}: {len(findings)} finding(s); first: {first.where}: {first.detail}",
+            f"{printable(path)}: {len(findings)} finding(s); first: {first.where_shown}: {printable(first.detail)}",
             pointer=first.pointer,
         )
     return counts
 
 
 def run_merge(args: argparse.Namespace) -> int:
-    with Ledger.open(args.ledger) as ledger:
-        for path in args.others:
-            with Ledger.open(path, create=False, read_only=True) as other:
+    with contextlib.ExitStack() as stack:
+        # Every OTHER is opened (and its schema checked) first: a missing or foreign one creates nothing.
+        others = [(path, stack.enter_context(Ledger.open(path, read_only=True))) for path in args.others]
+        with Ledger.open(args.ledger) as ledger:
+            for path, other in others:
                 reports, outcomes = ledger.merge(other)
-            emit(printable(f"{path}: {reports} reports and {outcomes} outcomes added"))
+                emit(printable(f"{path}: {reports} reports and {outcomes} outcomes added"))
     return 0
 
 
@@ -174,6 +177,7 @@ def record_scored(path: str, report: Mapping[str, Any], canonical: bytes) -> dic
 #: a killed batch has scored but not recorded.
 GROUP_REPORTS = 64
 GROUP_SECONDS = 0.5
+_STOPPING_BUSY_S = 0.5
 
 
 def recorded(results: Iterable[BundleResult], path: str) -> Generator[BundleResult, None, None]:
@@ -204,9 +208,14 @@ def recorded(results: Iterable[BundleResult], path: str) -> Generator[BundleResu
                         full, group = group, []
                         ledger.add_produced(full)
                 yield result
-        finally:
-            # Also when the batch stops early: what was scored is recorded (not retried if recording failed).
-            ledger.add_produced(group)
+        except BaseException:
+            # Stopped early (an unreadable input, SIGTERM, Ctrl-C): what was scored is recorded, if the
+            # ledger lets us within a moment; the error that stopped the batch is the one reported.
+            ledger.busy_timeout = _STOPPING_BUSY_S
+            with contextlib.suppress(EvidenceRankError):
+                ledger.add_produced(group)
+            raise
+        ledger.add_produced(group)
 
 
 def _recording(result: BundleResult) -> Recording:

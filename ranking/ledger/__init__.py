@@ -8,7 +8,9 @@ ledger" means are in docs/ledger.md.
 - :mod:`ranking.ledger.records` — decisions and outcomes, derived purely from reports;
 - :mod:`ranking.ledger.notes` — history tables, refusal marks, "do not re-propose" lines (pure);
 - :mod:`ranking.ledger.audit` — ``ledger verify``'s comparisons (pure);
-- :mod:`ranking.ledger.store` — the SQLite file.
+- :mod:`ranking.ledger.rows` — every row read, checked for type and range (pure);
+- :mod:`ranking.ledger.connection` — the SQLite connection: the schema check, waiting, SQLite's errors as ours;
+- :mod:`ranking.ledger.store` — the ledger on that connection: recording, reading, merging.
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ def rejected_notes(
     """The ledger form of ``ranking.integrations.agentdescent.rejected_notes``: one
     "do not re-propose" line per refused fingerprint across every recorded run,
     the most recently refused first, with how often it was refused."""
-    with Ledger.open(ledger, create=False) as opened:
+    with Ledger.open(ledger, read_only=True) as opened:
         found = refusals(opened.decisions(lesson=lesson))
     return note_lines(found, limit)
 

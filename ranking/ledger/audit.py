@@ -7,14 +7,16 @@ A finding names the report (its digest) and a JSON Pointer into it, so
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import NamedTuple
+from collections.abc import Iterable, Mapping, Sequence
+from itertools import groupby
+from typing import Any, NamedTuple
 
-from curator_io.errors import EvidenceRankError, InputError, pointer_of
+from curator_io.errors import EvidenceRankError, InputError, TamperError, pointer_of
+from curator_io.grammar import printable
 from curator_io.jsonio import parse_json
 from ranking.ledger.records import Decision, Outcome, checked_report, decisions_of, outcome_key
 
-__all__ = ["Finding", "audit_report", "audit_outcome"]
+__all__ = ["Finding", "audit_ledger", "audit_report", "audit_outcome", "stored_report", "unbacked_outcome"]
 
 # Where each column of a decision comes from in its report (SPEC §6).
 _SOURCE = {
@@ -35,9 +37,50 @@ class Finding(NamedTuple):
     """JSON Pointer into the report, when the finding is about one member."""
     detail: str
 
+    @property
+    def where_shown(self) -> str:
+        """``where`` as a terminal may show it: a stored key is someone else's text."""
+        return printable(self.where)
+
     def __str__(self) -> str:
         at = f" at {self.pointer!r}" if self.pointer is not None else ""
-        return f"{self.where}{at}: {self.detail}"
+        return printable(f"{self.where}{at}: {self.detail}")
+
+
+def audit_ledger(
+    reports: Iterable[tuple[int, str, bytes]],
+    decisions: Iterable[tuple[int, Decision]],
+    outcomes: Iterable[tuple[str, Outcome]],
+) -> tuple[tuple[int, int, int], list[Finding]]:
+    """``ledger verify`` over a ledger's rows, each table in one pass: reports (seq, digest, body)
+    by seq, decisions (report_seq, decision) by report_seq and position, outcomes (key, outcome);
+    ((reports, decisions, outcomes) checked, findings)."""
+    findings: list[Finding] = []
+    counted = [0, 0, 0]
+    decided: dict[tuple[str, str], str] = {}
+    grouped = groupby(decisions, key=lambda row: row[0])
+    group = next(grouped, None)
+    for seq, digest, body in reports:
+        while group is not None and group[0] < seq:
+            findings.append(Finding("decisions", None, f"rows of report_seq {group[0]} belong to no report"))
+            group = next(grouped, None)
+        stored = [d for _, d in group[1]] if group is not None and group[0] == seq else []
+        if stored:
+            group = next(grouped, None)
+        findings += audit_report(digest, body, stored)
+        decided.update(((d.report, d.proposal), d.disposition) for d in stored)
+        counted[0] += 1
+        counted[1] += len(stored)
+    while group is not None:
+        findings.append(Finding("decisions", None, f"rows of report_seq {group[0]} belong to no report"))
+        group = next(grouped, None)
+    for key, outcome in outcomes:
+        findings += audit_outcome(key, outcome)
+        problem = unbacked_outcome(outcome, decided.get((outcome.report, outcome.proposal)))
+        if problem is not None:
+            findings.append(Finding(f"outcome {key}", None, problem))
+        counted[2] += 1
+    return (counted[0], counted[1], counted[2]), findings
 
 
 def audit_report(digest: str, body: bytes, stored: Sequence[Decision]) -> list[Finding]:
@@ -85,3 +128,33 @@ def _compare(digest: str, derived: Sequence[Decision], stored: Sequence[Decision
 def _show(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 80 else text[:79] + "…"
+
+
+def unbacked_outcome(outcome: Outcome, disposition: str | None) -> str | None:
+    """Why an outcome is not one the acceptance test can have recorded, or None: it must be about
+    a decision of the ledger (``disposition``, None without one), and a ``committed`` one about a
+    selected edit (agentdescent records outcomes of diffs a selected proposal backed)."""
+    if disposition is None:
+        where = f"{printable(outcome.proposal)} in report {printable(outcome.report)}"
+        return f"it is about {where}, a decision the ledger does not hold"
+    if outcome.category == "committed" and disposition != "selected":
+        return f"a committed outcome of {printable(outcome.proposal)}, which its report {printable(disposition)}"
+    return None
+
+
+def stored_report(path: str, digest: str, body: bytes) -> tuple[Mapping[str, Any], bytes]:
+    """A report stored in another ledger, verified as ``ledger add`` verifies a file; errors name it."""
+    stored, digest = digest, printable(digest)  # someone else's text: it must not start a line of its own
+    try:
+        document = parse_json(body)
+    except InputError as e:
+        # A ledger holds canonical bytes only: anything else was put there by hand.
+        raise TamperError("report.tampered", f"{path}: report {digest}: {e.detail}", pointer=e.pointer) from e
+    try:
+        canonical = checked_report(document)
+    except EvidenceRankError as e:
+        raise type(e)(e.code, f"{path}: report {digest}: {e.detail}", pointer=e.pointer) from e
+    if document["digest"] != stored:
+        found = printable(document["digest"])
+        raise TamperError("report.tampered", f"{path}: the report stored as {digest} is {found}")
+    return document, canonical

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from curator_io.grammar import printable
 from ranking.ledger.records import REFUSED, Decision, Outcome
 
 __all__ = ["Refusal", "refusals", "refusal_mark", "note_lines", "describe_outcome", "outcome_words", "render_history"]
@@ -59,16 +60,17 @@ def note_lines(found: Sequence[Refusal], limit: int | None = None) -> tuple[str,
     ``do not re-propose: <latest rationale> — refused 2×, latest rejected: <codes>``."""
     lines = []
     for r in found[:limit]:
-        what = _one_line(r.latest.rationale) or f"proposal {r.latest.proposal}"
+        what = _one_line(r.latest.rationale) or f"proposal {printable(r.latest.proposal)}"
+        codes = printable(", ".join(r.codes))
         lines.append(
-            f"do not re-propose: {what} — refused {r.times}×, latest {r.latest.disposition}: {', '.join(r.codes)}"
+            f"do not re-propose: {what} — refused {r.times}×, latest {printable(r.latest.disposition)}: {codes}"
         )
     return tuple(lines)
 
 
 def outcome_words(outcome: Outcome) -> tuple[str, str, str]:
     """What the acceptance test did, ``p_improve`` and Δ, as the history and the ledger view write them."""
-    what = _CATEGORY_WORDS.get(outcome.category, outcome.category)
+    what = _CATEGORY_WORDS.get(outcome.category, printable(outcome.category))
     p = "n/a" if outcome.p_improve is None else f"{outcome.p_improve:.2f}"
     delta = "n/a" if outcome.observed_delta is None else f"{outcome.observed_delta:+.2f}"
     return what, p, delta
@@ -83,7 +85,17 @@ def describe_outcome(outcome: Outcome) -> str:
 def render_history(entries: Sequence[tuple[Decision, Sequence[Outcome]]]) -> str:
     """An aligned table, oldest first; under a selected decision, what the acceptance test did with it."""
     rows = [("run", "proposal", "disposition", "final", "reasons")]
-    rows += [(d.run, d.proposal, d.disposition, _score(d.score), ", ".join(d.codes)) for d, _ in entries]
+    # Stored text is someone else's (a ledger merged in, or edited): escaped, a value is one line.
+    rows += [
+        (
+            printable(d.run),
+            printable(d.proposal),
+            printable(d.disposition),
+            _score(d.score),
+            printable(", ".join(d.codes)),
+        )
+        for d, _ in entries
+    ]
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
 
     def line(r: tuple[str, ...]) -> str:

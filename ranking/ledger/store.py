@@ -1,5 +1,6 @@
-"""The ledger's SQLite file: schema, migrations, transactions. The one module of
-the ledger that touches a file.
+"""The ledger's SQLite file: schema, migrations, transactions. With
+:mod:`ranking.ledger.connection`, which opens and queries it, the only modules of
+the ledger that touch a file; every row read here passes :mod:`ranking.ledger.rows`.
 
 SQLite through the standard library: a real database with no server. The file
 is in WAL mode with a busy timeout, so several processes (parallel CI jobs,
@@ -16,23 +17,22 @@ last commits, never leave half of one.
 from __future__ import annotations
 
 import os
-import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from itertools import groupby
 from pathlib import Path
 from typing import Any
 
-from curator_io.errors import ConfigError, EvidenceRankError, InputError, TamperError
-from curator_io.jsonio import parse_json
-from ranking.ledger.audit import Finding, audit_outcome, audit_report
+from curator_io.errors import ConfigError, TamperError
+from curator_io.grammar import printable
+from ranking.ledger.audit import Finding, audit_ledger, stored_report, unbacked_outcome
+from ranking.ledger.connection import Connection, expected_schema, remove_if_empty, storable
 from ranking.ledger.records import Decision, Outcome, Recording, checked_report, outcome_key, recording_of
+from ranking.ledger.rows import RowError, decision_row, outcome_row, report_row
 
 __all__ = ["SCHEMA_VERSION", "APPLICATION_ID", "Ledger"]
 
 SCHEMA_VERSION = 1
 APPLICATION_ID = 0x45524C47  # "ERLG": tells an evidence-rank ledger from any other SQLite file
-_BUSY_TIMEOUT_S = 60.0
 _MAX_PARAMETERS = 500  # well under SQLite's limit on bound parameters in one statement
 
 # One tuple of statements per version: _MIGRATIONS[v - 1] takes a ledger from v - 1 to v.
@@ -64,37 +64,49 @@ _INSERT_DECISION = f"INSERT INTO decisions (report_seq, {_DECISION_COLUMNS}) VAL
 
 
 class Ledger:
-    """An open ledger. Use as a context manager; :meth:`open` creates or migrates it."""
+    """An open ledger. Use as a context manager; :meth:`open` creates or migrates it.
 
-    def __init__(self, connection: sqlite3.Connection, path: str) -> None:
+    Every query goes through :class:`~ranking.ledger.connection.Connection` (SQLite's
+    errors become ours, naming the file) and every row read through
+    :mod:`ranking.ledger.rows` (checked for type and range before it is used).
+    """
+
+    #: A bound on every query, in thousands of SQLite steps (``ledger.damaged`` past it); None: no
+    #: bound. The schema check leaves nothing endless to run; the fuzzer sets one all the same.
+    step_limit: int | None = None
+
+    def __init__(self, connection: Connection) -> None:
         self._db = connection
-        self.path = path
+        self.path = connection.path
 
     @classmethod
     def open(cls, path: str | os.PathLike[str], *, create: bool = True, read_only: bool = False) -> Ledger:
         """Open the ledger at ``path``; create it (when ``create``) and migrate it to the current schema.
 
-        A missing file (without ``create``), a file that is not a ledger, or a
-        ledger of a newer schema is a usage error (exit 2).
+        ``read_only`` opens an existing ledger for reading and never writes to the
+        file: not even an empty file becomes a ledger. A missing file (without
+        ``create``, or ``read_only``), a file that is not a ledger, or a ledger of
+        a newer schema is a usage error (exit 2); a ledger whose schema is not
+        ours is ``ledger.damaged`` (exit 4). A file this call created is removed
+        again when it fails before writing anything to it.
         """
         shown = os.fspath(path)
-        if not create and not Path(path).is_file():
+        target = Path(path)
+        if (read_only or not create) and not target.is_file():
             raise ConfigError("usage.unreadable", f"cannot read {shown!r}: no such ledger")
-        mode = "ro" if read_only else "rwc" if create else "rw"
+        created = not target.exists()
+        if not created and not target.is_file():
+            # A folder, or a FIFO or device SQLite would wait on for ever in a read() no signal ends.
+            raise ConfigError("usage.unwritable", "cannot write the ledger: not a regular file", source=shown)
+        connection = Connection.open(path, mode="ro" if read_only else "rwc" if create else "rw")
+        ledger = cls(connection)
         try:
-            db = sqlite3.connect(
-                f"{Path(path).absolute().as_uri()}?mode={mode}",
-                uri=True,
-                timeout=_BUSY_TIMEOUT_S,
-                isolation_level=None,  # transactions are ours: BEGIN IMMEDIATE ... COMMIT
-            )
-        except sqlite3.Error as e:
-            raise ConfigError("usage.unreadable", f"cannot open ledger {shown!r}: {e}") from e
-        ledger = cls(db, shown)
-        try:
+            connection.limit_steps(cls.step_limit)
             ledger._prepare(read_only)
         except BaseException:
-            db.close()
+            connection.close()
+            if created:
+                remove_if_empty(target)
             raise
         return ledger
 
@@ -106,6 +118,15 @@ class Ledger:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    @property
+    def busy_timeout(self) -> float:
+        """Seconds a query waits for a ledger another process holds (default 60)."""
+        return self._db.busy_timeout
+
+    @busy_timeout.setter
+    def busy_timeout(self, seconds: float) -> None:
+        self._db.busy_timeout = seconds
 
     # --- writing ------------------------------------------------------------------
 
@@ -126,6 +147,8 @@ class Ledger:
         from ``rank`` here (``score``, ``batch``). ``ledger verify`` still
         checks them like any other.
         """
+        if not recordings:
+            return 0
         with self._transaction():
             return sum(self._insert(*r) for r in recordings)
 
@@ -138,24 +161,35 @@ class Ledger:
         """Add every report and outcome of ``other`` this ledger lacks: (reports, outcomes) added.
 
         Each report is verified again (SPEC §7) and its rows derived here, never
-        copied: ``other``'s rows are not trusted. New reports are added in order
-        of (run, digest), so which ledger came first does not change the content.
-        All of ``other`` goes in one transaction.
+        copied: ``other``'s rows are not trusted. Its outcomes are checked for type
+        and range, and each must belong to a decision (a ``committed`` one to a
+        selected decision); anything else refuses the whole merge (exit 4),
+        naming the row, before anything is written. New reports are added in
+        order of (run, digest), so which ledger came first does not change the
+        content. All of ``other`` goes in one transaction.
         """
-        have = {digest for (digest,) in self._db.execute("SELECT digest FROM reports")}
+        have = {self._digest(seq, digest) for seq, digest in self._db.rows("SELECT seq, digest FROM reports")}
         incoming = []
-        for digest, body in other._db.execute("SELECT digest, body FROM reports ORDER BY run, digest"):
+        for seq, digest, body in other._db.rows("SELECT seq, digest, body FROM reports ORDER BY run, digest"):
+            digest, body = other._report(seq, digest, body)
             if digest in have:
                 continue
-            document, canonical = _checked(other.path, digest, body)
+            document, canonical = stored_report(other.path, digest, body)
             incoming.append(recording_of(document, canonical))
-        outcomes = [
-            (key, Outcome(*row))
-            for key, *row in other._db.execute(f"SELECT key, {_OUTCOME_COLUMNS} FROM outcomes ORDER BY key")
-        ]
+        decided = {(d.report, d.proposal): d.disposition for r in incoming for d in r.decisions}
+        outcomes = []
+        for key, *row in other._db.rows(f"SELECT key, {_OUTCOME_COLUMNS} FROM outcomes ORDER BY key"):
+            outcome = other._outcome(key, row)
+            if outcome_key(outcome) != key:
+                continue  # an edited outcome is not one the acceptance test recorded (ledger verify names it)
+            disposition = decided.get((outcome.report, outcome.proposal)) or self._disposition(outcome)
+            problem = unbacked_outcome(outcome, disposition)
+            if problem is not None:
+                raise TamperError("ledger.tampered", f"outcomes row {printable(key)}: {problem}", source=other.path)
+            outcomes.append((key, outcome))
         with self._transaction():
             reports = sum(self._insert(*item) for item in incoming)
-            added = sum(self._insert_outcome(key, o) for key, o in outcomes if outcome_key(o) == key)
+            added = sum(self._insert_outcome(key, o) for key, o in outcomes)
         return reports, added
 
     # --- reading ------------------------------------------------------------------
@@ -167,26 +201,28 @@ class Ledger:
         where, values = [], []
         for column, value in (("fingerprint", fingerprint), ("proposal", proposal), ("lesson", lesson)):
             if value is not None:
+                if not storable(value):
+                    return []  # not UTF-8 (a file name's bytes from argv): no stored text is equal to it
                 where.append(f"{column} = ?")
                 values.append(value)
         clause = f"WHERE {' AND '.join(where)}" if where else ""
-        rows = self._db.execute(
-            f"SELECT {_DECISION_COLUMNS} FROM decisions {clause} ORDER BY report_seq, position", values
+        rows = self._db.rows(
+            f"SELECT rowid, {_DECISION_COLUMNS} FROM decisions {clause} ORDER BY report_seq, position", values
         )
-        return [Decision(*row) for row in rows]
+        return [self._decision(rowid, row) for rowid, *row in rows]
 
     def on_fingerprints(self, fingerprints: Iterable[str]) -> list[Decision]:
         """Every decision on these fingerprints, oldest first (for score's "refused before" marks)."""
-        wanted = sorted(set(fingerprints))
+        wanted = sorted(f for f in set(fingerprints) if storable(f))
         found: list[tuple[int, Decision]] = []
         for start in range(0, len(wanted), _MAX_PARAMETERS):
             chunk = wanted[start : start + _MAX_PARAMETERS]
-            rows = self._db.execute(
-                f"SELECT report_seq, {_DECISION_COLUMNS} FROM decisions"
+            rows = self._db.rows(
+                f"SELECT rowid, report_seq, {_DECISION_COLUMNS} FROM decisions"
                 f" WHERE fingerprint IN ({', '.join('?' * len(chunk))})",
                 chunk,
             )
-            found += [(seq, Decision(*row)) for seq, *row in rows]
+            found += [(self._seq(rowid, seq), self._decision(rowid, row)) for rowid, seq, *row in rows]
         found.sort(key=lambda item: (item[0], item[1].position))
         return [d for _, d in found]
 
@@ -196,67 +232,96 @@ class Ledger:
         for d in decisions:
             if (d.report, d.proposal) in out:
                 continue
-            rows = self._db.execute(
-                f"SELECT {_OUTCOME_COLUMNS} FROM outcomes WHERE report = ? AND proposal = ? ORDER BY seq",
+            rows = self._db.rows(
+                f"SELECT key, {_OUTCOME_COLUMNS} FROM outcomes WHERE report = ? AND proposal = ? ORDER BY seq",
                 (d.report, d.proposal),
             )
-            out[(d.report, d.proposal)] = [Outcome(*row) for row in rows]
+            out[(d.report, d.proposal)] = [self._outcome(key, row) for key, *row in rows]
         return out
 
     def export(self) -> Iterator[tuple[Decision, list[Outcome]]]:
         """Every decision with its outcomes, in an order that depends on the content alone:
         (run, report digest, position); outcomes by key."""
         outcomes: dict[tuple[str, str], list[Outcome]] = {}
-        for row in self._db.execute(f"SELECT {_OUTCOME_COLUMNS} FROM outcomes ORDER BY key"):
-            o = Outcome(*row)
+        for key, *row in self._db.rows(f"SELECT key, {_OUTCOME_COLUMNS} FROM outcomes ORDER BY key"):
+            o = self._outcome(key, row)
             outcomes.setdefault((o.report, o.proposal), []).append(o)
-        for row in self._db.execute(f"SELECT {_DECISION_COLUMNS} FROM decisions ORDER BY run, report, position"):
-            d = Decision(*row)
+        query = f"SELECT rowid, {_DECISION_COLUMNS} FROM decisions ORDER BY run, report, position"
+        for rowid, *row in self._db.rows(query):
+            d = self._decision(rowid, row)
             yield d, outcomes.get((d.report, d.proposal), [])
 
     def audit(self) -> tuple[tuple[int, int, int], list[Finding]]:
-        """Check every report's seal and invariants and every row against its report;
+        """Check the file (SQLite's quick_check), every report's seal and invariants, every row
+        against its report, and every outcome against its key and its decision;
         ((reports, decisions, outcomes) checked, findings)."""
-        findings: list[Finding] = []
-        reports = decisions = 0
-        # One pass over each table, joined here: the decisions have no index on their report.
-        rows = self._db.execute(f"SELECT report_seq, {_DECISION_COLUMNS} FROM decisions ORDER BY report_seq, position")
-        grouped = groupby(rows, key=lambda row: row[0])
-        group = next(grouped, None)
-        for seq, digest, body in self._db.execute("SELECT seq, digest, body FROM reports ORDER BY seq"):
-            while group is not None and group[0] < seq:
-                findings.append(Finding("decisions", None, f"rows of report_seq {group[0]} belong to no report"))
-                group = next(grouped, None)
-            stored = [Decision(*row[1:]) for row in group[1]] if group is not None and group[0] == seq else []
-            if stored:
-                group = next(grouped, None)
-            findings += audit_report(digest, bytes(body), stored)
-            reports += 1
-            decisions += len(stored)
-        while group is not None:
-            findings.append(Finding("decisions", None, f"rows of report_seq {group[0]} belong to no report"))
-            group = next(grouped, None)
-        outcomes = 0
-        for key, *row in self._db.execute(f"SELECT key, {_OUTCOME_COLUMNS} FROM outcomes ORDER BY seq"):
-            findings += audit_outcome(key, Outcome(*row))
-            outcomes += 1
-        return (reports, decisions, outcomes), findings
+        (integrity,) = self._db.one("PRAGMA quick_check(1)")
+        if integrity != "ok":
+            raise TamperError("ledger.damaged", f"SQLite's quick_check: {printable(str(integrity))}", source=self.path)
+        # One pass over each table, joined in audit_ledger: the decisions have no index on their report.
+        query = f"SELECT rowid, report_seq, {_DECISION_COLUMNS} FROM decisions ORDER BY report_seq, position"
+        decisions = ((self._seq(rowid, seq), self._decision(rowid, row)) for rowid, seq, *row in self._db.rows(query))
+        reports = (
+            (seq, *self._report(seq, digest, body))
+            for seq, digest, body in self._db.rows("SELECT seq, digest, body FROM reports ORDER BY seq")
+        )
+        query = f"SELECT key, {_OUTCOME_COLUMNS} FROM outcomes ORDER BY seq"
+        outcomes = ((key, self._outcome(key, row)) for key, *row in self._db.rows(query))
+        return audit_ledger(reports, decisions, outcomes)
 
     # --- internals ----------------------------------------------------------------
 
+    def _decision(self, rowid: object, row: Sequence[object]) -> Decision:
+        try:
+            return decision_row(rowid, row)
+        except RowError as e:
+            raise self._damaged(e) from e
+
+    def _outcome(self, key: object, row: Sequence[object]) -> Outcome:
+        try:
+            if type(key) is not str:
+                raise RowError("outcomes", key, "its key is not text")
+            return outcome_row(key, row)
+        except RowError as e:
+            raise self._damaged(e) from e
+
+    def _report(self, seq: object, digest: object, body: object) -> tuple[str, bytes]:
+        try:
+            return report_row(seq, digest, body)
+        except RowError as e:
+            raise self._damaged(e) from e
+
+    def _seq(self, rowid: object, seq: object) -> int:
+        if type(seq) is not int:
+            raise self._damaged(RowError("decisions", rowid, "report_seq is not an integer"))
+        return seq
+
+    def _digest(self, seq: object, digest: object) -> str:
+        return self._report(seq, digest, b"")[0]
+
+    def _damaged(self, error: RowError) -> TamperError:
+        return TamperError("ledger.damaged", str(error), source=self.path)
+
+    def _disposition(self, outcome: Outcome) -> str | None:
+        """The disposition of the decision an outcome is about, in this ledger; None without one."""
+        query = f"SELECT rowid, {_DECISION_COLUMNS} FROM decisions WHERE report = ? AND proposal = ? LIMIT 1"
+        for rowid, *row in self._db.rows(query, (outcome.report, outcome.proposal)):
+            return self._decision(rowid, row).disposition
+        return None
+
     def _insert(self, digest: str, run: str, body: bytes, decisions: Sequence[Decision]) -> bool:
-        cursor = self._db.execute(
+        cursor = self._db.run(
             "INSERT INTO reports (digest, run, body) VALUES (?, ?, ?) ON CONFLICT (digest) DO NOTHING",
             (digest, run, body),
         )
         if cursor.rowcount != 1:
             return False  # recording the same report twice adds nothing
         seq = cursor.lastrowid
-        self._db.executemany(_INSERT_DECISION, [(seq, *d) for d in decisions])
+        self._db.many(_INSERT_DECISION, [(seq, *d) for d in decisions])
         return True
 
     def _insert_outcome(self, key: str, outcome: Outcome) -> bool:
-        cursor = self._db.execute(
+        cursor = self._db.run(
             f"INSERT INTO outcomes (key, {_OUTCOME_COLUMNS}) VALUES (?{', ?' * len(Outcome._fields)})"
             " ON CONFLICT (key) DO NOTHING",
             (key, *outcome),
@@ -265,63 +330,60 @@ class Ledger:
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:
-        try:
-            self._db.execute("BEGIN IMMEDIATE")
-        except sqlite3.Error as e:
-            raise ConfigError("usage.unwritable", f"cannot write ledger {self.path!r}: {e}") from e
+        self._db.run("BEGIN IMMEDIATE")
         try:
             yield
+            self._db.run("COMMIT")
         except BaseException:
-            self._db.execute("ROLLBACK")
+            self._db.rollback()
             raise
-        self._db.execute("COMMIT")
 
     def _prepare(self, read_only: bool) -> None:
-        """WAL mode and the schema version; migrate an older ledger in one transaction."""
-        try:
-            if read_only:
-                self._check_version(allow_older=False)
-                return
-            self._db.execute("PRAGMA journal_mode = WAL")
-            self._db.execute("PRAGMA synchronous = NORMAL")
-            with self._transaction():
-                version = self._check_version(allow_older=True)
-                for statements in _MIGRATIONS[version:]:
-                    for statement in statements:
-                        self._db.execute(statement)
-                if version < SCHEMA_VERSION:
-                    self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-                    self._db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
-        except sqlite3.Error as e:
-            raise ConfigError("usage.unreadable", f"cannot open ledger {self.path!r}: {e}") from e
+        """Check the file before anything runs on it; then, to write, WAL mode and the current
+        schema (an older ledger migrated in one transaction)."""
+        version = self._check_version(allow_older=not read_only)
+        if read_only or version == SCHEMA_VERSION:
+            if not read_only:
+                self._db.run("PRAGMA synchronous = NORMAL")
+            return
+        # Only now, on a file known to be a ledger (or empty), is anything written to it.
+        self._db.run("PRAGMA journal_mode = WAL")
+        self._db.run("PRAGMA synchronous = NORMAL")
+        with self._transaction():
+            version = self._check_version(allow_older=True)  # another process may have migrated it meanwhile
+            for statements in _MIGRATIONS[version:]:
+                for statement in statements:
+                    self._db.run(statement)
+            if version < SCHEMA_VERSION:
+                self._db.run(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                self._db.run(f"PRAGMA application_id = {APPLICATION_ID}")
 
     def _check_version(self, *, allow_older: bool) -> int:
-        (version,) = self._db.execute("PRAGMA user_version").fetchone()
-        (app,) = self._db.execute("PRAGMA application_id").fetchone()
-        (tables,) = self._db.execute("SELECT count(*) FROM sqlite_schema").fetchone()
+        """The file's schema version, once its header and ``sqlite_schema`` say it is a ledger."""
+        if self._db.in_transaction:
+            return self._read_version(allow_older=allow_older)
+        # One snapshot: another process may migrate the file between two reads of it.
+        self._db.run("BEGIN")
+        try:
+            return self._read_version(allow_older=allow_older)
+        finally:
+            self._db.rollback()
+
+    def _read_version(self, *, allow_older: bool) -> int:
+        (version,) = self._db.one("PRAGMA user_version")
+        (app,) = self._db.one("PRAGMA application_id")
+        (tables,) = self._db.one("SELECT count(*) FROM sqlite_schema")
         if (version > 0 and app != APPLICATION_ID) or (version == 0 and tables):
-            raise ConfigError("ledger.not_a_ledger", f"{self.path!r} is an SQLite file but not a ledger")
+            raise ConfigError("ledger.not_a_ledger", "an SQLite file, but not a ledger", source=self.path)
         if version > SCHEMA_VERSION:
             raise ConfigError(
                 "ledger.version",
-                f"{self.path!r} is a ledger of schema {version}; this evidence-rank reads up to {SCHEMA_VERSION}",
+                f"a ledger of schema {version}; this evidence-rank reads up to {SCHEMA_VERSION}",
+                source=self.path,
             )
+        if version == 0 and not allow_older:
+            raise ConfigError("ledger.not_a_ledger", "an empty file, not a ledger", source=self.path)
         if version < SCHEMA_VERSION and not allow_older:
-            raise ConfigError("ledger.version", f"{self.path!r} is a ledger of schema {version}; open it to write")
+            raise ConfigError("ledger.version", f"a ledger of schema {version}; open it to write", source=self.path)
+        self._db.check_schema(expected_schema(int(version), _MIGRATIONS))  # before any query of ours
         return int(version)  # sqlite3 returns a PRAGMA's value untyped
-
-
-def _checked(path: str, digest: str, body: bytes) -> tuple[Mapping[str, Any], bytes]:
-    """A report stored in another ledger, verified as ``ledger add`` verifies a file; errors name it."""
-    try:
-        document = parse_json(bytes(body))
-    except InputError as e:
-        # A ledger holds canonical bytes only: anything else was put there by hand.
-        raise TamperError("report.tampered", f"{path}: report {digest}: {e.detail}", pointer=e.pointer) from e
-    try:
-        canonical = checked_report(document)
-    except EvidenceRankError as e:
-        raise type(e)(e.code, f"{path}: report {digest}: {e.detail}", pointer=e.pointer) from e
-    if document["digest"] != digest:
-        raise TamperError("report.tampered", f"{path}: the report stored as {digest} is {document['digest']}")
-    return document, canonical

@@ -15,7 +15,7 @@ from fuzz.prop import CODES, Violation, check_error
 from fuzz.registry import TARGETS, generated_cases
 
 #: Mutants per target: a few seconds for the whole run.
-COUNT = {"report": 20, "cli-batch": 20}
+COUNT = {"report": 20, "cli-batch": 20, "cli-ledger": 30}
 
 
 @pytest.mark.parametrize("name", sorted(TARGETS))

@@ -314,7 +314,7 @@ def test_a_ledger_of_a_newer_schema_is_refused_as_a_usage_error(tmp_path: Path, 
 
     assert main(["ledger", "notes", str(ledger)]) == 2
 
-    assert f"ledger.version: {str(ledger)!r} is a ledger of schema {SCHEMA_VERSION + 1}" in capsys.readouterr().err
+    assert f"{ledger}: ledger.version: a ledger of schema {SCHEMA_VERSION + 1};" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("command", ["history", "notes", "export", "verify"])
@@ -336,4 +336,4 @@ def test_an_sqlite_file_that_is_not_a_ledger_is_refused(tmp_path: Path, capsys) 
 
     assert main(["ledger", "add", str(other), str(BASIC)]) == 2
 
-    assert "ledger.not_a_ledger" in capsys.readouterr().err
+    assert capsys.readouterr().err == f"evidence-rank: {other}: ledger.not_a_ledger: an SQLite file, but not a ledger\n"

@@ -32,7 +32,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "ledger",
         description="A ledger is an SQLite file holding sealed ranking reports and one row per decision "
-        "(docs/ledger.md). Exit 0 ok, 2 usage, 3 a report that is not I-JSON, 4 a tampered report or row.",
+        "(docs/ledger.md). Exit 0 ok, 2 usage, 3 a report that is not I-JSON, 4 a tampered report or row, "
+        "or a damaged ledger.",
     )
     commands = p.add_subparsers(dest="ledger_command", required=True, metavar="SUBCOMMAND")
 

@@ -1,0 +1,160 @@
+"""A row read from a ledger file, checked before anything uses it. Pure: tuples in,
+:class:`Decision` / :class:`Outcome` out, or the reason the row is refused.
+
+A ledger is an input like any other: someone else's file, merged in, or a file
+edited by hand. SQLite columns hold whatever was stored in them (a ``REAL``
+column takes the text ``'high'``), so every value is checked for its type and
+range here, once, on every read: what leaves this module is what
+:mod:`ranking.ledger.records` would have written. A row that is not is a
+:class:`RowError` naming its table and key; :mod:`ranking.ledger.store` turns it
+into ``ledger.damaged`` (exit 4) naming the file.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import orjson
+
+from curator_io.grammar import printable
+from ranking.ledger.records import Decision, Outcome
+
+__all__ = ["RowError", "decision_row", "outcome_row", "report_row"]
+
+_MAX_EXACT = 2**53 - 1
+
+
+class RowError(ValueError):
+    """A stored row whose values are not what the ledger writes."""
+
+    def __init__(self, table: str, key: object, detail: str) -> None:
+        self.table = table
+        self.key = key
+        self.detail = detail
+        super().__init__(f"{table} row {_shown(key)}: {detail}")
+
+
+def _shown(value: object) -> str:
+    text = printable(value) if isinstance(value, str) else printable(repr(value))
+    return text if len(text) <= 80 else text[:79] + "…"
+
+
+def _text(value: object) -> str | None:
+    return None if type(value) is str else "text"
+
+
+def _text_or_null(value: object) -> str | None:
+    return None if value is None or type(value) is str else "text or null"
+
+
+def _natural(value: object) -> str | None:
+    return None if type(value) is int and value >= 0 else "an integer >= 0"
+
+
+def _version(value: object) -> str | None:
+    # An artifact version; within I-JSON's exact integers (RFC 7493), as the outcome's key is a digest of it.
+    if value is None or (type(value) is int and 0 <= value <= _MAX_EXACT):
+        return None
+    return "an integer from 0 to 2^53 - 1, or null"
+
+
+def _score(value: object) -> str | None:
+    # SPEC §4: a final score is 0-100, exact to two decimals; stored as NUMERIC (an int or a float).
+    if value is None or (isinstance(value, int | float) and type(value) is not bool and _within(value, 0, 100)):
+        return None
+    return "a number from 0 to 100, or null"
+
+
+def _within(value: float, low: float, high: float) -> bool:
+    return math.isfinite(value) and low <= value <= high
+
+
+def _between(low: float, high: float) -> Callable[[object], str | None]:
+    def check(value: object) -> str | None:
+        if value is None or (type(value) is float and _within(value, low, high)):
+            return None
+        return f"a finite number from {low:g} to {high:g}, or null"
+
+    return check
+
+
+def _reasons(value: object) -> str | None:
+    """The entry's ``reasons`` as JSON text: an array of {code, subject} (SPEC §6)."""
+    wanted = "JSON text of an array of {code, subject} objects"
+    if type(value) is not str:
+        return wanted
+    try:
+        reasons = orjson.loads(value)
+    except orjson.JSONDecodeError:
+        return wanted
+    if type(reasons) is not list:
+        return wanted
+    for r in reasons:
+        if type(r) is not dict or type(r.get("code")) is not str or _text_or_null(r.get("subject", 0)) is not None:
+            return wanted
+    return None
+
+
+_DECISION_CHECKS: tuple[Callable[[object], str | None], ...] = (
+    _text,  # report
+    _natural,  # position
+    _text,  # run
+    _text,  # proposal
+    _text_or_null,  # fingerprint
+    _text_or_null,  # lesson
+    _text,  # validation
+    _text,  # disposition
+    _reasons,  # reasons
+    _score,  # score
+    _text_or_null,  # superseded_by
+    _text,  # rationale
+)
+_OUTCOME_CHECKS: tuple[Callable[[object], str | None], ...] = (
+    _text,  # report
+    _text,  # proposal
+    _text_or_null,  # fingerprint
+    _text,  # diff
+    _version,  # version
+    _text,  # category
+    _between(0.0, 1.0),  # p_improve: a probability
+    _between(-1.0, 1.0),  # observed_delta: a change in a success rate
+)
+assert len(_DECISION_CHECKS) == len(Decision._fields) and len(_OUTCOME_CHECKS) == len(Outcome._fields)
+
+
+def _checked(table: str, key: object, names: Sequence[str], checks: Sequence[Any], values: Sequence[object]) -> None:
+    for name, check, value in zip(names, checks, values, strict=True):
+        wanted = check(value)
+        if wanted is not None:
+            raise RowError(table, key, f"{name} is {_kind(value)}, not {wanted}")
+
+
+def _kind(value: object) -> str:
+    if isinstance(value, bytes):
+        return f"a BLOB of {len(value)} bytes"
+    if isinstance(value, str):
+        return f"the text {_shown(repr(value))}"
+    return "null" if value is None else _shown(value)
+
+
+def decision_row(key: object, values: Sequence[object]) -> Decision:
+    """A ``decisions`` row (its columns in :class:`Decision` order) checked; ``key`` names it."""
+    _checked("decisions", key, Decision._fields, _DECISION_CHECKS, values)
+    return Decision(*values)  # type: ignore[arg-type]  # checked column by column above
+
+
+def outcome_row(key: object, values: Sequence[object]) -> Outcome:
+    """An ``outcomes`` row (its columns in :class:`Outcome` order) checked; ``key`` names it."""
+    _checked("outcomes", key, Outcome._fields, _OUTCOME_CHECKS, values)
+    return Outcome(*values)  # type: ignore[arg-type]  # checked column by column above
+
+
+def report_row(key: object, digest: object, body: object) -> tuple[str, bytes]:
+    """A ``reports`` row's digest (text) and body (the report's bytes, a BLOB), checked."""
+    if type(digest) is not str:
+        raise RowError("reports", key, f"digest is {_kind(digest)}, not text")
+    if type(body) is not bytes:
+        raise RowError("reports", key, f"body is {_kind(body)}, not the report's bytes (a BLOB)")
+    return digest, body
