@@ -31,11 +31,12 @@ def test_a_ledger_that_is_a_folder_leaves_error_json_and_no_report_pair(tmp_path
     _earlier_run(out)
     (tmp_path / "ledger.db").mkdir()
     assert main(["score", str(EXAMPLE), "--out-dir", str(out), "--ledger", str(tmp_path / "ledger.db"), "-q"]) == 2
-    line = capsys.readouterr().err.splitlines()[0]
-    assert line.startswith("evidence-rank: usage.")
+    (line,) = capsys.readouterr().err.splitlines()
+    ledger = str(tmp_path / "ledger.db")
+    assert line.startswith(f"evidence-rank: {ledger}: usage.unwritable: "), line  # the file, then the code
     assert visible_files(out) == ["error.json"]
     error = json.loads((out / "error.json").read_bytes())
-    assert error["code"] == line.split()[1].rstrip(":")
+    assert error["code"] == "usage.unwritable"
 
 
 def _without_root_powers() -> None:
@@ -64,10 +65,12 @@ def test_a_read_only_ledger_leaves_no_report_pair(tmp_path: Path) -> None:
         preexec_fn=_without_root_powers,
         check=False,
     )
-    # Whatever the ledger layer raises (a clean usage.unwritable, exit 2, once it says so; an
-    # sqlite3 error today), the run did not succeed: no report pair, the earlier one included.
-    assert proc.returncode != 0
-    assert {"report.json", "validation.json"}.isdisjoint(visible_files(out)), proc.stderr
+    # The ledger says it cannot be written (one line, usage.unwritable, exit 2), and the folder says
+    # the run failed: error.json alone, the earlier run's pair removed too.
+    assert proc.returncode == 2, proc.stderr
+    assert "usage.unwritable" in proc.stderr and "Traceback" not in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    assert visible_files(out) == ["error.json"], proc.stderr
     assert ledger.read_bytes() == before
 
 
