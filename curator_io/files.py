@@ -1,54 +1,27 @@
-"""The one module that touches the filesystem. Only the CLI calls it.
+"""Reading a whole file, and writing one file atomically: the generic file access.
 
-Output files are written atomically (a temporary file in the same folder,
-then a rename) with the mode any other tool would give them: ``0666`` less the
-umask, or the mode of the file they replace when the caller asks to keep it.
+:func:`read_bytes` is how the CLI (``ranking.cli``) and ``ranking.testing`` read
+an input. :func:`write_atomic` is the one way a file is written, and
+``ranking.outputs`` is its caller: that package owns the rest of the output
+protocol (the temporary files' names and their sweep, the folder lock, the
+names in an output folder and the order of writes; docs/outputs.md).
 
-A temporary file is named ``.NAME.PID.XXXXXXXX.tmp`` (the writer's process id,
-8 random hex digits). A writer killed mid-write (SIGKILL, a power cut) leaves
-it; the next write of ``NAME`` into that folder removes it once it is *stale*
-(:func:`sweep_stale`): its writer is no longer running and it is over a minute
-old (a folder shared with another machine may hold a live writer's temporary
-file whose pid means nothing here, and no write takes a minute), or it is over
-an hour old whatever its pid says (pids are reused). Nothing else is touched:
-only names of that exact form, only for ``NAME``.
-
-An output folder that several files make up together (``score``'s
-``validation.json`` and ``report.json``, a batch's ``summary.json`` and its
-folders) is held under :func:`locked_folder` while it is written, so two runs
-into one folder take turns and never mix their files, and a killed run's
-temporary files are swept away by the next run.
+A file is written to a temporary file in the same folder, flushed to disk, and
+renamed over the target: a reader sees the old file or the whole new one. It
+gets the mode any other tool would give it: ``0666`` less the umask, or the
+mode of the file it replaces when the caller asks to keep it.
 """
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import os
-import re
-import sys
-import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from curator_io.errors import ConfigError
 
-__all__ = [
-    "read_bytes",
-    "read_bytes_if_present",
-    "write_atomic",
-    "flush_to_disk",
-    "remove_if_present",
-    "sweep_stale",
-    "STALE_AFTER",
-    "ABANDONED_AFTER",
-    "locked_folder",
-    "LOCK_NAME",
-]
-
-#: The lock file in an output folder; hidden, so no folder scan takes it for a bundle.
-LOCK_NAME = ".evidence-rank.lock"
+__all__ = ["read_bytes", "read_bytes_if_present", "write_atomic", "new_file_mode"]
 
 
 def read_bytes(path: str | os.PathLike[str]) -> bytes:
@@ -71,7 +44,7 @@ def read_bytes_if_present(path: str | os.PathLike[str]) -> bytes | None:
 
 
 @functools.cache
-def _new_file_mode() -> int:
+def new_file_mode() -> int:
     """``0666`` less the umask: what ``open(path, "w")`` would create.
 
     The umask can only be read by setting it; this process is single-threaded
@@ -82,47 +55,38 @@ def _new_file_mode() -> int:
     return 0o666 & ~mask
 
 
-#: Seconds after which a temporary file whose writer is not running is stale.
-STALE_AFTER = 60.0
-#: Seconds after which any temporary file of ours is stale, whatever its pid (pids are reused).
-ABANDONED_AFTER = 3600.0
-
-
 def write_atomic(
     path: str | os.PathLike[str],
     data: bytes,
     *,
+    create_temporary: Callable[[Path], tuple[int, Path]],
     durable: bool = True,
     keep_mode: bool = False,
     mode: int | None = None,
     replace: bool = True,
-    sweep: bool = True,
 ) -> None:
     """Write ``data`` to ``path`` so that a reader sees the old file or the whole new one.
 
-    The bytes go to a temporary file in the same folder, are flushed to disk
-    (unless ``durable`` is false), and the file is renamed over ``path``: never
-    a partial or corrupt file. A caller that writes many files with
-    ``durable=False`` makes them durable at once with :func:`flush_to_disk`
-    before it writes the file that records them.
+    The bytes go to the temporary file ``create_temporary(path)`` opens (a new
+    file in the same folder: a descriptor open for writing, and its path), are
+    flushed to disk (unless ``durable`` is false), and the file is renamed over
+    ``path``: never a partial or corrupt file. On failure the temporary file is
+    removed. A caller that writes many files with ``durable=False`` makes them
+    durable at once (``os.sync``) before it writes the file that records them.
 
     The new file gets ``0666`` less the umask, or, with ``keep_mode``, the mode
     of the file it replaces, or ``mode`` when given (a private key: ``0o600``).
     With ``replace`` false an existing ``path`` is never replaced: the file is
-    linked into place, which fails when the name is taken (``usage.unwritable``).
-    A killed writer's stale temporary file of ``path`` is removed first
-    (:func:`sweep_stale`), unless ``sweep`` is false (a caller writing many
-    files sweeps their folder once).
+    linked into place, which fails when the name is taken. Any file or folder
+    that cannot be written is ``usage.unwritable``.
     """
     target = Path(path)
-    mode = _new_file_mode() if mode is None else mode
+    mode = new_file_mode() if mode is None else mode
     try:
         if keep_mode:
             mode = target.stat().st_mode & 0o7777
         target.parent.mkdir(parents=True, exist_ok=True)
-        if sweep:
-            sweep_stale(target.parent, target.name)
-        fd, tmp = _create_temporary(target)
+        fd, tmp = create_temporary(target)
     except OSError as e:
         raise ConfigError("usage.unwritable", f"cannot write {os.fspath(path)!r}: {e.strerror}") from e
     try:
@@ -146,162 +110,3 @@ def write_atomic(
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-
-
-def _create_temporary(target: Path) -> tuple[int, Path]:
-    """A new, empty ``.NAME.PID.XXXXXXXX.tmp`` beside ``target``, open for writing, owner-only
-    until written.
-
-    What ``tempfile.mkstemp`` does, without importing it (3 ms of every
-    command's start-up, bench/RESULTS.md): a random name, created only if it
-    does not exist, tried again if it does.
-    """
-    while True:
-        tmp = target.with_name(f".{target.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
-        try:
-            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600), tmp
-        except FileExistsError:
-            continue
-
-
-def flush_to_disk() -> None:
-    """Flush every written file to disk: one wait instead of one per file."""
-    os.sync()
-
-
-def remove_if_present(path: str | os.PathLike[str]) -> None:
-    try:
-        Path(path).unlink(missing_ok=True)
-    except OSError as e:
-        raise ConfigError("usage.unwritable", f"cannot remove {os.fspath(path)!r}: {e.strerror}") from e
-
-
-def sweep_leftovers(folder: Path, names: Iterable[str]) -> None:
-    """Remove the temporary files a killed writer of ``names`` left in ``folder``
-    (``write_atomic``'s ``.NAME.*.tmp``). Only under the folder's lock: then no
-    live writer owns one."""
-    for name in names:
-        for leftover in folder.glob(f".{_glob_escape(name)}.*.tmp"):
-            remove_if_present(leftover)
-
-
-#: ``write_atomic``'s temporary names: ``.NAME.PID.XXXXXXXX.tmp``, or ``.NAME.XXXXXXXX.tmp`` as
-#: written before the pid was part of the name.
-_TEMPORARY = re.compile(r"\.(?P<name>.+?)\.(?:(?P<pid>[0-9]{1,10})\.)?[0-9a-f]{8}\.tmp")
-
-
-def sweep_stale(folder: Path, name: str | None = None) -> None:
-    """Remove the stale temporary files (see the module's docstring) that writes of ``name``
-    (of any name, when ``None``) left in ``folder``. Never fails: a file that cannot be
-    removed is left, and a folder that cannot be listed has nothing to sweep."""
-    now = time.time()
-    try:
-        listing = os.scandir(folder)
-    except OSError:
-        return
-    with listing:
-        for entry in listing:
-            found = _TEMPORARY.fullmatch(entry.name)
-            if found is None or (name is not None and found["name"] != name):
-                continue
-            try:
-                age = now - entry.stat(follow_symlinks=False).st_mtime
-                if _is_stale(found["pid"], age):
-                    os.unlink(entry.path)
-            except OSError:
-                continue  # gone already (another run swept it), or not ours to remove
-
-
-def _is_stale(pid: str | None, age: float) -> bool:
-    if age >= ABANDONED_AFTER:
-        return True
-    return pid is not None and age >= STALE_AFTER and not _running(int(pid))
-
-
-def _running(pid: int) -> bool:
-    """Whether a process with this id runs here. Elsewhere than POSIX, ``os.kill(pid, 0)``
-    would send a signal: there, every writer counts as running until its file is abandoned."""
-    if os.name != "posix" or pid <= 0:
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (OSError, OverflowError):
-        return True  # another user's process (EPERM), or an id no process can have
-    return True
-
-
-def _glob_escape(name: str) -> str:
-    return "".join(f"[{c}]" if c in "*?[" else c for c in name)
-
-
-@contextlib.contextmanager
-def locked_folder(folder: Path, names: Iterable[str] = ()) -> Iterator[Path]:
-    """Hold ``folder``'s lock while a run writes it; sweep a killed run's leftovers first.
-
-    A second run into the same folder waits for the first to finish (saying so
-    on stderr), so runs take turns and never mix their files. The lock is the
-    kernel's: a killed holder releases it.
-    """
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        lock = _FolderLock(folder / LOCK_NAME)
-        if not lock.acquire(wait=False):
-            print(f"evidence-rank: waiting for another run writing {os.fspath(folder)!r}", file=sys.stderr)
-            lock.acquire(wait=True)
-    except OSError as e:
-        raise ConfigError("usage.unwritable", f"cannot write {os.fspath(folder)!r}: {e.strerror}") from e
-    try:
-        sweep_leftovers(folder, names)
-        yield folder
-    finally:
-        lock.release()
-
-
-class _FolderLock:
-    """An exclusive lock on a file that stays in the folder.
-
-    POSIX: ``flock`` from the standard library; importing ``filelock`` would
-    cost every ``score`` a sixth of its start-up for the same system call.
-    Elsewhere (Windows): ``filelock``, installed there as a dependency.
-    """
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._fd: int | None = None
-        self._other: Any = None
-
-    def acquire(self, *, wait: bool) -> bool:
-        try:
-            import fcntl
-        except ImportError:  # pragma: no cover - Windows
-            return self._acquire_elsewhere(wait)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, _new_file_mode())
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
-        except BlockingIOError:
-            os.close(fd)
-            return False
-        except BaseException:
-            os.close(fd)
-            raise
-        self._fd = fd
-        return True
-
-    def _acquire_elsewhere(self, wait: bool) -> bool:  # pragma: no cover - Windows
-        from filelock import FileLock, Timeout
-
-        self._other = FileLock(self.path, mode=_new_file_mode())
-        try:
-            self._other.acquire(timeout=-1 if wait else 0)
-        except Timeout:
-            return False
-        return True
-
-    def release(self) -> None:
-        if self._fd is not None:
-            os.close(self._fd)  # closing the last descriptor releases the flock
-            self._fd = None
-        elif self._other is not None:  # pragma: no cover - Windows
-            self._other.release()

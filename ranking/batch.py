@@ -9,17 +9,15 @@ produced it. An input error refuses one bundle (SPEC §1, "Input errors") and is
 a result like any other, never the end of the batch.
 
 Reading and writing files are the impure parts, kept to the section "File
-access" below and to :mod:`ranking.batch_inputs` (what each PATH stands for):
-folders are listed eagerly (names only), bundles are read lazily, a JSONL file
+access" below, to :mod:`ranking.batch_inputs` (what each PATH stands for) and
+to :mod:`ranking.outputs` (the names and order of writes of each bundle's
+folder and of the batch folder): folders are listed eagerly (names only), bundles are read lazily, a JSONL file
 is read line by line, never whole, and a local engine's workers read each
 bundle file and write each bundle's folder where they score it.
 """
 
 from __future__ import annotations
 
-import os
-import re
-import shutil
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
@@ -28,18 +26,15 @@ from typing import Any, BinaryIO
 
 from curator_io.canonical import canon, seal
 from curator_io.config import Config
-from curator_io.errors import ConfigError, InputError
-from curator_io.files import remove_if_present, sweep_leftovers, write_atomic
+from curator_io.errors import InputError
 from curator_io.grammar import printable
 from curator_io.jsonio import iter_jsonl_lines
 from ranking.batch_inputs import Input, find_inputs, unreadable
+from ranking.outputs import ERROR, REPORT, VALIDATION, bundle_folder, write_bundle_files
 from ranking.pipeline import rank_bytes
 
 __all__ = [
     "SUMMARY_SCHEMA",
-    "SUMMARY",
-    "OUTPUTS",
-    "REPORTS",
     "Source",
     "Input",
     "Deferred",
@@ -51,9 +46,6 @@ __all__ = [
     "score_one",
     "score_item",
     "score_and_write",
-    "write_result",
-    "earlier_folders",
-    "settle_folders",
     "output_folder",
     "summary_entry",
     "build_summary",
@@ -61,12 +53,6 @@ __all__ = [
 ]
 
 SUMMARY_SCHEMA = "evidence-rank-batch-v1"
-SUMMARY = "summary.json"
-OUTPUTS = ("validation.json", "report.json", "error.json")
-"""Every file a bundle's folder may hold; the ones a result does not write are removed."""
-REPORTS = "reports"
-_FOLDER_NAME = re.compile(r"[0-9]{6,}-[A-Za-z0-9][A-Za-z0-9._-]*")
-"""Every name :func:`output_folder` gives, and only those: the folders a run may remove."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,49 +137,6 @@ def iter_sources(inputs: Iterable[Input], *, defer: bool = False) -> Iterator[tu
             raise unreadable(item.display, e) from e
 
 
-def write_result(folder: Path, result: BundleResult) -> None:
-    """A bundle's files, atomically but not yet flushed (the caller flushes once,
-    before the summary).
-
-    As ``score`` does: first remove what an earlier run left that could pass for
-    this outcome (the other outcome's files, and report.json), then write
-    validation.json before the report.json that names it. So the folder never
-    holds two outcomes, nor a report beside a validation it does not name.
-    """
-    written = {name for name, _ in result.files}
-    for name in OUTPUTS:
-        if name not in written or name == "report.json":
-            remove_if_present(folder / name)
-    for name, data in result.files:
-        write_atomic(folder / name, data, durable=False, sweep=False)  # a folder of its own, settled by the run
-
-
-def earlier_folders(out: Path) -> set[str]:
-    """The bundle folders under ``out/reports`` before this run writes: an earlier run's."""
-    try:
-        with os.scandir(out / REPORTS) as entries:
-            return {e.name for e in entries if _FOLDER_NAME.fullmatch(e.name) and e.is_dir(follow_symlinks=False)}
-    except FileNotFoundError:
-        return set()
-    except OSError as e:
-        raise unreadable(os.fspath(out / REPORTS), e) from e
-
-
-def settle_folders(out: Path, earlier: Iterable[str], written: Iterable[str]) -> None:
-    """Before the summary: remove the earlier run's folders this run did not write, and the
-    temporary files a killed writer left in those it did. Other names are not ours to touch."""
-    mine = set(written)
-    for name in sorted(earlier):
-        folder = out / REPORTS / name
-        if name in mine:
-            sweep_leftovers(folder, OUTPUTS)
-            continue
-        try:
-            shutil.rmtree(folder)
-        except OSError as e:
-            raise ConfigError("usage.unwritable", f"cannot remove {os.fspath(folder)!r}: {e.strerror or e}") from e
-
-
 # --- Scoring one bundle (pure) ------------------------------------------------------
 
 
@@ -213,9 +156,9 @@ def score_one(source: Source, raw: bytes, config: Config, keep: Keep | None = No
     except InputError as e:
         # SPEC §1: an input error refuses this bundle only; it is recorded, not raised.
         error = e.to_json()
-        return BundleResult(source, "error", None, (), error, (("error.json", canon(error)),))
+        return BundleResult(source, "error", None, (), error, ((ERROR, canon(error)),))
     report = result.report
-    files = (("validation.json", result.validation.canonical), ("report.json", result.canonical))
+    files = ((VALIDATION, result.validation.canonical), (REPORT, result.canonical))
     kept = None if keep is None else keep(report, result.canonical)
     return BundleResult(source, report["outcome"], report["run"], tuple(report["selected"]), None, files, kept)
 
@@ -234,7 +177,7 @@ def score_and_write(item: tuple[int, Source, Raw], config: Config, out: Path, ke
     """
     index, source, raw = item
     result = score_one(source, _bytes_of(raw), config, keep)
-    write_result(out / output_folder(index, source), result)
+    write_bundle_files(out / output_folder(index, source), result.files)
     return replace(result, files=())
 
 
@@ -246,26 +189,13 @@ def _bytes_of(raw: Raw) -> bytes:
 
 # --- Output layout and summary (pure) -------------------------------------------------
 
-_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
-_NAME_LENGTH = 64
-
 
 def output_folder(index: int, source: Source) -> str:
-    """``reports/<index>-<name>[-L<line>]``, after the source, so a user can find it.
-
-    The name is the source's path from the PATH it was found under (the PATH's
-    last part, then the path inside a folder), without the file's suffix, each
-    run of characters outside ``A-Za-z0-9._-`` (``/`` included) written ``_``:
-    ``cases/001-basic/bundle.json`` is ``cases_001-basic_bundle``. The last 64
-    characters are kept (a file's own name says most) and no leading ``._-``, so
-    a name is never hidden. The index (1-based, input order) keeps names unique.
-    """
+    """``reports/<index>-<name>[-L<line>]`` (``ranking.outputs.bundle_folder``), after the source,
+    so a user can find it: its path from the PATH it was found under (the PATH's last part,
+    then the path inside a folder)."""
     name = source.name if source.name is not None else Path(source.file).name
-    parent, _, last = name.rpartition("/")
-    stem = f"{parent}/{Path(last).stem}" if parent else Path(last).stem
-    slug = _UNSAFE.sub("_", stem)[-_NAME_LENGTH:].strip("._-") or "bundle"
-    line = "" if source.line is None else f"-L{source.line}"
-    return f"{REPORTS}/{index:06d}-{slug}{line}"
+    return bundle_folder(index, name, source.line)
 
 
 def summary_entry(index: int, folder: str, result: BundleResult) -> dict[str, Any]:

@@ -36,15 +36,13 @@ from pathlib import Path, PurePosixPath
 from typing import BinaryIO, cast
 
 from curator_io.errors import ConfigError
-from curator_io.files import LOCK_NAME
+from ranking.outputs import LOCK_NAME, REPORTS, SUMMARY, is_leftover_of
 
 __all__ = ["Input", "Selection", "find_inputs", "display_name", "unreadable"]
 
 _SUFFIXES = (".json", ".jsonl")
 #: Paths that name a descriptor: read as a stream even when it is a redirected file.
 _DESCRIPTORS = ("/dev/stdin", "/dev/fd/", "/proc/self/fd/")
-#: What the batch writes in DIR (see ranking.batch): never an input.
-_OWN_SUMMARY, _OWN_REPORTS = "summary.json", "reports"
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,7 +217,7 @@ class _Own:
 
     def __init__(self, out: Path | None) -> None:
         self.out = out.resolve() if out is not None else None
-        self.reports = self.out / _OWN_REPORTS if self.out is not None else None
+        self.reports = self.out / REPORTS if self.out is not None else None
 
     def skips_folder(self, path: str, *, top: bool) -> bool:
         """DIR itself (unless it is the folder given), and DIR/reports with all below it."""
@@ -234,7 +232,7 @@ class _Own:
 
 def _is_own_file(name: str) -> bool:
     """In DIR: summary.json, the lock, and a killed run's temporary summary (a --glob may match them)."""
-    return name in (_OWN_SUMMARY, LOCK_NAME) or (name.startswith(f".{_OWN_SUMMARY}.") and name.endswith(".tmp"))
+    return name in (SUMMARY, LOCK_NAME) or is_leftover_of(name, SUMMARY)
 
 
 def _scan(root: str, own: _Own, warn: Warn, select: Selection) -> list[tuple[str, str]]:

@@ -12,22 +12,17 @@ genuine is :mod:`ranking.render.batch`'s check, made after this one.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from curator_io import grammar as g
 from curator_io.config import parse_config
 from curator_io.errors import ConfigError, InputError, pointer_of
-from ranking.batch import REPORTS
+from ranking.outputs import BUNDLE_FOLDER, REPORTS
 
 __all__ = ["check_summary_form", "OUTCOMES"]
 
 OUTCOMES = ("selected", "no_op", "error")
-
-#: ``ranking.batch.output_folder``'s names: ``reports/<index>-<slug>``, the slug of safe characters,
-#: never starting with ``.``, so never ``..`` and never hidden.
-_OUTPUT = re.compile(rf"{REPORTS}/([0-9]{{6,}})-[A-Za-z0-9][A-Za-z0-9._-]*")
 
 _Check = Callable[[Any], bool]
 
@@ -96,7 +91,9 @@ def _check_entry(entry: Any, at: tuple[str | int, ...], index: int) -> None:
         _member(error, (*at, "error"), "message", _is_str, "a string")
         _member(error, (*at, "error"), "pointer", _is_str_or_null, "a string or null")
     output = _member(entry, at, "output", _is_str, "a string")
-    found = _OUTPUT.fullmatch(output)
+    # ``ranking.outputs.bundle_folder``'s names only: never ``..``, never hidden.
+    parent, _, name = output.partition("/")
+    found = BUNDLE_FOLDER.fullmatch(name) if parent == REPORTS else None
     if found is None or int(found.group(1)) != index:
         detail = f"expected the bundle's folder, {REPORTS}/{index:06d}-NAME, got {g.shown(output)}"
         raise InputError("input.schema", detail, pointer=pointer_of(*at, "output"))

@@ -14,7 +14,6 @@ import orjson
 
 from curator_io.canonical import canon
 from curator_io.errors import EvidenceRankError, TamperError
-from curator_io.files import write_atomic
 from curator_io.grammar import printable
 from ranking.batch import BundleResult
 from ranking.cli.common import read_report
@@ -23,6 +22,7 @@ from ranking.cli.output import emit, write_stdout
 from ranking.cli.targets import ledger_files, refuse_input_as_output
 from ranking.ledger import Ledger, decisions_of, note_lines, refusal_mark, refusals, render_history
 from ranking.ledger.records import Recording, checked_report, decision_json, recording_of
+from ranking.outputs import REPORT, write_file
 
 __all__ = [
     "run_add",
@@ -107,7 +107,7 @@ def run_render(args: argparse.Namespace) -> int:
         verified(ledger, args.ledger)  # before anything is written: a tampered ledger gets no page
         entries = list(ledger.export())
     out = Path(args.out)
-    write_atomic(out, render_ledger(entries).encode("utf-8"))
+    write_file(out, render_ledger(entries).encode("utf-8"))
     runs = len({d.run for d, _ in entries})
     emit(printable(f"{out}: ledger view of {args.ledger} ({runs} run(s), {len(entries)} decisions)"))
     return 0
@@ -221,5 +221,5 @@ def recorded(results: Iterable[BundleResult], path: str) -> Generator[BundleResu
 def _recording(result: BundleResult) -> Recording:
     if isinstance(result.kept, Recording):
         return result.kept
-    body = dict(result.files)["report.json"]
+    body = dict(result.files)[REPORT]
     return recording_of(orjson.loads(body), body)

@@ -20,6 +20,7 @@ from curator_io.canonical import is_sealed
 from curator_io.errors import TamperError, pointer_of
 from ranking.batch import SUMMARY_SCHEMA, Source
 from ranking.numbers import r2
+from ranking.outputs import REPORT
 from ranking.render.page import INFORMATIONAL_CODES, format_number, render_page
 from ranking.verification import check_report
 
@@ -108,7 +109,7 @@ def _check_summary(summary: Mapping[str, Any], reports: Mapping[int, Mapping[str
         if said != (report["run"], report["outcome"], list(report["selected"])):
             raise TamperError(
                 "summary.tampered",
-                f"bundle {e['index']}: the summary's run, outcome or selected differ from {e['output']}/report.json",
+                f"bundle {e['index']}: the summary's run, outcome or selected differ from {e['output']}/{REPORT}",
                 pointer=pointer_of("bundles", i),
             )
 

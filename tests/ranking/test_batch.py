@@ -13,9 +13,9 @@ import orjson
 import pytest
 
 from curator_io import is_sealed, parse_json
-from curator_io.files import LOCK_NAME
 from ranking.batch import Input, iter_sources
 from ranking.cli import main
+from ranking.outputs import LOCK_NAME
 from tests.conftest import FIXTURES, PARITY, REPO
 
 SCORED = (

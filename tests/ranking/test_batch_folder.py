@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from filelock import FileLock
 
-from curator_io.files import LOCK_NAME
 from ranking.cli import main
+from ranking.outputs import LOCK_NAME
 from tests.conftest import PARITY
 from tests.ranking.batch_support import (
     EXAMPLE,

@@ -16,8 +16,8 @@ import structlog
 from structlog.testing import capture_logs
 
 from curator_io import canon, parse_json, seal
-from curator_io.files import write_atomic
 from ranking.cli import main
+from ranking.outputs import write_file
 from tests.conftest import FIXTURES, PARITY, REPO, visible_files
 
 EXAMPLE = FIXTURES / "example.json"
@@ -173,14 +173,14 @@ def test_logs_go_to_stderr_and_never_mix_with_stdout(tmp_path: Path) -> None:
 
 def test_an_atomic_write_that_fails_leaves_the_old_file_whole(tmp_path: Path, monkeypatch) -> None:
     target = tmp_path / "report.json"
-    write_atomic(target, b"old")
+    write_file(target, b"old")
 
     def broken_replace(src, dst):
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "replace", broken_replace)
     with pytest.raises(Exception, match="No space left"):
-        write_atomic(target, b"new")
+        write_file(target, b"new")
     assert target.read_bytes() == b"old"
     assert [p.name for p in tmp_path.iterdir()] == ["report.json"]
 

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from curator_io import canon, parse_json, seal
-from curator_io.files import LOCK_NAME, locked_folder, write_atomic
 from ranking.cli import main
+from ranking.outputs import LOCK_NAME, locked_folder, write_file
 from tests.conftest import FIXTURES, REPO, visible_files
 
 EXAMPLE = FIXTURES / "example.json"
@@ -194,7 +194,7 @@ def test_two_concurrent_runs_into_one_folder_never_pair_one_runs_validation_with
 def test_output_files_honour_the_umask(tmp_path: Path) -> None:
     previous = os.umask(0o027)
     try:
-        write_atomic(tmp_path / "a.json", b"{}")
+        write_file(tmp_path / "a.json", b"{}")
     finally:
         os.umask(previous)
     code = "import os; os.umask(0o002); from ranking.cli import main; raise SystemExit(main())"

@@ -1,6 +1,6 @@
 """A killed ``seal``, ``apply --out``, ``render --out`` (or any single-file writer) leaves its
 temporary file, ``.NAME.PID.XXXXXXXX.tmp``; the next write of NAME into that folder removes it
-once it is stale, and nothing else (issue 24; curator_io.files.sweep_stale)."""
+once it is stale, and nothing else (issue 24; ranking.outputs.sweep_stale)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from curator_io.files import ABANDONED_AFTER, STALE_AFTER, sweep_stale, write_atomic
 from ranking.cli import main
+from ranking.outputs import ABANDONED_AFTER, STALE_AFTER, sweep_stale, write_file
 from tests.conftest import FIXTURES, REPO
 
 
@@ -27,7 +27,7 @@ def dead_pid() -> int:
 
 
 def _temporary(folder: Path, name: str, pid: int | None, age: float, tag: str = "0badc0de") -> Path:
-    """A temporary file as ``write_atomic`` names it, ``age`` seconds old."""
+    """A temporary file as ``write_file`` names it, ``age`` seconds old."""
     path = folder / (f".{name}.{pid}.{tag}.tmp" if pid is not None else f".{name}.{tag}.tmp")
     path.write_bytes(b"half a file")
     then = time.time() - age
@@ -48,7 +48,7 @@ def test_only_stale_temporaries_of_the_name_written_are_removed(tmp_path: Path, 
     foreign = tmp_path / ".out.json.notours.tmp"
     foreign.write_bytes(b"")
     os.utime(foreign, (0, 0))
-    write_atomic(tmp_path / "out.json", b"{}")
+    write_file(tmp_path / "out.json", b"{}")
     assert not dead.exists() and not abandoned.exists() and not old_form.exists()
     assert all(p.exists() for p in kept) and foreign.exists()
     assert (tmp_path / "out.json").read_bytes() == b"{}"
@@ -63,7 +63,7 @@ def test_a_write_names_its_temporary_after_its_process(tmp_path: Path, monkeypat
         return real_replace(src, dst)
 
     monkeypatch.setattr(os, "replace", replace)
-    write_atomic(tmp_path / "page.html", b"x")
+    write_file(tmp_path / "page.html", b"x")
     (name,) = seen
     assert name.startswith(f".page.html.{os.getpid()}.") and name.endswith(".tmp")
 
@@ -105,7 +105,7 @@ def test_a_seal_killed_mid_write_leaves_a_temporary_that_the_next_seal_removes(t
     doc = (FIXTURES / "example.json").read_text(encoding="utf-8").replace('"sha256:', '"sha256:0', 1)
     bundle.write_text(doc, encoding="utf-8")  # one digest off: seal has something to write
     code = (
-        "import os, signal, sys; import curator_io.files as f; real = f._create_temporary\n"
+        "import os, signal, sys; import ranking.outputs.temporaries as f; real = f._create_temporary\n"
         "def killed(target):\n"
         "    created = real(target); os.kill(os.getpid(), signal.SIGKILL)\n"
         "f._create_temporary = killed\n"

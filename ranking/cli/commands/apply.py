@@ -5,13 +5,13 @@ from __future__ import annotations
 import argparse
 
 from curator_io.canonical import canon
-from curator_io.files import write_atomic
 from ranking.apply import apply_selection
 from ranking.cli.collector import collector_off
 from ranking.cli.common import pointing_into, read_bundle, read_report
 from ranking.cli.logs import get_logger
 from ranking.cli.output import write_stdout
 from ranking.cli.targets import refuse_input_as_output
+from ranking.outputs import write_file
 
 __all__ = ["register", "run"]
 
@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
         memory = apply_selection(bundle, report)
     data = canon(memory)
     if args.out:
-        write_atomic(args.out, data)
+        write_file(args.out, data)
     else:
         write_stdout(data)
     get_logger().info("applied", bundle=args.bundle, selected=list(report["selected"]), version=memory["version"])

@@ -6,15 +6,11 @@ engine (local processes or Dask) and the number of workers. Local workers read
 and write their bundles' files themselves; a Dask engine gets bytes and gives
 back bytes, which this command writes.
 
-The output folder's protocol (docs/batch.md), under DIR's lock:
-
-1. sweep a killed run's temporary summary, and remove ``summary.json``, before
-   anything that can fail; note the bundle folders an earlier run left;
-2. read the config, list the inputs, and score each bundle into its folder
-   (each folder holds one outcome: validation.json and report.json, or error.json);
-3. remove the earlier run's folders this run did not write, and the temporary
-   files a killed writer left in those it did;
-4. flush everything to disk, then write ``summary.json``.
+The output folder's protocol (docs/batch.md) is ``ranking.outputs.batch_folder``:
+under DIR's lock, the earlier summary is removed before anything that can fail;
+this command reads the config, lists the inputs and scores each bundle into its
+folder (``ranking.outputs.write_bundle_files``); then the earlier run's other
+folders are removed and, everything flushed to disk, ``summary.json`` written.
 
 So ``summary.json``, if present, is one whole run's record and names exactly
 the bundle folders beside it; a run that failed or was interrupted leaves none.
@@ -34,25 +30,19 @@ from typing import Any
 
 from curator_io.canonical import canon
 from curator_io.errors import ConfigError
-from curator_io.files import flush_to_disk, locked_folder, remove_if_present, write_atomic
 from curator_io.grammar import printable
 from ranking.batch import (
-    REPORTS,
-    SUMMARY,
     BundleResult,
     Raw,
     Source,
     build_summary,
-    earlier_folders,
     find_inputs,
     iter_sources,
     output_folder,
     render_summary,
     score_and_write,
     score_item,
-    settle_folders,
     summary_entry,
-    write_result,
 )
 from ranking.batch_inputs import Selection
 from ranking.cli.collector import collector_off
@@ -62,6 +52,7 @@ from ranking.cli.output import emit
 from ranking.cli.progress import Progress
 from ranking.cli.targets import Named, ledger_files, refuse_input_as_output, refuse_input_inside
 from ranking.engines import Engine, ProcessEngine, SerialEngine
+from ranking.outputs import REPORTS, SUMMARY, batch_folder, write_bundle_files
 
 _DASK_WORKERS = 2
 
@@ -149,14 +140,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     out = Path(args.out_dir)
     _refuse_own_outputs(args, out)  # before anything is removed: an input is never lost
-    with locked_folder(out, (SUMMARY,)):
-        # 1. Nothing stale may pass for this run's record, whatever happens next.
-        remove_if_present(out / SUMMARY)
-        earlier = earlier_folders(out)
-        summary = _score_all(args, out)  # 2.
-        settle_folders(out, earlier, (e["output"].rpartition("/")[2] for e in summary["bundles"]))  # 3.
-        flush_to_disk()  # 4. every bundle's folder is on disk before the summary that names them
-        write_atomic(out / SUMMARY, canon(summary))
+    with batch_folder(out) as folder:
+        summary = _score_all(args, out)
+        folder.finish(canon(summary), (e["output"] for e in summary["bundles"]))
     if not args.quiet:
         emit(render_summary(summary))
     counts = summary["counts"]
@@ -258,7 +244,7 @@ def _write_all(results: Iterable[BundleResult], out: Path, progress: Progress) -
         for index, result in enumerate(results, start=1):
             folder = output_folder(index, result.source)
             if result.files:
-                write_result(out / folder, result)
+                write_bundle_files(out / folder, result.files)
             if result.error is not None:
                 log.info("bundle.refused", source=result.source.label, code=result.error["code"])
             entries.append(summary_entry(index, folder, result))

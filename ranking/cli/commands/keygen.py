@@ -10,8 +10,8 @@ from __future__ import annotations
 import argparse
 
 from curator_io.errors import ConfigError
-from curator_io.files import write_atomic
 from ranking.cli.output import emit
+from ranking.outputs import write_file
 
 __all__ = ["register", "run"]
 
@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
     if args.name is not None and not args.name.isprintable():
         raise ConfigError("usage.invalid_option", "--name holds a character a terminal would act on")
     pem = generate_private_key(args.type)
-    write_atomic(args.out, pem, mode=0o600, replace=False)
+    write_file(args.out, pem, mode=0o600, replace=False)
     public = load_private_key(pem).public
     emit(" ".join(x for x in (public.keyid, public.openssh, args.name) if x))
     return 0

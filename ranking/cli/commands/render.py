@@ -5,7 +5,8 @@
 
 Every report is verified before it is drawn (SPEC §7), so a page never shows a
 tampered report as if it were real. A batch's run views are written beside the
-batch page, in ``<name>-runs/``, before the page that links to them.
+batch page, in ``<name>-runs/``, before the page that links to them
+(``ranking.outputs.write_pages``).
 """
 
 from __future__ import annotations
@@ -17,13 +18,14 @@ from typing import Any
 from urllib.parse import quote
 
 from curator_io.errors import ConfigError, InputError
-from curator_io.files import flush_to_disk, read_bytes, sweep_stale, write_atomic
+from curator_io.files import read_bytes
 from curator_io.grammar import printable
 from curator_io.jsonio import parse_json
 from ranking.cli.collector import collector_off
 from ranking.cli.common import read_bundle, read_report
 from ranking.cli.output import emit
 from ranking.cli.targets import refuse_input_as_output
+from ranking.outputs import REPORT, SUMMARY, runs_folder, write_file, write_pages
 
 __all__ = ["register", "run"]
 
@@ -58,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
         refuse_input_as_output(out, [("REPORT", args.report), ("--bundle", args.bundle)])
         report = read_report(args.report)
         bundle = read_bundle(args.bundle) if args.bundle else None
-        write_atomic(out, render_report(report, bundle).encode("utf-8"))
+        write_file(out, render_report(report, bundle).encode("utf-8"))
         emit(
             printable(
                 f"{out}: run view of {report['run']} ({report['counts']['proposals']} proposals, {report['outcome']})"
@@ -66,24 +68,19 @@ def run(args: argparse.Namespace) -> int:
         )
         return 0
     folder = Path(args.batch)
-    refuse_input_as_output(out, [("the batch summary", folder / "summary.json")])
-    summary = _read_summary(folder / "summary.json")
+    refuse_input_as_output(out, [("the batch summary", folder / SUMMARY)])
+    summary = _read_summary(folder / SUMMARY)
     reports = {
-        e["index"]: read_report(folder / e["output"] / "report.json")
-        for e in summary["bundles"]
-        if e["outcome"] != "error"
+        e["index"]: read_report(folder / e["output"] / REPORT) for e in summary["bundles"] if e["outcome"] != "error"
     }
-    read = [("a report of the batch", folder / e["output"] / "report.json") for e in summary["bundles"]]
+    read = [("a report of the batch", folder / e["output"] / REPORT) for e in summary["bundles"]]
     refuse_input_as_output(out, read)
-    runs = out.parent / f"{out.stem}-runs"
+    runs = runs_folder(out)
     names = {e["index"]: _page_name(e) for e in summary["bundles"]}
     links = {index: f"{quote(runs.name)}/{quote(names[index])}" for index in reports}
     page = render_batch(summary, reports, links=links)  # verifies the summary and every report
-    sweep_stale(runs)  # once for every run view, not once per page
-    for index, report in reports.items():
-        write_atomic(runs / names[index], render_report(report).encode("utf-8"), durable=False, sweep=False)
-    flush_to_disk()
-    write_atomic(out, page.encode("utf-8"))  # last: it links to the run views
+    views = ((names[index], render_report(report).encode("utf-8")) for index, report in reports.items())
+    write_pages(out, page.encode("utf-8"), views)  # the page last: it links to the run views
     emit(printable(f"{out}: batch view of {summary['counts']['bundles']} bundles; {len(reports)} run views in {runs}/"))
     return 0
 

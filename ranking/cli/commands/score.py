@@ -1,17 +1,10 @@
 """``evidence-rank score BUNDLE``: the main job.
 
-The output folder's protocol (docs/outputs.md): under the folder's lock,
-
-1. sweep a killed run's temporary files, and remove ``report.json`` and
-   ``error.json``, before anything that can fail;
-2. read the config, ``--validation`` and the bundle, and compute both reports;
-3. on success write ``validation.json``, then ``report.json`` (each atomically
-   and durably, so ``report.json`` never exists without the validation it names),
-   then, with ``--ledger``, record the report;
-4. on failure (at any of 2 and 3: a full disk between the two files, a ledger
-   that cannot be written) remove ``report.json`` and ``validation.json``
-   (unless it is the ``--validation`` file being checked) and write
-   ``error.json`` if it can be written.
+The output folder's protocol (docs/outputs.md) is ``ranking.outputs.score_folder``:
+under the folder's lock, stale outputs are removed before anything that can
+fail, this command reads the inputs and computes both reports, writes them
+(validation first) and records them with ``--ledger``; when any of that fails,
+the folder is cleared and ``error.json`` written if it can be.
 
 So at every instant ``report.json``, if present, is one run's whole output
 beside the validation it names, and a run that did not succeed leaves none.
@@ -20,12 +13,11 @@ beside the validation it names, and a run that did not succeed leaves none.
 from __future__ import annotations
 
 import argparse
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from curator_io.canonical import canon
-from curator_io.errors import ConfigError, EvidenceRankError
-from curator_io.files import locked_folder, remove_if_present, write_atomic
+from curator_io.errors import ConfigError
 from ranking.cli.collector import collector_off
 from ranking.cli.common import (
     load_named_bundle,
@@ -39,14 +31,12 @@ from ranking.cli.common import (
 from ranking.cli.output import emit
 from ranking.cli.signed import add_trust_options, check_signed, read_trust
 from ranking.cli.targets import ledger_files, same_file
+from ranking.outputs import BUNDLE_FILES, VALIDATION, score_folder
 from ranking.pipeline import Result, result_of
 from validator import validate
 
 if TYPE_CHECKING:
     from curator_io.trust import Signer
-
-VALIDATION, REPORT, ERROR = "validation.json", "report.json", "error.json"
-OUTPUTS = (VALIDATION, REPORT, ERROR)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -82,22 +72,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 @collector_off
 def run(args: argparse.Namespace) -> int:
     out = Path(args.out_dir)
-    with locked_folder(out, OUTPUTS):
-        _refuse_own_outputs(args, out)  # before anything is removed: an input is never lost
-        # 1. Nothing stale may pass for this run's outcome, whatever happens next.
-        remove_if_present(out / REPORT)
-        remove_if_present(out / ERROR)
-        try:
-            result, signer = _score(args)  # 2.
-            # 3. The validation first: report.json names it, so it must be there before.
-            write_atomic(out / VALIDATION, result.validation.canonical)
-            write_atomic(out / REPORT, result.canonical)
-            marks = _record(args.ledger, result) if args.ledger else None
-        except BaseException as e:
-            _clear_after_failure(out, args.validation)  # 4.
-            if isinstance(e, EvidenceRankError):
-                _write_error(out, e)
-            raise
+    refuse = partial(_refuse_own_outputs, args, out)  # before anything is removed: an input is never lost
+    with score_folder(out, refuse_inputs=refuse, is_input=partial(_is_checked, args.validation)) as folder:
+        result, signer = _score(args)
+        folder.write(result.validation.canonical, result.canonical)
+        marks = _record(args.ledger, result) if args.ledger else None
     log_decisions(result.report, bundle=args.bundle)
     signed = "" if signer is None else f"\nsigned by {signer.shown}"
     if args.summary:
@@ -139,7 +118,7 @@ def _refuse_own_outputs(args: argparse.Namespace, out: Path) -> None:
     for what, path in given:
         if path is None or path == "-":
             continue
-        for name in OUTPUTS:
+        for name in BUNDLE_FILES:
             if same_file(out / name, path) and not (what == "--validation" and name == VALIDATION):
                 raise ConfigError(
                     "usage.invalid_option",
@@ -148,23 +127,12 @@ def _refuse_own_outputs(args: argparse.Namespace, out: Path) -> None:
                 )
 
 
+def _is_checked(given: str | None, path: Path) -> bool:
+    """Whether ``path`` is the ``--validation`` file under check: the user's input, never deleted."""
+    return given is not None and same_file(path, given)
+
+
 def _record(ledger: str, result: Result) -> dict[str, str]:
     from ranking.cli.ledger_runs import record_scored  # imported when asked for: sqlite3 costs start-up
 
     return record_scored(ledger, result.report, result.canonical)
-
-
-def _write_error(out: Path, e: EvidenceRankError) -> None:
-    """``error.json``, when it can be written: on a full disk the run's own error is the one to report."""
-    try:
-        write_atomic(out / ERROR, canon(e.to_json()))
-    except EvidenceRankError:
-        pass  # the folder holds nothing of the run, which the protocol allows
-
-
-def _clear_after_failure(out: Path, given: str | None) -> None:
-    remove_if_present(out / REPORT)  # before its validation: a report never names a missing file
-    target = out / VALIDATION
-    if given is not None and same_file(target, given):
-        return  # the file under check is the user's input: never delete it
-    remove_if_present(target)

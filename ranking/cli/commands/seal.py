@@ -11,11 +11,12 @@ import orjson
 
 from curator_io.canonical import canon
 from curator_io.errors import InputError
-from curator_io.files import read_bytes, write_atomic
+from curator_io.files import read_bytes
 from curator_io.grammar import printable
 from curator_io.jsonio import parse_json
 from curator_io.sealing import seal_bundle, unsealed_places
 from ranking.cli.output import emit
+from ranking.outputs import write_file
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -46,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     if places:
         # The file itself, where BUNDLE is a symlink: the link stays, its target is sealed.
         target = os.path.realpath(args.bundle)
-        write_atomic(target, _readable(seal_bundle(doc)), keep_mode=True)
+        write_file(target, _readable(seal_bundle(doc)), keep_mode=True)
     n = len(places)
     emit(printable(f"{args.bundle}: {'already sealed' if not n else f'sealed {n} place' + ('s' if n != 1 else '')}"))
     return 0

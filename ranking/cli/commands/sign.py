@@ -16,12 +16,13 @@ from typing import Any
 
 from curator_io.bundle import bundle_from_document
 from curator_io.errors import ConfigError, InputError
-from curator_io.files import read_bytes, write_atomic
+from curator_io.files import read_bytes
 from curator_io.jsonio import parse_json
 from ranking.cli.collector import collector_off
 from ranking.cli.common import pointing_into
 from ranking.cli.output import emit
 from ranking.cli.signed import SUFFIX
+from ranking.outputs import write_file
 
 __all__ = ["register", "run", "load_key"]
 
@@ -90,6 +91,6 @@ def run(args: argparse.Namespace) -> int:
     key = load_key(args.key)
     out = args.out or args.path + SUFFIX
     statement = make_statement(kind, os.path.basename(args.path), digest, _tool())
-    write_atomic(out, make_envelope(statement, key.public.keyid, key.sign))
+    write_file(out, make_envelope(statement, key.public.keyid, key.sign))
     emit(f"{out}: signed the {kind} {digest} with key {key.public.keyid}")
     return 0

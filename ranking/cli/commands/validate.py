@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 
-from curator_io.files import write_atomic
 from ranking.cli.collector import collector_off
 from ranking.cli.common import read_bundle, read_config
 from ranking.cli.output import write_stdout
 from ranking.cli.targets import refuse_input_as_output
+from ranking.outputs import write_file
 from validator import validate
 
 
@@ -31,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
     config = read_config(args.config)
     data = validate(read_bundle(args.bundle), config=config).canonical
     if args.out:
-        write_atomic(args.out, data)
+        write_file(args.out, data)
     else:
         write_stdout(data + b"\n")
     return 0
