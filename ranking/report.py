@@ -6,14 +6,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from curator_io.canonical import seal_canonical
+from curator_io.catalogue import REPORT_SCHEMA
 from ranking.scoring import Score
 from ranking.selection import Decision
 from validator import Validation, ValidationEntry
 from validator.reasons import reasons_json, sort_reasons
 
 __all__ = ["REPORT_SCHEMA", "build_report", "ranking_entry"]
-
-REPORT_SCHEMA = "evidence-ranking-v1"
 
 
 def ranking_entry(
