@@ -18,7 +18,6 @@ from collections.abc import Mapping
 from typing import Final, Literal, get_args
 
 __all__ = [
-    "BundleSchema",
     "ValidationSchema",
     "RankingSchema",
     "BUNDLE_SCHEMA",
@@ -37,7 +36,6 @@ __all__ = [
     "SUPERSEDED",
     "UNSELECTED",
     "VALIDATION_DISPOSITIONS",
-    "FINAL_DISPOSITIONS",
     "FINAL_OF_ACCEPTED",
     "DISPOSITIONS_BY_SEVERITY",
     "OUTCOMES",
@@ -45,7 +43,6 @@ __all__ = [
     "REFUSED",
     "INFORMATIONAL_CODES",
     "DISPOSITION_OF",
-    "RANKING_CODES",
     "SENTENCES",
     "reason_label",
     "MAXIMA",
@@ -61,11 +58,10 @@ __all__ = [
 
 # -- Schema ids (SPEC §1, §3.7, §6; docs/batch.md) --------------------------------------------
 
-BundleSchema = Literal["curator-bundle-v1"]
 ValidationSchema = Literal["evidence-validation-v1"]
 RankingSchema = Literal["evidence-ranking-v1"]
 
-BUNDLE_SCHEMA: Final[str] = get_args(BundleSchema)[0]
+BUNDLE_SCHEMA: Final = "curator-bundle-v1"
 VALIDATION_SCHEMA: Final[str] = get_args(ValidationSchema)[0]
 REPORT_SCHEMA: Final[str] = get_args(RankingSchema)[0]
 SUMMARY_SCHEMA: Final = "evidence-rank-batch-v1"
@@ -88,11 +84,11 @@ FinalDisposition = Literal["selected", "superseded", "unselected", "deferred", "
 Outcome = Literal["selected", "no_op"]
 
 VALIDATION_DISPOSITIONS: Final[tuple[str, ...]] = get_args(ValidationDisposition)
-FINAL_DISPOSITIONS: Final[tuple[str, ...]] = get_args(FinalDisposition)
+_FINAL: Final[tuple[str, ...]] = get_args(FinalDisposition)
 OUTCOMES: Final[tuple[str, ...]] = get_args(Outcome)
 
 ACCEPTED, DEFERRED, QUARANTINED, REJECTED = VALIDATION_DISPOSITIONS
-SELECTED, SUPERSEDED, UNSELECTED = FINAL_DISPOSITIONS[:3]
+SELECTED, SUPERSEDED, UNSELECTED = _FINAL[:3]
 
 #: SPEC §5: the final dispositions an accepted proposal can end with (§5.1 defers it, §5.3-4 the rest).
 FINAL_OF_ACCEPTED: Final = frozenset({SELECTED, SUPERSEDED, UNSELECTED, DEFERRED})
@@ -136,15 +132,6 @@ DISPOSITION_OF: Final[dict[str, str]] = {
     "support.insufficient_lineages": DEFERRED,
     "support.counterevidence": REJECTED,
     "scope.mismatch": REJECTED,
-}
-
-#: The ranking's reasons (SPEC §5), each with the final disposition it comes with.
-RANKING_CODES: Final[Mapping[str, str]] = {
-    "rank.selected": SELECTED,
-    "rank.limit": UNSELECTED,
-    "rank.duplicate": SUPERSEDED,
-    "rank.conflict": SUPERSEDED,
-    "rank.below_threshold": DEFERRED,
 }
 
 

@@ -18,7 +18,14 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from curator_io.canonical import canon, is_sealed
-from curator_io.catalogue import ACCEPTED, COMPONENTS, FINAL_OF_ACCEPTED, INVARIANTS, MAXIMA
+from curator_io.catalogue import (
+    ACCEPTED,
+    COMPONENTS,
+    FINAL_OF_ACCEPTED,
+    INVARIANTS,
+    MAXIMA,
+    VALIDATION_DISPOSITIONS,
+)
 from curator_io.config import Config, parse_config
 from curator_io.conformance import Predicate, compile_schema
 from curator_io.diffing import differences
@@ -129,10 +136,7 @@ def _check_partition(report: Mapping[str, Any], entries: list[Mapping[str, Any]]
     below = sum(1 for e in entries if e["validation"] == "accepted" and e["disposition"] == "deferred")
     expected = {
         "proposals": len(entries),
-        "accepted": validations.count("accepted"),
-        "deferred": validations.count("deferred"),
-        "quarantined": validations.count("quarantined"),
-        "rejected": validations.count("rejected"),
+        **{name: validations.count(name) for name in VALIDATION_DISPOSITIONS},
         "eligible": len(report["ranking"]),
         "below_threshold": below,
         "selected": dispositions.count("selected"),
