@@ -188,3 +188,17 @@ def test_the_named_sets_are_made_of_the_spec_dispositions() -> None:
     assert catalogue.REFUSED < final and catalogue.FINAL_OF_ACCEPTED < final
     assert set(catalogue.DISPOSITION_OF.values()) == set(catalogue.VALIDATION_DISPOSITIONS)
     assert sum(catalogue.MAXIMA.values()) == 100
+
+
+def test_which_materializations_quarantine_is_said_once_in_the_validator() -> None:
+    # SPEC §3.5.1: explain and the render views import validator.support.QUARANTINED_STATUSES.
+    statuses = {"compatible", "incompatible", "invalid"}
+    found = {
+        str(path)
+        for path, tree in SOURCES
+        if path.parts[0] != "fuzz"  # the fuzzer's dictionary of tokens to mutate with
+        for s in _strings(tree)
+        if s.value in statuses
+    }
+    # curator_io/kinds.py: the bundle's grammar of a status; validator/support.py: which ones quarantine.
+    assert found == {"curator_io/kinds.py", "validator/support.py"}
