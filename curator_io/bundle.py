@@ -31,16 +31,16 @@ import orjson
 from curator_io import grammar as g
 from curator_io.artifacts import build_chunk, build_item, check_object, fail, member
 from curator_io.canonical import _names_sort_alike, _orjson_writes_jcs, canon, digest
+from curator_io.catalogue import BUNDLE_SCHEMA
 from curator_io.errors import InputError, pointer_of
 from curator_io.jsonio import parse_json
 from curator_io.jsonstream import ArrayMember, Unsure, iter_members, parse_chunk
 from curator_io.kinds import ARTIFACTS, BUNDLE, FROZEN, INSTRUCTION, MEMORY, RUN, parse_scope
 from curator_io.models import Bundle, Instruction
-from curator_io.published import SCHEMA_IDS
 
 __all__ = ["load_bundle", "bundle_from_document", "parse_scope", "SCHEMA"]
 
-SCHEMA = SCHEMA_IDS["bundle"]
+SCHEMA = BUNDLE_SCHEMA
 
 
 @dataclass(frozen=True, slots=True)

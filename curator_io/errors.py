@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from curator_io.catalogue import EXIT_FAILED, EXIT_INPUT, EXIT_REFUSED, EXIT_USAGE
+
 __all__ = [
     "EvidenceRankError",
     "InputError",
@@ -36,7 +38,8 @@ def pointer_of(*tokens: str | int) -> str:
 class EvidenceRankError(Exception):
     """Base of every error the pipeline refuses input with."""
 
-    exit_code: int = 1
+    #: The exit code of every code this class raises (:data:`curator_io.catalogue.EXIT_OF_CODE`).
+    exit_code: int = EXIT_FAILED
 
     def __init__(self, code: str, detail: str, *, pointer: str | None = None, source: str | None = None) -> None:
         self.code = code
@@ -85,7 +88,7 @@ def _rebuilt(cls: type[EvidenceRankError], fields: dict[str, Any]) -> EvidenceRa
 class InputError(EvidenceRankError):
     """The bundle is refused as a whole (SPEC §1, "Input errors")."""
 
-    exit_code = 3
+    exit_code = EXIT_INPUT
 
     def diagnostics(self) -> str:
         if self.code == "input.frozen_digest_mismatch":
@@ -101,19 +104,19 @@ class InputError(EvidenceRankError):
 class ConfigError(EvidenceRankError):
     """A config outside SPEC §2, or a command line that cannot run: a usage error."""
 
-    exit_code = 2
+    exit_code = EXIT_USAGE
 
 
 class TamperError(EvidenceRankError):
     """A report that is not what the bundle and config produce (SPEC §7, §8)."""
 
-    exit_code = 4
+    exit_code = EXIT_REFUSED
 
 
 class InvariantError(EvidenceRankError):
     """A ranking report that violates an invariant of SPEC §7."""
 
-    exit_code = 4
+    exit_code = EXIT_REFUSED
 
 
 class PolicyError(EvidenceRankError):
@@ -126,7 +129,7 @@ class PolicyError(EvidenceRankError):
     Exit 1, as a failed gate: the report is not forged, it does not pass.
     """
 
-    exit_code = 1
+    exit_code = EXIT_FAILED
 
     def diagnostics(self) -> str:
         return (
@@ -148,7 +151,7 @@ class SignatureError(EvidenceRankError):
     nothing about who made the document.
     """
 
-    exit_code = 4
+    exit_code = EXIT_REFUSED
 
     def diagnostics(self) -> str:
         if self.code in ("signature.unsigned", "signature.subject_mismatch"):

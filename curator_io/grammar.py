@@ -286,6 +286,8 @@ PATH_OR_NULL = Rule(
 DIGEST = Rule(
     "a DIGEST ('sha256:' and 64 lowercase hex digits)", is_digest, {"type": "string", "pattern": f"^{_DIGEST.pattern}$"}
 )
+# The published pattern is SPEC §0's form alone, as the schema has always said; the loader's
+# (_TIMESTAMP_FIELDS, is_timestamp) also bounds each field. Two patterns on purpose, one rule.
 TIMESTAMP = Rule(
     "a TIMESTAMP (RFC 3339 in UTC, e.g. 2026-11-29T10:00:00Z)",
     is_timestamp,

@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from curator_io import grammar as g
+from curator_io.catalogue import BUNDLE_SCHEMA
 from curator_io.grammar import DIGEST, ID, INT, INT_FROM_1, PATH, PATH_OR_NULL, REPO, STRING, TIMESTAMP, Rule
 from curator_io.models import SIGNAL_WEIGHTS, Evidence, Instruction, Lesson, Materialization, Scope, Trace
-from curator_io.published import SCHEMA_IDS
 
 __all__ = [
     "Kind",
@@ -324,7 +324,7 @@ ARTIFACTS = {
 BUNDLE = Kind(
     "BundleModel",
     (
-        ("schema", g.const(SCHEMA_IDS["bundle"])),
+        ("schema", g.const(BUNDLE_SCHEMA)),
         ("run", _object_of(RUN)),
         ("memory", _object_of(MEMORY)),
         *((name, _array_of(kind)) for name, kind in ARTIFACTS.items()),

@@ -7,14 +7,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-__all__ = ["SCHEMA_IDS", "published_schema"]
+from curator_io.catalogue import SCHEMA_IDS
 
-#: The name ``evidence-rank schema NAME`` takes, and the schema id (and file name) it stands for.
-SCHEMA_IDS = {
-    "bundle": "curator-bundle-v1",
-    "validation": "evidence-validation-v1",
-    "report": "evidence-ranking-v1",
-}
+__all__ = ["SCHEMA_IDS", "published_schema"]
 
 
 def published_schema(name: str) -> dict[str, Any]:

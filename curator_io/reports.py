@@ -12,11 +12,20 @@ lengths, seals, the invariants of SPEC §7) are checked by the loader and by
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from curator_io import grammar as g
+from curator_io.catalogue import (
+    MAXIMA,
+    PENALTY_MAXIMUM,
+    FinalDisposition,
+    Outcome,
+    RankingSchema,
+    ValidationDisposition,
+    ValidationSchema,
+)
 from curator_io.kinds import BUNDLE, DEFINITIONS, Kind
 from curator_io.published import SCHEMA_IDS, published_schema
 
@@ -69,8 +78,9 @@ class SupportModel(_Frozen):
     earliest: TIMESTAMP | None
 
 
-ReportedId = Annotated[str, Field(pattern=r"^([A-Za-z0-9][A-Za-z0-9._:/-]{0,127}|@(0|[1-9][0-9]*))$")]
-ValidationDisposition = Literal["accepted", "deferred", "quarantined", "rejected"]
+# SPEC §3.1: an ID, or "@<index>" for a proposal without a usable one.
+_ID_PATTERN = g.ID.schema["pattern"].removeprefix("^").removesuffix("$")
+ReportedId = Annotated[str, Field(pattern=rf"^({_ID_PATTERN}|@(0|[1-9][0-9]*))$")]
 
 
 class ValidationEntryModel(_Frozen):
@@ -85,7 +95,7 @@ class ValidationEntryModel(_Frozen):
 class ValidationReportModel(_Frozen):
     """``evidence-validation-v1``."""
 
-    schema_: Literal["evidence-validation-v1"] = Field(alias="schema")
+    schema_: ValidationSchema = Field(alias="schema")
     run: ID
     input_digest: DIGEST
     config: ConfigModel
@@ -102,18 +112,18 @@ def _upto(hi: int) -> Any:
 
 
 class ScoreModel(_Frozen):
-    recurrence: Annotated[Number, _upto(30)]
-    provenance: Annotated[Number, _upto(20)]
-    source_signal: Annotated[Number, _upto(15)]
-    scope_coverage: Annotated[Number, _upto(15)]
-    confidence: Annotated[Number, _upto(10)]
-    completeness: Annotated[Number, _upto(10)]
-    contradiction_penalty: Annotated[Number, _upto(40)]
+    recurrence: Annotated[Number, _upto(MAXIMA["recurrence"])]
+    provenance: Annotated[Number, _upto(MAXIMA["provenance"])]
+    source_signal: Annotated[Number, _upto(MAXIMA["source_signal"])]
+    scope_coverage: Annotated[Number, _upto(MAXIMA["scope_coverage"])]
+    confidence: Annotated[Number, _upto(MAXIMA["confidence"])]
+    completeness: Annotated[Number, _upto(MAXIMA["completeness"])]
+    contradiction_penalty: Annotated[Number, _upto(PENALTY_MAXIMUM)]
     final: Annotated[Number, _upto(100)]
 
 
 class RankingEntryModel(ValidationEntryModel):
-    disposition: Literal["selected", "superseded", "unselected", "deferred", "quarantined", "rejected"]
+    disposition: FinalDisposition
     score: ScoreModel | None
     rank: Annotated[int, Field(ge=1)] | None
     superseded_by: ID | None
@@ -136,7 +146,7 @@ class CountsModel(_Frozen):
 class RankingReportModel(_Frozen):
     """``evidence-ranking-v1``."""
 
-    schema_: Literal["evidence-ranking-v1"] = Field(alias="schema")
+    schema_: RankingSchema = Field(alias="schema")
     run: ID
     input_digest: DIGEST
     config: ConfigModel
@@ -144,7 +154,7 @@ class RankingReportModel(_Frozen):
     proposals: list[RankingEntryModel]
     ranking: list[ID]
     selected: Annotated[list[ID], Field(max_length=5)]
-    outcome: Literal["selected", "no_op"]
+    outcome: Outcome
     counts: CountsModel
     digest: DIGEST
 

@@ -27,6 +27,7 @@ import random
 from typing import Any
 
 from curator_io.canonical import seal
+from curator_io.catalogue import BUNDLE_SCHEMA, OUTCOMES, REPORT_SCHEMA, VALIDATION_SCHEMA
 from curator_io.errors import EvidenceRankError
 from curator_io.jsonio import parse_json
 from curator_io.sealing import seal_bundle
@@ -50,7 +51,7 @@ _STRINGS = (
     "sha256:" + "0" * 64, "sha256:" + "A" * 64, "sha256:", "2026-02-29T00:00:00Z", "2024-02-29T23:59:59.999999999Z",
     "0000-01-01T00:00:00Z", "9999-12-31T23:59:60Z", "2026-11-29T10:00:00Z\n", "global", "repository", "path",
     "add", "replace", "remove", "user", "deterministic", "complete", "partial", "incompatible", "@0", "p-a",
-    "curator-bundle-v1", "evidence-ranking-v1", "evidence-validation-v1", "selected", "no_op", "-x", "--help",
+    BUNDLE_SCHEMA, REPORT_SCHEMA, VALIDATION_SCHEMA, *OUTCOMES, "-x", "--help",
 )  # fmt: skip
 
 _NUMBERS: tuple[Any, ...] = (

@@ -1,7 +1,8 @@
 """The property every target holds its entry point to (issue 13).
 
 A run ends in a result, or in an ``EvidenceRankError`` whose code is one of
-:data:`CODES`, whose class gives the exit code its code's family documents,
+:data:`CODES`, whose class gives the exit code the catalogue lists for its code
+(:data:`curator_io.catalogue.EXIT_OF_CODE`),
 whose message is one line, and whose JSON Pointer resolves in the document it
 was raised for (RFC 6901), or names a missing member of an object that
 resolves (``tests.conftest.resolve_pointer``). Anything else is a
@@ -12,57 +13,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from curator_io.catalogue import EXIT_OF_CODE
 from curator_io.errors import EvidenceRankError
 from curator_io.jsonio import parse_json
-from ranking.verification import INVARIANTS
 from tests.conftest import resolve_pointer
 
 __all__ = ["CODES", "Violation", "check_error", "check_pointer", "exit_code_of"]
 
-#: Every code an error may carry: SPEC §1's input errors, §2's config error, §7/§8's tamper and
-#: invariant errors, a report ranked under another policy than the pinned one (exit 1), the
-#: CLI's usage errors (README, "Exit codes"), and the trust file's, the key's and the signature's
-#: (docs/provenance.md).
-CODES = frozenset(
-    {
-        "input.malformed_json",
-        "input.schema",
-        "input.duplicate_id",
-        "input.inconsistent_trace",
-        "input.frozen_digest_mismatch",
-        "config.invalid",
-        "usage.unreadable",
-        "usage.unwritable",
-        "usage.invalid_option",
-        "usage.missing_extra",
-        "usage.scheduler_unreachable",
-        "usage.unknown_proposal",
-        "validation.tampered",
-        "report.tampered",
-        "policy.config_mismatch",
-        "trust.invalid",
-        "key.invalid",
-        "signature.unsigned",
-        "signature.malformed",
-        "signature.unknown_key",
-        "signature.invalid",
-        "signature.subject_mismatch",
-        *(f"invariant.{name}" for name in INVARIANTS),
-        # The ledger (docs/ledger.md): a file that is not one, or of a newer schema (2); one whose
-        # schema or rows are not what evidence-rank writes, or whose rows its reports do not vouch for (4).
-        "ledger.not_a_ledger",
-        "ledger.version",
-        "ledger.damaged",
-        "ledger.tampered",
-    }
-)
-
-_EXIT_BY_FAMILY = {
-    "input": 3, "config": 2, "usage": 2, "validation": 4, "report": 4, "invariant": 4, "policy": 1, "ledger": 4,
-    "trust": 2, "key": 2, "signature": 4,
-}  # fmt: skip
-#: Codes that exit otherwise than their family: a ledger that is not one, or too new, is a usage error.
-_EXIT_BY_CODE = {"ledger.not_a_ledger": 2, "ledger.version": 2}
+#: Every code an error may carry (the catalogue's table of codes and exit codes).
+CODES = frozenset(EXIT_OF_CODE)
 
 
 class Violation(AssertionError):
@@ -70,7 +29,7 @@ class Violation(AssertionError):
 
 
 def exit_code_of(code: str) -> int:
-    return _EXIT_BY_CODE.get(code) or _EXIT_BY_FAMILY[code.partition(".")[0]]
+    return EXIT_OF_CODE[code]
 
 
 def _parsed(raw: bytes | None) -> Any:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from curator_io.canonical import canon, seal
+from curator_io.catalogue import BATCH_OUTCOMES, SUMMARY_SCHEMA
 from curator_io.config import Config
 from curator_io.errors import InputError
 from curator_io.grammar import printable
@@ -51,8 +52,6 @@ __all__ = [
     "build_summary",
     "render_summary",
 ]
-
-SUMMARY_SCHEMA = "evidence-rank-batch-v1"
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,7 +212,7 @@ def summary_entry(index: int, folder: str, result: BundleResult) -> dict[str, An
 def build_summary(entries: list[dict[str, Any]], config: Config) -> dict[str, Any]:
     """The sealed summary: one entry per bundle, in input order, whatever engine scored them."""
     outcomes = [e["outcome"] for e in entries]
-    counts = {"bundles": len(entries), **{name: outcomes.count(name) for name in ("selected", "no_op", "error")}}
+    counts = {"bundles": len(entries), **{name: outcomes.count(name) for name in BATCH_OUTCOMES}}
     return seal({"schema": SUMMARY_SCHEMA, "config": config.to_json(), "counts": counts, "bundles": entries})
 
 

@@ -16,13 +16,14 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from curator_io import grammar as g
+from curator_io.catalogue import BATCH_OUTCOMES, SUMMARY_SCHEMA
 from curator_io.config import parse_config
 from curator_io.errors import ConfigError, InputError, pointer_of
 from ranking.outputs import BUNDLE_FOLDER, REPORTS
 
 __all__ = ["check_summary_form", "OUTCOMES"]
 
-OUTCOMES = ("selected", "no_op", "error")
+OUTCOMES = BATCH_OUTCOMES
 
 _Check = Callable[[Any], bool]
 
@@ -56,7 +57,7 @@ def _member(doc: Mapping[str, Any], at: tuple[str | int, ...], name: str, ok: _C
 def check_summary_form(doc: Any) -> None:
     """Raise ``input.schema`` at the first place where ``doc`` is not a batch summary's form."""
     if type(doc) is not dict:
-        raise InputError("input.schema", "not a batch summary (evidence-rank-batch-v1): not an object", pointer="")
+        raise InputError("input.schema", f"not a batch summary ({SUMMARY_SCHEMA}): not an object", pointer="")
     _member(doc, (), "schema", _is_str, "a string")
     _member(doc, (), "digest", _is_str, "a string")
     counts = _member(doc, (), "counts", lambda v: type(v) is dict, "an object")

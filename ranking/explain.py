@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from curator_io.catalogue import COMPONENTS, MAXIMA, SENTENCES
 from curator_io.errors import ConfigError
 from curator_io.grammar import instant_key
 from curator_io.models import SIGNAL_WEIGHTS, Bundle, Scope
@@ -24,56 +25,13 @@ from ranking.selection import operations_conflict
 from ranking.verification import check_report, replay
 from validator import Proposal, ValidationEntry
 from validator.closure import integrity_points
-from validator.support import derive_scope
+from validator.support import QUARANTINED_STATUSES, derive_scope
 
 __all__ = ["SENTENCES", "Section", "Explanation", "UnknownProposal", "explain", "reason_sentence"]
 
-#: One sentence per reason code (SPEC §3, §5). ``{subject}`` and the config members may be used.
-SENTENCES: Mapping[str, str] = {
-    "proposal.incomplete": "The proposal is structurally incomplete at member '{subject}': it is missing, "
-    "of the wrong type or format, or not allowed, so no other check ran (SPEC §3.1).",
-    "closure.unknown_lesson": "Its lesson {subject} is not among the bundle's lessons.",
-    "closure.unknown_evidence": "It cites evidence {subject}, which is not in the bundle.",
-    "closure.unknown_trace": "A cited evidence item belongs to trace {subject}, which is not in the bundle.",
-    "closure.unknown_materialization": "A cited trace ran in materialization {subject}, which is not in the bundle.",
-    "closure.outside_lesson": "It cites {subject} as support, but its lesson does not list that evidence.",
-    "closure.conflicting_stance": "It cites {subject} both as support and as contradiction.",
-    "closure.step_out_of_range": "Evidence {subject} points at a step past the end of its trace.",
-    "closure.stale_memory": "It was written against another memory version: base_memory_version is not "
-    "the bundle's memory.version.",
-    "closure.unknown_instruction": "It replaces or removes instruction {subject}, which is not in memory.",
-    "closure.key_exists": "It adds instruction {subject}, but that key already exists in memory or among "
-    "the instructions in force.",
-    "closure.stale_instruction": "It edits instruction {subject} as it used to be: its expected_digest is not "
-    "the instruction's current digest.",
-    "artifact.invalid_digest": "Artifact {subject} in its closure has a digest member that is not a sha256 digest.",
-    "artifact.digest_mismatch": "Artifact {subject} in its closure was changed after it was sealed: its digest "
-    "does not match its content.",
-    "delta.oversized": "Its edit is too large: more than {max_operations} operations, an operation text over "
-    "{max_operation_bytes} bytes, or over {max_delta_bytes} text bytes in all.",
-    "delta.noop": "Its replace of {subject} changes nothing: the same text (once normalized) in the same scope.",
-    "instruction.duplicate": "Its text for {subject} duplicates an instruction that already exists (once "
-    "normalized): in memory under another key, in force in a containing scope, or in the same proposal.",
-    "evidence.quarantined": "Evidence {subject} comes from a materialization marked incompatible or invalid: "
-    "it is quarantined and influences nothing (informational).",
-    "support.quarantined": "Once quarantined evidence is set aside, too few independent lineages support it; "
-    "it is quarantined until evidence from sound materializations recurs.",
-    "support.insufficient_lineages": "Its verified support comes from fewer independent lineages (root tasks) "
-    "than required; it is deferred until the lesson recurs.",
-    "support.counterevidence": "Verified counterevidence is at least as strong as its verified support.",
-    "scope.mismatch": "Its scope is not the scope its evidence actually covers.",
-    "rank.selected": "It cleared the threshold of {threshold}, neither duplicates nor conflicts with a "
-    "higher-ranked proposal, and is among the first {max_selected} survivors: the Writer may apply it.",
-    "rank.limit": "It survived the ranking, but {max_selected} higher-ranked survivors were already selected "
-    "(max_selected).",
-    "rank.duplicate": "It makes exactly the same edits as {subject}, which ranks higher (same fingerprint).",
-    "rank.conflict": "It edits a key that {subject}, a higher-ranked survivor, also edits: the two operations "
-    "differ, or the two scopes do.",
-    "rank.below_threshold": "It was accepted, but its final score is below the threshold of {threshold}.",
-}
 _NULL_SUBJECT = {"proposal.incomplete": "The proposal is not a JSON object, so no other check ran (SPEC §3.1)."}
 
-_COMPONENTS = ("recurrence", "provenance", "source_signal", "scope_coverage", "confidence", "completeness")
+_RECURRENCE_MAXIMUM = MAXIMA["recurrence"]
 _SIGNAL_OF_WEIGHT = {w: name for name, w in SIGNAL_WEIGHTS.items()}
 
 
@@ -274,7 +232,7 @@ def _score(
 ) -> Section:
     sc, s = entry["score"], entry["support"]
     how = {
-        "recurrence": f"= min(30, 10 × {s['lineages']} lineages)",
+        "recurrence": f"= min({_RECURRENCE_MAXIMUM}, 10 × {s['lineages']} lineages)",
         "provenance": "= r2(mean integrity of the non-quarantined support: complete 20, prefix 12, unverified 0)",
         "source_signal": f"= the strongest verified signal: {_SIGNAL_OF_WEIGHT.get(sc['source_signal'], '?')}",
         "scope_coverage": "= min(10, 5 × M materializations) + (5 if R ≥ 2 distinct repository@revision)",
@@ -286,10 +244,10 @@ def _score(
     }
     if v is not None and v.proposal is not None and v.support is not None and bundle is not None:
         how.update(_computed(v, bundle))
-    names = (*_COMPONENTS, "contradiction_penalty")
+    names = (*COMPONENTS, "contradiction_penalty")
     width = max(len(n) for n in names)
     lines = [f"{n:<{width}}  {_num(sc[n]):>6}  {how[n]}" for n in names]
-    total = " + ".join(_num(sc[n]) for n in _COMPONENTS) + f" − {_num(sc['contradiction_penalty'])}"
+    total = " + ".join(_num(sc[n]) for n in COMPONENTS) + f" − {_num(sc['contradiction_penalty'])}"
     lines.append(
         f"{'final':<{width}}  {_num(sc['final']):>6}  = max(0, {total}); threshold {_num(config['threshold'])}"
     )
@@ -302,7 +260,7 @@ def _computed(v: ValidationEntry, bundle: Bundle) -> dict[str, str]:
     assert p is not None and facts is not None  # Cannot fail: checked by the caller.
     items = [(bundle.evidence[e], bundle.traces[bundle.evidence[e].trace]) for e in p.support]
     mats = {t.materialization: bundle.materializations[t.materialization] for _, t in items}
-    s_prime = [(ev, t) for ev, t in items if mats[t.materialization].status == "compatible"]
+    s_prime = [(ev, t) for ev, t in items if mats[t.materialization].status not in QUARANTINED_STATUSES]
     verified = [(ev, t) for ev, t in s_prime if integrity_points(t.completeness, ev.step, t.verified_prefix) > 0]
     lineages = sorted({t.lineage for _, t in verified})
     points = " + ".join(str(integrity_points(t.completeness, ev.step, t.verified_prefix)) for ev, t in s_prime)
@@ -311,7 +269,7 @@ def _computed(v: ValidationEntry, bundle: Bundle) -> dict[str, str]:
     revisions = sorted({f"{mats[m].repository}@{mats[m].source_revision}" for m in used})
     bonus = 5 if len(revisions) >= 2 else 0
     return {
-        "recurrence": f"= min(30, 10 × {len(lineages)}): lineages {', '.join(lineages)}",
+        "recurrence": f"= min({_RECURRENCE_MAXIMUM}, 10 × {len(lineages)}): lineages {', '.join(lineages)}",
         "provenance": f"= r2(({points}) / {len(s_prime)}) over {', '.join(ev.id for ev, _ in s_prime)}",
         "source_signal": f"= {strongest.id}: {strongest.signal} (weight {SIGNAL_WEIGHTS[strongest.signal]})",
         "scope_coverage": f"= min(10, 5 × {len(used)}) + {bonus}: {', '.join(used)}; R = {len(revisions)} "
@@ -343,7 +301,7 @@ def _evidence(p: Proposal, bundle: Bundle) -> Section:
             lines.append(line)
             if item is not None and stance == "support":
                 resolved.append(item)
-    sound = [x for x in resolved if x[2].status == "compatible"]
+    sound = [x for x in resolved if x[2].status not in QUARANTINED_STATUSES]
     if sound and len(resolved) == len(p.support):
         lines.append(f"evidenced scope {_scope(derive_scope(sound))}; proposal scope {_scope(p.scope)}")
     return Section("Evidence", tuple(lines))
@@ -366,7 +324,7 @@ def _evidence_line(stance: str, eid: str, bundle: Bundle) -> tuple[str, Any]:
         level = f"step within the verified prefix {trace.verified_prefix}: integrity prefix (12)"
     else:
         level = f"step beyond the verified prefix {trace.verified_prefix}: integrity unverified (0), it does not count"
-    if mat.status != "compatible":
+    if mat.status in QUARANTINED_STATUSES:
         level = f"quarantined (materialization {mat.status}): it influences nothing"
     return (
         f"{stance} {eid}: {ev.signal} (weight {SIGNAL_WEIGHTS[ev.signal]}), step {ev.step} of {trace.steps} in trace "

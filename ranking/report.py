@@ -6,14 +6,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from curator_io.canonical import seal_canonical
+from curator_io.catalogue import REPORT_SCHEMA, VALIDATION_DISPOSITIONS
 from ranking.scoring import Score
 from ranking.selection import Decision
 from validator import Validation, ValidationEntry
 from validator.reasons import reasons_json, sort_reasons
 
 __all__ = ["REPORT_SCHEMA", "build_report", "ranking_entry"]
-
-REPORT_SCHEMA = "evidence-ranking-v1"
 
 
 def ranking_entry(
@@ -62,10 +61,7 @@ def build_report(
     validations = [e.validation for e in validation.entries]
     counts = {
         "proposals": len(entries),
-        "accepted": validations.count("accepted"),
-        "deferred": validations.count("deferred"),
-        "quarantined": validations.count("quarantined"),
-        "rejected": validations.count("rejected"),
+        **{name: validations.count(name) for name in VALIDATION_DISPOSITIONS},
         "eligible": len(ranking),
         "below_threshold": len(scores) - len(ranking),
         "selected": len(selected),

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import NamedTuple
 
+from curator_io.catalogue import DEFERRED, SELECTED, SUPERSEDED, UNSELECTED
 from curator_io.grammar import instant_key
 from curator_io.models import Scope
 from validator import Operation, Proposal, ValidationEntry
@@ -48,9 +49,9 @@ class Decision(NamedTuple):
     superseded_by: str | None = None
 
 
-_SELECTED = Decision("selected", ("rank.selected", None))
-_UNSELECTED = Decision("unselected", ("rank.limit", None))
-_BELOW_THRESHOLD = Decision("deferred", ("rank.below_threshold", None))
+_SELECTED = Decision(SELECTED, ("rank.selected", None))
+_UNSELECTED = Decision(UNSELECTED, ("rank.limit", None))
+_BELOW_THRESHOLD = Decision(DEFERRED, ("rank.below_threshold", None))
 
 
 def split_eligible(accepted: Iterable[Ranked], cut: int) -> tuple[list[Ranked], dict[str, Decision]]:
@@ -104,11 +105,11 @@ def select_survivors(ordered: list[Ranked], max_selected: int) -> dict[str, Deci
         p = r.proposal
         first = by_fingerprint.get(p.fingerprint)
         if first is not None:
-            decisions[p.id] = Decision("superseded", ("rank.duplicate", first), first)
+            decisions[p.id] = Decision(SUPERSEDED, ("rank.duplicate", first), first)
             continue
         blocker = _highest_conflicting(p, by_key)
         if blocker is not None:
-            decisions[p.id] = Decision("superseded", ("rank.conflict", blocker), blocker)
+            decisions[p.id] = Decision(SUPERSEDED, ("rank.conflict", blocker), blocker)
             continue
         by_fingerprint[p.fingerprint] = p.id
         for op in p.operations:

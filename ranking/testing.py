@@ -16,6 +16,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+from curator_io.catalogue import reason_label
 from curator_io.config import DEFAULT_CONFIG, Config
 from curator_io.files import read_bytes
 from ranking.pipeline import rank_bytes
@@ -25,7 +26,7 @@ __all__ = ["snapshot_lines", "score_file", "reason_codes"]
 
 def reason_codes(entry: Mapping[str, Any]) -> list[str]:
     """``code`` or ``code(subject)`` for each reason, in report order."""
-    return [r["code"] if r["subject"] is None else f"{r['code']}({r['subject']})" for r in entry["reasons"]]
+    return [reason_label(r["code"], r["subject"]) for r in entry["reasons"]]
 
 
 def snapshot_lines(report: Mapping[str, Any]) -> str:

@@ -18,6 +18,14 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from curator_io.canonical import canon, is_sealed
+from curator_io.catalogue import (
+    ACCEPTED,
+    COMPONENTS,
+    FINAL_OF_ACCEPTED,
+    INVARIANTS,
+    MAXIMA,
+    VALIDATION_DISPOSITIONS,
+)
 from curator_io.config import Config, parse_config
 from curator_io.conformance import Predicate, compile_schema
 from curator_io.diffing import differences
@@ -35,19 +43,6 @@ if TYPE_CHECKING:
 
 __all__ = ["INVARIANTS", "check_report", "replay", "replay_report", "check_validation"]
 
-#: SPEC §7, in the order they are checked.
-INVARIANTS = (
-    "sealed",
-    "schema",
-    "partition",
-    "components",
-    "threshold",
-    "order",
-    "limit",
-    "selection",
-    "unique",
-    "conflict_free",
-)
 
 _SIGNAL_HUNDREDTHS = frozenset(100 * weight for weight in SIGNAL_WEIGHTS.values())
 
@@ -126,10 +121,7 @@ def _check_partition(report: Mapping[str, Any], entries: list[Mapping[str, Any]]
         raise _fail("partition", "proposals are not sorted by id", "proposals")
     for i, e in enumerate(entries):
         validation, disposition = e["validation"], e["disposition"]
-        if validation == "accepted":
-            ok = disposition in ("selected", "superseded", "unselected", "deferred")
-        else:
-            ok = disposition == validation
+        ok = disposition in FINAL_OF_ACCEPTED if validation == ACCEPTED else disposition == validation
         if not ok:
             raise _fail(
                 "partition",
@@ -144,10 +136,7 @@ def _check_partition(report: Mapping[str, Any], entries: list[Mapping[str, Any]]
     below = sum(1 for e in entries if e["validation"] == "accepted" and e["disposition"] == "deferred")
     expected = {
         "proposals": len(entries),
-        "accepted": validations.count("accepted"),
-        "deferred": validations.count("deferred"),
-        "quarantined": validations.count("quarantined"),
-        "rejected": validations.count("rejected"),
+        **{name: validations.count(name) for name in VALIDATION_DISPOSITIONS},
         "eligible": len(report["ranking"]),
         "below_threshold": below,
         "selected": dispositions.count("selected"),
@@ -200,8 +189,8 @@ def _check_components(e: Mapping[str, Any], i: int) -> None:
         raise _fail("components", f"proposal {pid}: a score without its support summary", "proposals", i, "support")
     c = {k: _hundredths(v) for k, v in score.items()}
     expected = {
-        "recurrence": 100 * min(30, 10 * support["lineages"]),
-        "completeness": 1000,
+        "recurrence": 100 * min(MAXIMA["recurrence"], 10 * support["lineages"]),
+        "completeness": 100 * MAXIMA["completeness"],
         "contradiction_penalty": 0
         if support["contradiction"] == 0
         else r2_hundredths(40 * support["contradiction"], max(support["strength"], 1)),
@@ -229,9 +218,7 @@ def _check_components(e: Mapping[str, Any], i: int) -> None:
             raise _fail(
                 "components", f"proposal {pid}: {name} is not rounded to 2 decimals", "proposals", i, "score", name
             )
-    parts = sum(
-        c[k] for k in ("recurrence", "provenance", "source_signal", "scope_coverage", "confidence", "completeness")
-    )
+    parts = sum(c[k] for k in COMPONENTS)
     total = max(0, parts - c["contradiction_penalty"])
     if c["final"] != total:
         raise _fail(

@@ -12,9 +12,10 @@ from validator.context import Context
 from validator.proposal import Proposal
 from validator.reasons import Reason
 
-__all__ = ["SupportFacts", "check_support", "derive_scope"]
+__all__ = ["QUARANTINED_STATUSES", "SupportFacts", "check_support", "derive_scope"]
 
-_QUARANTINED_STATUSES = frozenset({"incompatible", "invalid"})
+QUARANTINED_STATUSES = frozenset({"incompatible", "invalid"})
+"""§3.5.1: the materialization statuses that quarantine an evidence item; ``compatible`` is the other."""
 
 
 class SupportFacts(NamedTuple):
@@ -68,7 +69,7 @@ def check_support(p: Proposal, cited: list[Cited], ctx: Context) -> tuple[list[R
     n_support = len(p.support)
     for evidence_id, item in zip(p.support, cited[:n_support], strict=True):
         status, pts, repository, path, lineage, w, signal, mat, revision, observed_at = item
-        if status in _QUARANTINED_STATUSES:  # 1.
+        if status in QUARANTINED_STATUSES:  # 1.
             quarantined.add(evidence_id)
             continue
         points.append(pts)  # 2.
@@ -90,7 +91,7 @@ def check_support(p: Proposal, cited: list[Cited], ctx: Context) -> tuple[list[R
     counter: dict[str, int] = {}  # 5. lineage of VC -> the largest signal weight in it
     for evidence_id, item in zip(p.contradict, cited[n_support:], strict=True):
         status, pts, _, _, lineage, w, _, _, _, _ = item
-        if status in _QUARANTINED_STATUSES:  # 1.
+        if status in QUARANTINED_STATUSES:  # 1.
             quarantined.add(evidence_id)
             continue
         if pts == UNVERIFIED:  # 3. not in VC

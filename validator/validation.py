@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from curator_io.canonical import seal_canonical
+from curator_io.catalogue import REJECTED, VALIDATION_SCHEMA
 from curator_io.config import Config
 from curator_io.models import Bundle
 from validator.closure import check_closure
@@ -17,8 +18,6 @@ from validator.reasons import Reason, reasons_json, sort_reasons, strongest
 from validator.support import SupportFacts, check_support
 
 __all__ = ["ValidationEntry", "Validation", "validate", "VALIDATION_SCHEMA"]
-
-VALIDATION_SCHEMA = "evidence-validation-v1"
 
 
 class ValidationEntry(NamedTuple):
@@ -72,7 +71,7 @@ class Validation:
 def validate_proposal(raw: Any, index: int, ctx: Any) -> ValidationEntry:
     checked = check_structure(raw, index)
     if isinstance(checked, Incomplete):
-        return ValidationEntry(checked.id, "rejected", (("proposal.incomplete", checked.subject),), None, None)
+        return ValidationEntry(checked.id, REJECTED, (("proposal.incomplete", checked.subject),), None, None)
     reasons, cited = check_closure(checked, ctx)
     reasons += check_delta(checked, ctx)
     facts = None

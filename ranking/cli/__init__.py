@@ -28,9 +28,10 @@ __all__ = ["main"]
 
 def version_line() -> str:
     """The tool's version, and the document formats it reads and writes (versioned apart from it)."""
+    from curator_io.catalogue import BUNDLE_SCHEMA, REPORT_SCHEMA, VALIDATION_SCHEMA
     from ranking import __version__
 
-    return f"evidence-rank {__version__} (reads curator-bundle-v1; writes evidence-validation-v1, evidence-ranking-v1)"
+    return f"evidence-rank {__version__} (reads {BUNDLE_SCHEMA}; writes {VALIDATION_SCHEMA}, {REPORT_SCHEMA})"
 
 
 class _Version(argparse.Action):

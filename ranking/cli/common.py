@@ -10,6 +10,7 @@ from typing import Any
 
 from curator_io import grammar as g
 from curator_io.bundle import load_bundle
+from curator_io.catalogue import BUNDLE_SCHEMA, REPORT_SCHEMA, SUMMARY_SCHEMA, VALIDATION_SCHEMA, reason_label
 from curator_io.config import DEFAULT_CONFIG, Config, parse_config
 from curator_io.errors import ConfigError, EvidenceRankError, InputError
 from curator_io.files import read_bytes
@@ -66,14 +67,14 @@ def read_bundle(path: str) -> Bundle:
 
 #: What each document's ``schema`` member says it is, for telling a user what they passed.
 _KINDS = {
-    "evidence-ranking-v1": "a ranking report",
-    "evidence-validation-v1": "a validation report",
-    "curator-bundle-v1": "a curator bundle",
-    "evidence-rank-batch-v1": "a batch summary",
+    REPORT_SCHEMA: "a ranking report",
+    VALIDATION_SCHEMA: "a validation report",
+    BUNDLE_SCHEMA: "a curator bundle",
+    SUMMARY_SCHEMA: "a batch summary",
 }
 
 
-def read_report(path: str | Path, schema: str = "evidence-ranking-v1") -> Mapping[str, Any]:
+def read_report(path: str | Path, schema: str = REPORT_SCHEMA) -> Mapping[str, Any]:
     """A report document: strict JSON (``input.malformed_json``), an object whose
     ``schema`` says it is the report wanted (else ``input.schema``, exit 3, saying
     what it is instead: a bundle given for a report is a mistake, not tampering).
@@ -123,7 +124,7 @@ def render_table(report: Mapping[str, Any], marks: Mapping[str, str] | None = No
     (and a proposal's mark, e.g. what a ledger knows of its edit)."""
     rows = [("id", "disposition", "final", "reasons")]
     for p in report["proposals"]:
-        codes = ", ".join(r["code"] + (f"({r['subject']})" if r["subject"] is not None else "") for r in p["reasons"])
+        codes = ", ".join(reason_label(r["code"], r["subject"]) for r in p["reasons"])
         if marks and p["id"] in marks:
             codes += f" · {g.printable(marks[p['id']])}"  # from a ledger, which may come from anyone
         rows.append((p["id"], p["disposition"], format_score(p.get("score")), codes))

@@ -40,11 +40,13 @@ except ImportError as e:
     ) from e
 
 from curator_io import Bundle, InvariantError, bundle_from_document, load_bundle, parse_json
+from curator_io.catalogue import REFUSED, REPORT_SCHEMA
 from curator_io.config import DEFAULT_CONFIG, Config, parse_config
 from curator_io.trust import Signer
 from ranking.integrations.agentdescent_fused import is_fused, judge_fused
 from ranking.integrations.provenance import SignatureSource, Trust, read_trust, signer_of
 from ranking.policy import check_policy
+from ranking.text import one_line
 from ranking.verification import replay_report
 from validator import proposals_of
 
@@ -66,10 +68,7 @@ OpMap = Mapping[str, str | None]
 # The aggregator turns a refusal's category into a MergeOutcome, so anything
 # else stops the run with ValueError (agentdescent/aggregator.py, `_decide`).
 _REFUSED = MergeOutcome.CRITIC_REJECTED.value
-_TAG = "evidence-ranking-v1:"
-# The final dispositions (SPEC §6) that a curator should not propose again as is.
-_REMEMBERED = frozenset({"rejected", "superseded", "deferred"})
-_NOTE_RATIONALE_CHARS = 200
+_TAG = f"{REPORT_SCHEMA}:"
 
 
 @dataclass(frozen=True)
@@ -302,10 +301,10 @@ def rejected_notes(report: Source, lesson: str | None = None) -> tuple[str, ...]
     """
     notes = []
     for p in _entries(_load_report(report), {}):
-        if p.disposition not in _REMEMBERED or (lesson is not None and p.lesson != lesson):
+        if p.disposition not in REFUSED or (lesson is not None and p.lesson != lesson):
             continue
         # SPEC §6: rationale is "" when absent or incomplete; name the id instead.
-        what = _one_line(p.rationale) or f"proposal {p.id}"
+        what = one_line(p.rationale) or f"proposal {p.id}"
         notes.append(f"do not re-propose: {what} — {p.disposition}, {', '.join(p.codes)}")
     return tuple(notes)
 
@@ -391,10 +390,3 @@ def _entries(report: Mapping[str, Any], operations: Mapping[str, OpMap]) -> tupl
         )
         for entry in report["proposals"]
     )
-
-
-def _one_line(text: str) -> str:
-    flat = " ".join("".join(ch if ch.isprintable() else " " for ch in text).split())
-    if len(flat) <= _NOTE_RATIONALE_CHARS:
-        return flat
-    return flat[: _NOTE_RATIONALE_CHARS - 1].rstrip() + "…"

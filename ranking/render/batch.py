@@ -4,8 +4,8 @@
 The summary must be sealed, and each report it names must satisfy every SPEC §7
 invariant and say what the summary says of it (run, outcome, selected): else
 ``summary.tampered``. The chart counts the reason codes that refuse: every code
-on a proposal that was not selected, but ``evidence.quarantined``, which is
-informational (SPEC §3.5).
+on a refused proposal (:data:`~curator_io.catalogue.REFUSED`: rejected, superseded,
+deferred), but the informational ones, as the ledger view counts them.
 """
 
 from __future__ import annotations
@@ -17,11 +17,12 @@ from fractions import Fraction
 from typing import Any
 
 from curator_io.canonical import is_sealed
+from curator_io.catalogue import BATCH_OUTCOMES, INFORMATIONAL_CODES, REFUSED, SUMMARY_SCHEMA
 from curator_io.errors import TamperError, pointer_of
-from ranking.batch import SUMMARY_SCHEMA, Source
+from ranking.batch import Source
 from ranking.numbers import r2
 from ranking.outputs import REPORT
-from ranking.render.page import INFORMATIONAL_CODES, format_number, render_page
+from ranking.render.page import format_number, render_page
 from ranking.verification import check_report
 
 __all__ = ["render_batch", "refusing_codes"]
@@ -49,11 +50,11 @@ class ChartBar:
 
 
 def refusing_codes(report: Mapping[str, Any]) -> Counter[str]:
-    """How many proposals of ``report`` each refusing reason code holds."""
+    """How many refused proposals of ``report`` each reason code holds (the informational ones left out)."""
     return Counter(
         code
         for e in report["proposals"]
-        if e["disposition"] != "selected"
+        if e["disposition"] in REFUSED
         for code in {r["code"] for r in e["reasons"]} - INFORMATIONAL_CODES
     )
 
@@ -88,7 +89,7 @@ def render_batch(
         chart_size=(_CHART_LABEL + _CHART_BAR + 60, _CHART_ROW * min(len(ranked), _CHART_ROWS) + 4),
         chart_label=_CHART_LABEL,
         errors=sorted(errors.items(), key=lambda kv: (-kv[1], kv[0])),
-        outcomes=("selected", "no_op", "error"),
+        outcomes=BATCH_OUTCOMES,
         num=format_number,
     )
 

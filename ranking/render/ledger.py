@@ -15,10 +15,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from ranking.ledger import REFUSED, Decision, Outcome, refusals
+from curator_io.catalogue import INFORMATIONAL_CODES, REFUSED
+from ranking.ledger import Decision, Outcome, refusals
 from ranking.ledger.notes import outcome_words
 from ranking.numbers import r2
-from ranking.render.page import INFORMATIONAL_CODES, format_number, render_page
+from ranking.render.page import format_number, render_page
 
 __all__ = ["render_ledger"]
 

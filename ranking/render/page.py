@@ -22,13 +22,11 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
+from curator_io.catalogue import INFORMATIONAL_CODES
+
 __all__ = ["INFORMATIONAL_CODES", "render_page", "content_security_policy", "format_number", "exact", "percent"]
 
 _SCRIPT = "page.js"
-
-#: Reason codes that refuse nothing (SPEC §3.5.1 quarantine is informational; rank.selected is
-#: the selection itself): the views leave them out of their counts of refusals.
-INFORMATIONAL_CODES = frozenset({"evidence.quarantined", "rank.selected"})
 
 
 @cache

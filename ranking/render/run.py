@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from curator_io.catalogue import COMPONENTS, DISPOSITIONS_BY_SEVERITY, MAXIMA, PENALTY_MAXIMUM
 from curator_io.models import Bundle, Scope
 from ranking.explain import reason_sentence
 from ranking.numbers import r2
@@ -29,11 +30,8 @@ from validator import Proposal, proposals_of
 
 __all__ = ["COMPONENTS", "DISPOSITIONS", "render_report", "anchor"]
 
-#: SPEC §4, in the order they are stacked.
-COMPONENTS = ("recurrence", "provenance", "source_signal", "scope_coverage", "confidence", "completeness")
-_MAXIMA = {"recurrence": 30, "provenance": 20, "source_signal": 15, "scope_coverage": 15, "confidence": 10}
 #: SPEC §6, final dispositions, from the one the Writer may apply to the one refused outright.
-DISPOSITIONS = ("selected", "unselected", "superseded", "deferred", "quarantined", "rejected")
+DISPOSITIONS = DISPOSITIONS_BY_SEVERITY
 
 
 def anchor(proposal_id: str) -> str:
@@ -127,8 +125,8 @@ def _row(e: Mapping[str, Any], config: Mapping[str, Any], p: Proposal | None, bu
     )
     if score is None:
         return Row(e, reasons, None, (), p, lesson)
-    components = tuple((name, format_number(score[name]), str(_MAXIMA.get(name, 10))) for name in COMPONENTS)
-    components += (("contradiction_penalty", format_number(score["contradiction_penalty"]), "40"),)
+    components = tuple((name, format_number(score[name]), str(MAXIMA[name])) for name in COMPONENTS)
+    components += (("contradiction_penalty", format_number(score["contradiction_penalty"]), str(PENALTY_MAXIMUM)),)
     return Row(e, reasons, _bar(score), components, p, lesson)
 
 

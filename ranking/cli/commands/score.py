@@ -17,6 +17,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from curator_io.catalogue import VALIDATION_SCHEMA
 from curator_io.errors import ConfigError
 from ranking.cli.collector import collector_off
 from ranking.cli.common import (
@@ -89,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
 def _score(args: argparse.Namespace) -> tuple[Result, Signer | None]:
     config = read_config(args.config)
     trust = read_trust(args)
-    given = read_report(args.validation, "evidence-validation-v1") if args.validation else None
+    given = read_report(args.validation, VALIDATION_SCHEMA) if args.validation else None
     raw = read_bundle_bytes(args.bundle)
     bundle = load_named_bundle(raw, args.bundle)
     # The bundle's seal was checked when it loaded; the signature says who sealed it.

@@ -15,6 +15,7 @@ import os
 from typing import Any
 
 from curator_io.bundle import bundle_from_document
+from curator_io.catalogue import BUNDLE_SCHEMA, REPORT_SCHEMA
 from curator_io.errors import ConfigError, InputError
 from curator_io.files import read_bytes
 from curator_io.jsonio import parse_json
@@ -26,7 +27,7 @@ from ranking.outputs import write_file
 
 __all__ = ["register", "run", "load_key"]
 
-_KIND_OF_SCHEMA = {"curator-bundle-v1": "bundle", "evidence-ranking-v1": "report"}
+_KIND_OF_SCHEMA = {BUNDLE_SCHEMA: "bundle", REPORT_SCHEMA: "report"}
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
