@@ -57,13 +57,21 @@ def _named_by_title(schema: dict[str, Any]) -> dict[str, Any]:
     """Each definition under its title, the name the published schemas have always
     given it, rather than its Python class's name (pydantic's default)."""
     names = {name: d["title"] for name, d in schema.get("$defs", {}).items()}
-    text = json.dumps(schema)
-    for name, title in names.items():
-        text = text.replace(f'"#/$defs/{name}"', f'"#/$defs/{title}"')
-    renamed: dict[str, Any] = json.loads(text)
-    if "$defs" in renamed:
-        renamed["$defs"] = {names[name]: d for name, d in renamed["$defs"].items()}
-    return renamed
+
+    def renamed(node: Any) -> Any:
+        if isinstance(node, dict):
+            return {
+                key: f"#/$defs/{names[value.removeprefix('#/$defs/')]}" if key == "$ref" else renamed(value)
+                for key, value in node.items()
+            }
+        if isinstance(node, list):
+            return [renamed(value) for value in node]
+        return node
+
+    out: dict[str, Any] = renamed(schema)
+    if "$defs" in out:
+        out["$defs"] = {names[name]: d for name, d in out["$defs"].items()}
+    return out
 
 
 def generate_schema(name: str) -> dict[str, Any]:
