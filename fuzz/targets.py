@@ -22,6 +22,7 @@ from curator_io.config import DEFAULT_CONFIG, Config, parse_config
 from curator_io.errors import EvidenceRankError
 from curator_io.jsonio import _parse_strict, parse_json
 from curator_io.models import Bundle
+from curator_io.report_model import ranking_report_of
 from fuzz.prop import Violation, check_error
 from fuzz.seeds import FIXTURES, Case, fuzz_trust
 from ranking.apply import apply_selection
@@ -140,12 +141,12 @@ def _holds(bundle: Bundle, config: Config) -> None:
     if not _same(parse_json(result.canonical), result.report):
         raise Violation("the report's canonical bytes do not parse back to the report")
     try:
-        check_report(result.report, proposals=proposals_of(bundle))
+        checked = check_report(result.report, proposals=proposals_of(bundle))
         replay_report(bundle, result.report, config=config)
         memory = apply_selection(bundle, result.report)
     except EvidenceRankError as e:
         raise Violation(f"the pipeline's own report is refused: {e.line}") from None
-    gate = compare_memory(memory, memory, bundle.memory, selected_edits(bundle, result.report))
+    gate = compare_memory(memory, memory, bundle.memory, selected_edits(bundle, checked))
     if not gate.passed:
         raise Violation("the gate fails the memory apply_selection permits")
 
@@ -219,7 +220,9 @@ def run_gate(case: Case) -> None:
         return
     raw = case.get("memory", b"")
     try:
-        result = compare_memory(permitted, parse_json(raw), bundle.memory, selected_edits(bundle, report))
+        # apply_selection replayed the report: it conforms to its schema.
+        edits = selected_edits(bundle, ranking_report_of(report))
+        result = compare_memory(permitted, parse_json(raw), bundle.memory, edits)
     except EvidenceRankError as e:
         _expect(e, raw, "input")
         return

@@ -21,6 +21,7 @@ from curator_io.catalogue import COMPONENTS, MAXIMA, SENTENCES
 from curator_io.errors import ConfigError
 from curator_io.grammar import instant_key
 from curator_io.models import SIGNAL_WEIGHTS, Bundle, Scope
+from curator_io.report_model import RankingReportEntry, ReportConfig, ReportSupport, ranking_report_of
 from ranking.selection import operations_conflict
 from ranking.verification import check_report, replay
 from validator import Proposal, ValidationEntry
@@ -32,7 +33,7 @@ __all__ = ["SENTENCES", "Section", "Explanation", "UnknownProposal", "explain", 
 _NULL_SUBJECT = {"proposal.incomplete": "The proposal is not a JSON object, so no other check ran (SPEC §3.1)."}
 
 _RECURRENCE_MAXIMUM = MAXIMA["recurrence"]
-_SIGNAL_OF_WEIGHT = {w: name for name, w in SIGNAL_WEIGHTS.items()}
+_SIGNAL_OF_WEIGHT: dict[int | float, str] = {w: name for name, w in SIGNAL_WEIGHTS.items()}
 
 
 class UnknownProposal(ConfigError):
@@ -90,52 +91,53 @@ def explain(report: Mapping[str, Any], proposal_id: str, bundle: Bundle | None =
     """
     found: dict[str, ValidationEntry] = {}
     if bundle is None:
-        check_report(report)
+        model = check_report(report)
     else:
         found = {e.id: e for e in replay(bundle, report).validation.entries}
-    entries = {p["id"]: p for p in report["proposals"]}
+        # Cannot fail: the replay found the report byte for byte the pipeline's own.
+        model = ranking_report_of(report)
+    entries = {p.id: p for p in model.proposals}
     entry = entries.get(proposal_id)
     if entry is None:
         raise UnknownProposal(proposal_id, sorted(entries))
-    config = report["config"]
+    config = model.config
+    members = config.to_json()
     sections = [
         Section(
             "Reasons",
-            tuple(f"[{r['code']}] {reason_sentence(r['code'], r['subject'], config)}" for r in entry["reasons"]),
+            tuple(f"[{r.code}] {reason_sentence(r.code, r.subject, members)}" for r in entry.reasons),
         )
     ]
-    if entry["superseded_by"] is not None:
-        sections.append(_supersession(entry, entries[entry["superseded_by"]], found))
-    if entry["disposition"] == "unselected":
+    if entry.superseded_by is not None:
+        sections.append(_supersession(entry, entries[entry.superseded_by], found))
+    if entry.disposition == "unselected":
         sections.append(
-            Section("Selected ahead of it", tuple(f"{pid} (rank {entries[pid]['rank']})" for pid in report["selected"]))
+            Section("Selected ahead of it", tuple(f"{pid} (rank {entries[pid].rank})" for pid in model.selected))
         )
     v = found.get(proposal_id)
-    if entry["score"] is not None:
+    if entry.score is not None:
         sections.append(_score(entry, config, v, bundle))
-    if entry["support"] is not None:
-        sections.append(_support(entry["support"]))
+    if entry.support is not None:
+        sections.append(_support(entry.support))
     if v is not None and v.proposal is not None and bundle is not None:
         sections.append(_evidence(v.proposal, bundle))
         sections.append(_operations(v.proposal, bundle))
-    if entry["rationale"]:
-        sections.append(
-            Section("Rationale (the curator's words; never part of a decision)", (repr(entry["rationale"]),))
-        )
+    if entry.rationale:
+        sections.append(Section("Rationale (the curator's words; never part of a decision)", (repr(entry.rationale),)))
     if bundle is None:
         sections.append(
             Section("More", ("pass --bundle BUNDLE for the evidence, operations and conflicts behind this",))
         )
-    return Explanation(proposal_id, _headline(entry, len(report["ranking"])), tuple(sections))
+    return Explanation(proposal_id, _headline(entry, len(model.ranking)), tuple(sections))
 
 
-def _headline(entry: Mapping[str, Any], eligible: int) -> str:
-    parts = [f"validation {entry['validation']}"]
-    if entry["rank"] is not None:
-        parts.append(f"rank {entry['rank']} of {eligible} eligible")
-    if entry["score"] is not None:
-        parts.append(f"final {_num(entry['score']['final'])}")
-    return f"{entry['id']}: {entry['disposition']} ({', '.join(parts)})"
+def _headline(entry: RankingReportEntry, eligible: int) -> str:
+    parts = [f"validation {entry.validation}"]
+    if entry.rank is not None:
+        parts.append(f"rank {entry.rank} of {eligible} eligible")
+    if entry.score is not None:
+        parts.append(f"final {_num(entry.score.final)}")
+    return f"{entry.id}: {entry.disposition} ({', '.join(parts)})"
 
 
 def _num(x: Any) -> str:
@@ -147,17 +149,20 @@ def _num(x: Any) -> str:
 # -- supersession (SPEC §5.3) ---------------------------------------------------------------
 
 
-def _supersession(entry: Mapping[str, Any], winner: Mapping[str, Any], found: Mapping[str, ValidationEntry]) -> Section:
+def _supersession(
+    entry: RankingReportEntry, winner: RankingReportEntry, found: Mapping[str, ValidationEntry]
+) -> Section:
+    # Cannot fail: check_report (or the replay) holds a superseding proposal to be ranked, so scored.
+    assert winner.score is not None
     lines = [
-        f"Superseded by {winner['id']} (rank {winner['rank']}, final {_num(winner['score']['final'])}, "
-        f"{winner['disposition']}).",
+        f"Superseded by {winner.id} (rank {winner.rank}, final {_num(winner.score.final)}, {winner.disposition}).",
         _outranks(winner, entry),
     ]
-    mine, theirs = found.get(entry["id"]), found.get(winner["id"])
-    duplicate = any(r["code"] == "rank.duplicate" for r in entry["reasons"])
+    mine, theirs = found.get(entry.id), found.get(winner.id)
+    duplicate = any(r.code == "rank.duplicate" for r in entry.reasons)
     if duplicate:
         lines.append(
-            f"Both make the same edits in the same scope: the same fingerprint {entry['fingerprint']} (SPEC §3.6)."
+            f"Both make the same edits in the same scope: the same fingerprint {entry.fingerprint} (SPEC §3.6)."
         )
     if mine is None or theirs is None or mine.proposal is None or theirs.proposal is None:
         if not duplicate:
@@ -178,18 +183,23 @@ def _supersession(entry: Mapping[str, Any], winner: Mapping[str, Any], found: Ma
     return Section("Superseded", tuple(lines))
 
 
-def _outranks(winner: Mapping[str, Any], loser: Mapping[str, Any]) -> str:
+def _outranks(winner: RankingReportEntry, loser: RankingReportEntry) -> str:
     """SPEC §5.2: which tie-breaker put the winner first."""
-    wf, lf = winner["score"]["final"], loser["score"]["final"]
+    # Cannot fail: both are ranked (a superseded proposal is not below the threshold, and what supersedes
+    # it is an earlier survivor), so scored, with support.earliest (check_report's threshold and order).
+    assert winner.score is not None and loser.score is not None
+    assert winner.support is not None and loser.support is not None
+    assert winner.support.earliest is not None and loser.support.earliest is not None
+    wf, lf = winner.score.final, loser.score.final
     if wf != lf:
         return f"It ranks higher on final score: {_num(wf)} > {_num(lf)}."
-    wl, ll = winner["support"]["lineages"], loser["support"]["lineages"]
+    wl, ll = winner.support.lineages, loser.support.lineages
     if wl != ll:
         return f"Equal final score {_num(wf)}; it ranks higher on lineages: {wl} > {ll}."
-    we, le = winner["support"]["earliest"], loser["support"]["earliest"]
+    we, le = winner.support.earliest, loser.support.earliest
     if instant_key(we) != instant_key(le):
         return f"Equal final score and lineages; its earliest verified evidence is earlier: {we} before {le}."
-    return f"Equal final score, lineages and earliest evidence; its id sorts first: {winner['id']} < {loser['id']}."
+    return f"Equal final score, lineages and earliest evidence; its id sorts first: {winner.id} < {loser.id}."
 
 
 def _conflict_lines(a: Proposal, b: Proposal) -> list[str]:
@@ -228,29 +238,29 @@ def _scope(scope: Scope) -> str:
 
 
 def _score(
-    entry: Mapping[str, Any], config: Mapping[str, Any], v: ValidationEntry | None, bundle: Bundle | None
+    entry: RankingReportEntry, config: ReportConfig, v: ValidationEntry | None, bundle: Bundle | None
 ) -> Section:
-    sc, s = entry["score"], entry["support"]
+    sc, s = entry.score, entry.support
+    # Cannot fail: called for a scored entry, and a score has its support summary (check_report's components).
+    assert sc is not None and s is not None
     how = {
-        "recurrence": f"= min({_RECURRENCE_MAXIMUM}, 10 × {s['lineages']} lineages)",
+        "recurrence": f"= min({_RECURRENCE_MAXIMUM}, 10 × {s.lineages} lineages)",
         "provenance": "= r2(mean integrity of the non-quarantined support: complete 20, prefix 12, unverified 0)",
-        "source_signal": f"= the strongest verified signal: {_SIGNAL_OF_WEIGHT.get(sc['source_signal'], '?')}",
+        "source_signal": f"= the strongest verified signal: {_SIGNAL_OF_WEIGHT.get(sc.source_signal, '?')}",
         "scope_coverage": "= min(10, 5 × M materializations) + (5 if R ≥ 2 distinct repository@revision)",
         "confidence": "= r2(10 × confidence)",
         "completeness": "= 10 for every structurally complete proposal",
         "contradiction_penalty": "= 0: no verified counterevidence"
-        if s["contradiction"] == 0
-        else f"= r2(40 × {s['contradiction']} counter-strength / {s['strength']} strength)",
+        if s.contradiction == 0
+        else f"= r2(40 × {s.contradiction} counter-strength / {s.strength} strength)",
     }
     if v is not None and v.proposal is not None and v.support is not None and bundle is not None:
         how.update(_computed(v, bundle))
     names = (*COMPONENTS, "contradiction_penalty")
     width = max(len(n) for n in names)
-    lines = [f"{n:<{width}}  {_num(sc[n]):>6}  {how[n]}" for n in names]
-    total = " + ".join(_num(sc[n]) for n in COMPONENTS) + f" − {_num(sc['contradiction_penalty'])}"
-    lines.append(
-        f"{'final':<{width}}  {_num(sc['final']):>6}  = max(0, {total}); threshold {_num(config['threshold'])}"
-    )
+    lines = [f"{n:<{width}}  {_num(getattr(sc, n)):>6}  {how[n]}" for n in names]
+    total = " + ".join(_num(getattr(sc, n)) for n in COMPONENTS) + f" − {_num(sc.contradiction_penalty)}"
+    lines.append(f"{'final':<{width}}  {_num(sc.final):>6}  = max(0, {total}); threshold {_num(config.threshold)}")
     return Section("Score (SPEC §4)", tuple(lines))
 
 
@@ -278,13 +288,13 @@ def _computed(v: ValidationEntry, bundle: Bundle) -> dict[str, str]:
     }
 
 
-def _support(s: Mapping[str, Any]) -> Section:
+def _support(s: ReportSupport) -> Section:
     return Section(
         "Support (SPEC §3.5)",
         (
-            f"lineages {s['lineages']} of {s['required']} required (independent root tasks among verified support)",
-            f"strength {s['strength']} (support) vs contradiction {s['contradiction']} (counterevidence)",
-            f"verified items {s['verified']}; quarantined items {s['quarantined']}; earliest {s['earliest'] or '-'}",
+            f"lineages {s.lineages} of {s.required} required (independent root tasks among verified support)",
+            f"strength {s.strength} (support) vs contradiction {s.contradiction} (counterevidence)",
+            f"verified items {s.verified}; quarantined items {s.quarantined}; earliest {s.earliest or '-'}",
         ),
     )
 

@@ -39,6 +39,7 @@ from curator_io import grammar as g
 from curator_io.canonical import canon
 from curator_io.errors import InputError, pointer_of
 from curator_io.models import Bundle
+from curator_io.report_model import RankingReport
 from ranking.policy import ConfigMismatch
 from validator import proposals_of
 
@@ -138,14 +139,14 @@ class GateResult:
         }
 
 
-def selected_edits(bundle: Bundle, report: Mapping[str, Any]) -> dict[str, tuple[str, ...]]:
+def selected_edits(bundle: Bundle, report: RankingReport) -> dict[str, tuple[str, ...]]:
     """key -> the selected proposals (in rank order) that edit it.
 
     The report must already be this bundle's (``ranking.verification.replay_report``).
     """
     by_id = proposals_of(bundle)
     edits: dict[str, list[str]] = {}
-    for pid in report["selected"]:
+    for pid in report.selected:
         for op in by_id[pid].operations:  # Cannot fail: only complete proposals are selected.
             edits.setdefault(op.key, []).append(pid)
     return {key: tuple(ids) for key, ids in edits.items()}

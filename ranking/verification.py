@@ -12,7 +12,7 @@ For callers that receive reports from elsewhere:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from functools import cache
 from typing import TYPE_CHECKING, Any
@@ -21,6 +21,7 @@ from curator_io.canonical import canon, is_sealed
 from curator_io.catalogue import (
     ACCEPTED,
     COMPONENTS,
+    DEFERRED,
     FINAL_OF_ACCEPTED,
     INVARIANTS,
     MAXIMA,
@@ -33,6 +34,7 @@ from curator_io.errors import ConfigError, InvariantError, TamperError, pointer_
 from curator_io.grammar import instant_key
 from curator_io.models import SIGNAL_WEIGHTS, Bundle
 from curator_io.published import published_schema
+from curator_io.report_model import RankingReport, RankingReportEntry, ReportScore, ranking_report_of
 from ranking.numbers import r2_hundredths
 from ranking.pipeline import Result, rank
 from ranking.selection import conflicts
@@ -80,8 +82,9 @@ def _fail(name: str, detail: str, *path: str | int) -> InvariantError:
     return InvariantError(f"invariant.{name}", detail, pointer=pointer_of(*path))
 
 
-def check_report(report: Mapping[str, Any], *, proposals: Mapping[str, Proposal] | None = None) -> None:
-    """Raise ``invariant.<name>`` for the first SPEC §7 invariant ``report`` violates.
+def check_report(report: Mapping[str, Any], *, proposals: Mapping[str, Proposal] | None = None) -> RankingReport:
+    """Raise ``invariant.<name>`` for the first SPEC §7 invariant ``report`` violates;
+    return the report as its type, for the caller to read.
 
     ``conflict_free`` needs the proposals' operations, which a report does not
     carry: it is checked when ``proposals`` (see :func:`validator.proposals_of`) is given.
@@ -99,60 +102,65 @@ def check_report(report: Mapping[str, Any], *, proposals: Mapping[str, Proposal]
         # The schema gives config its members' types; SPEC §2 gives their ranges.
         pointer = "/config" + (bad.pointer or "")
         raise InvariantError("invariant.schema", f"config: {bad.detail}", pointer=pointer) from bad
-    entries: list[Mapping[str, Any]] = report["proposals"]
-    by_id = {e["id"]: e for e in entries}
-    _check_partition(report, entries, by_id)
+    # Cannot fail: the document conforms to the schema the model's is generated from.
+    model = ranking_report_of(report)
+    entries = model.proposals
+    by_id = {e.id: e for e in entries}
+    _check_partition(model, by_id)
     for i, e in enumerate(entries):
         _check_components(e, i)
     _check_threshold(entries, config)
-    _check_order(report["ranking"], by_id)
-    _check_limit(report, config)
-    _check_selection(report, by_id, config)
-    _check_unique(report["selected"], by_id)
+    _check_order(model.ranking, by_id)
+    _check_limit(model, config)
+    _check_selection(model, by_id, config)
+    _check_unique(model.selected, by_id)
     if proposals is not None:
-        _check_conflict_free(report["selected"], proposals)
+        _check_conflict_free(model.selected, proposals)
+    return model
 
 
-def _check_partition(report: Mapping[str, Any], entries: list[Mapping[str, Any]], by_id: Mapping[str, Any]) -> None:
-    ids = [e["id"] for e in entries]
+def _check_partition(report: RankingReport, by_id: Mapping[str, RankingReportEntry]) -> None:
+    entries = report.proposals
+    ids = [e.id for e in entries]
     if len(by_id) != len(entries):
         raise _fail("partition", "two proposals share an id", "proposals")
     if ids != sorted(ids):
         raise _fail("partition", "proposals are not sorted by id", "proposals")
     for i, e in enumerate(entries):
-        validation, disposition = e["validation"], e["disposition"]
+        validation, disposition = e.validation, e.disposition
         ok = disposition in FINAL_OF_ACCEPTED if validation == ACCEPTED else disposition == validation
         if not ok:
             raise _fail(
                 "partition",
-                f"proposal {e['id']}: validation {validation} cannot end {disposition}",
+                f"proposal {e.id}: validation {validation} cannot end {disposition}",
                 "proposals",
                 i,
                 "disposition",
             )
-    counts = report["counts"]
-    validations = [e["validation"] for e in entries]
-    dispositions = [e["disposition"] for e in entries]
-    below = sum(1 for e in entries if e["validation"] == "accepted" and e["disposition"] == "deferred")
+    counts = report.counts
+    validations: list[str] = [e.validation for e in entries]
+    dispositions: list[str] = [e.disposition for e in entries]
+    below = sum(1 for e in entries if e.validation == ACCEPTED and e.disposition == DEFERRED)
     expected = {
         "proposals": len(entries),
         **{name: validations.count(name) for name in VALIDATION_DISPOSITIONS},
-        "eligible": len(report["ranking"]),
+        "eligible": len(report.ranking),
         "below_threshold": below,
         "selected": dispositions.count("selected"),
         "superseded": dispositions.count("superseded"),
         "unselected": dispositions.count("unselected"),
     }
     for name, value in expected.items():
-        if counts[name] != value:
-            raise _fail("partition", f"counts.{name} is {counts[name]}, the proposals make it {value}", "counts", name)
-    ranked = {e["id"] for e in entries if e["rank"] is not None}
-    if set(report["ranking"]) != ranked or len(report["ranking"]) != len(ranked):
+        written = getattr(counts, name)
+        if written != value:
+            raise _fail("partition", f"counts.{name} is {written}, the proposals make it {value}", "counts", name)
+    ranked = {e.id for e in entries if e.rank is not None}
+    if set(report.ranking) != ranked or len(report.ranking) != len(ranked):
         raise _fail("partition", "ranking does not list exactly the ranked proposals", "ranking")
-    if {e["id"] for e in entries if e["disposition"] == "selected"} != set(report["selected"]):
+    if {e.id for e in entries if e.disposition == "selected"} != set(report.selected):
         raise _fail("partition", "selected does not list exactly the selected proposals", "selected")
-    if (report["outcome"] == "selected") != bool(report["selected"]):
-        raise _fail("partition", f"outcome {report['outcome']} with {len(report['selected'])} selected", "outcome")
+    if (report.outcome == "selected") != bool(report.selected):
+        raise _fail("partition", f"outcome {report.outcome} with {len(report.selected)} selected", "outcome")
 
 
 def _hundredths(x: int | float) -> int | Fraction:
@@ -175,10 +183,13 @@ def _hundredths(x: int | float) -> int | Fraction:
     return Fraction(repr(x)) * 100 if type(x) is float else Fraction(x) * 100
 
 
-def _check_components(e: Mapping[str, Any], i: int) -> None:
+_SCORE_MEMBERS = tuple(ReportScore.__dataclass_fields__)
+
+
+def _check_components(e: RankingReportEntry, i: int) -> None:
     """SPEC §4, as far as the report's own support summary determines it (in hundredths)."""
-    score, support, pid = e["score"], e["support"], e["id"]
-    if (score is not None) != (e["validation"] == "accepted"):
+    score, support, pid = e.score, e.support, e.id
+    if (score is not None) != (e.validation == "accepted"):
         raise _fail(
             "components", f"proposal {pid}: a score goes with accepted validation only", "proposals", i, "score"
         )
@@ -187,19 +198,19 @@ def _check_components(e: Mapping[str, Any], i: int) -> None:
     if support is None:
         # SPEC §3.5 runs for every accepted proposal: its support summary is what §4's components come from.
         raise _fail("components", f"proposal {pid}: a score without its support summary", "proposals", i, "support")
-    c = {k: _hundredths(v) for k, v in score.items()}
+    c = {name: _hundredths(getattr(score, name)) for name in _SCORE_MEMBERS}
     expected = {
-        "recurrence": 100 * min(MAXIMA["recurrence"], 10 * support["lineages"]),
+        "recurrence": 100 * min(MAXIMA["recurrence"], 10 * support.lineages),
         "completeness": 100 * MAXIMA["completeness"],
         "contradiction_penalty": 0
-        if support["contradiction"] == 0
-        else r2_hundredths(40 * support["contradiction"], max(support["strength"], 1)),
+        if support.contradiction == 0
+        else r2_hundredths(40 * support.contradiction, max(support.strength, 1)),
     }
     for name, value in expected.items():
         if c[name] != value:
             raise _fail(
                 "components",
-                f"proposal {pid}: {name} is {score[name]}, SPEC §4 makes it {Fraction(value, 100)}",
+                f"proposal {pid}: {name} is {getattr(score, name)}, SPEC §4 makes it {Fraction(value, 100)}",
                 "proposals",
                 i,
                 "score",
@@ -223,7 +234,7 @@ def _check_components(e: Mapping[str, Any], i: int) -> None:
     if c["final"] != total:
         raise _fail(
             "components",
-            f"proposal {pid}: final is {score['final']}, its components make {float(Fraction(total, 100)):g}",
+            f"proposal {pid}: final is {score.final}, its components make {float(Fraction(total, 100)):g}",
             "proposals",
             i,
             "score",
@@ -231,78 +242,80 @@ def _check_components(e: Mapping[str, Any], i: int) -> None:
         )
 
 
-def _check_threshold(entries: list[Mapping[str, Any]], config: Config) -> None:
+def _check_threshold(entries: Sequence[RankingReportEntry], config: Config) -> None:
     threshold = config.threshold_hundredths
     for i, e in enumerate(entries):
-        if e["score"] is None:
+        if e.score is None:
             continue
-        final = _hundredths(e["score"]["final"])
-        if e["rank"] is not None and final < threshold:
+        final = _hundredths(e.score.final)
+        if e.rank is not None and final < threshold:
             raise _fail(
                 "threshold",
-                f"proposal {e['id']} is ranked with {e['score']['final']} < {config.threshold}",
+                f"proposal {e.id} is ranked with {e.score.final} < {config.threshold}",
                 "proposals",
                 i,
             )
-        below = e["disposition"] == "deferred"
+        below = e.disposition == "deferred"
         if below and final >= threshold:
-            raise _fail(
-                "threshold", f"proposal {e['id']} is below_threshold with {e['score']['final']}", "proposals", i
-            )
-        if below != (e["rank"] is None):
+            raise _fail("threshold", f"proposal {e.id} is below_threshold with {e.score.final}", "proposals", i)
+        if below != (e.rank is None):
             raise _fail(
                 "threshold",
-                f"proposal {e['id']}: accepted, so ranked exactly when not below the threshold",
+                f"proposal {e.id}: accepted, so ranked exactly when not below the threshold",
                 "proposals",
                 i,
                 "rank",
             )
 
 
-def _order_key(e: Mapping[str, Any]) -> tuple[int | Fraction, int, str, str]:
-    support = e["support"]
-    return (-_hundredths(e["score"]["final"]), -support["lineages"], instant_key(support["earliest"]), e["id"])
+def _order_key(e: RankingReportEntry) -> tuple[int | Fraction, int, str, str]:
+    # Cannot fail: _check_order calls it once every ranked proposal has a score and support.earliest.
+    assert e.score is not None and e.support is not None and e.support.earliest is not None
+    return (-_hundredths(e.score.final), -e.support.lineages, instant_key(e.support.earliest), e.id)
 
 
-def _check_order(ranking: list[str], by_id: Mapping[str, Mapping[str, Any]]) -> None:
+def _check_order(ranking: Sequence[str], by_id: Mapping[str, RankingReportEntry]) -> None:
     for i, pid in enumerate(ranking):
         # support is there (a ranked proposal is scored, and a score has its support: components). SPEC §5.2
         # orders by support.earliest, which is null only when no support is verified: never when ranked.
-        if by_id[pid]["support"]["earliest"] is None:
+        e = by_id[pid]
+        if e.score is None:
+            raise _fail("order", f"proposal {pid} is ranked without a score", "ranking", i)
+        if e.support is None or e.support.earliest is None:
             raise _fail("order", f"proposal {pid} is ranked without support.earliest", "ranking", i)
     keys = [_order_key(by_id[pid]) for pid in ranking]
     for i in range(1, len(keys)):
         if keys[i - 1] >= keys[i]:
             raise _fail("order", f"{ranking[i - 1]} is ranked before {ranking[i]} against SPEC §5.2", "ranking", i)
     for position, pid in enumerate(ranking, start=1):
-        if by_id[pid]["rank"] != position:
+        if by_id[pid].rank != position:
             raise _fail(
-                "order", f"proposal {pid} has rank {by_id[pid]['rank']} at position {position}", "ranking", position - 1
+                "order", f"proposal {pid} has rank {by_id[pid].rank} at position {position}", "ranking", position - 1
             )
 
 
-def _check_limit(report: Mapping[str, Any], config: Config) -> None:
-    if not len(report["selected"]) <= config.max_selected <= 5:
-        raise _fail("limit", f"{len(report['selected'])} selected, max_selected is {config.max_selected}", "selected")
+def _check_limit(report: RankingReport, config: Config) -> None:
+    if not len(report.selected) <= config.max_selected <= 5:
+        raise _fail("limit", f"{len(report.selected)} selected, max_selected is {config.max_selected}", "selected")
 
 
-def _check_selection(report: Mapping[str, Any], by_id: Mapping[str, Mapping[str, Any]], config: Config) -> None:
+def _check_selection(report: RankingReport, by_id: Mapping[str, RankingReportEntry], config: Config) -> None:
     """``selected`` is the first survivors of ``ranking``; the superseded name an earlier survivor."""
-    for i, e in enumerate(report["proposals"]):
+    for i, e in enumerate(report.proposals):
         # SPEC §6: superseded_by is null unless the proposal was superseded (ranked or not).
-        if e["superseded_by"] is not None and e["disposition"] != "superseded":
+        if e.superseded_by is not None and e.disposition != "superseded":
             raise _fail(
                 "selection",
-                f"proposal {e['id']} names superseded_by but is {e['disposition']}",
+                f"proposal {e.id} names superseded_by but is {e.disposition}",
                 "proposals",
                 i,
                 "superseded_by",
             )
     survivors: list[str] = []
-    for pid in report["ranking"]:
+    for pid in report.ranking:
         e = by_id[pid]
-        if e["disposition"] == "superseded":
-            blocker = e["superseded_by"]
+        if e.disposition == "superseded":
+            blocker = e.superseded_by
             if blocker not in survivors:
                 raise _fail(
                     "selection",
@@ -311,23 +324,23 @@ def _check_selection(report: Mapping[str, Any], by_id: Mapping[str, Mapping[str,
                 )
             continue
         survivors.append(pid)
-    if report["selected"] != survivors[: config.max_selected]:
+    if list(report.selected) != survivors[: config.max_selected]:
         raise _fail("selection", "selected is not the first survivors of ranking in rank order", "selected")
     for pid in survivors[config.max_selected :]:
-        if by_id[pid]["disposition"] != "unselected":
+        if by_id[pid].disposition != "unselected":
             raise _fail("selection", f"survivor {pid} beyond the limit must be unselected", "proposals")
 
 
-def _check_unique(selected: list[str], by_id: Mapping[str, Mapping[str, Any]]) -> None:
-    seen: dict[str, str] = {}
+def _check_unique(selected: Sequence[str], by_id: Mapping[str, RankingReportEntry]) -> None:
+    seen: dict[str | None, str] = {}
     for i, pid in enumerate(selected):
-        fp = by_id[pid]["fingerprint"]
+        fp = by_id[pid].fingerprint
         if fp in seen:
             raise _fail("unique", f"{seen[fp]} and {pid} are both selected with fingerprint {fp}", "selected", i)
         seen[fp] = pid
 
 
-def _check_conflict_free(selected: list[str], proposals: Mapping[str, Proposal]) -> None:
+def _check_conflict_free(selected: Sequence[str], proposals: Mapping[str, Proposal]) -> None:
     chosen = [proposals[pid] for pid in selected if pid in proposals]
     for i, a in enumerate(chosen):
         for b in chosen[:i]:  # at most five selected: pairwise is bounded

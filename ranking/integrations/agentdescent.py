@@ -42,6 +42,7 @@ except ImportError as e:
 from curator_io import Bundle, InvariantError, bundle_from_document, load_bundle, parse_json
 from curator_io.catalogue import REFUSED, REPORT_SCHEMA
 from curator_io.config import DEFAULT_CONFIG, Config, parse_config
+from curator_io.report_model import RankingReport
 from curator_io.trust import Signer
 from ranking.integrations.agentdescent_fused import is_fused, judge_fused
 from ranking.integrations.provenance import SignatureSource, Trust, read_trust, signer_of
@@ -163,22 +164,22 @@ class EvidenceRankingAcceptance:
         trust: Trust | None = None,
         signature: SignatureSource | None = None,
     ) -> None:
-        document = _load_report(report)
+        document, model = _load_report(report)
         loaded = _load_bundle(bundle) if bundle is not None else None
-        self.signer: Signer | None = _check_signed(trust, signature, report, document, bundle, loaded)
+        self.signer: Signer | None = _check_signed(trust, signature, report, model, bundle, loaded)
         """Who signed the bundle (without one, the report), when a trust file was given."""
         operations = _operations_of(loaded, document) if loaded is not None else {}
         self.pinned: Config | None = _check_pinned(document, config)
         """The config the report was required to be ranked with; ``None`` when not pinned."""
-        self.proposals: tuple[RankedProposal, ...] = _entries(document, operations)
+        self.proposals: tuple[RankedProposal, ...] = _entries(model, operations)
         """Every proposal of the report, sorted by id (SPEC §6)."""
-        self.run: str = document["run"]
-        self.digest: str = document["digest"]
+        self.run: str = model.run
+        self.digest: str = model.digest
         """The report's seal: which report this policy enforces."""
         self.inner: AcceptancePolicy = inner if inner is not None else DefaultAcceptance()
         self.match: ProposalMatcher = match if match is not None else match_diff
         self._by_id = {p.id: p for p in self.proposals}
-        self.ledger = _Recorder(ledger, document) if ledger is not None else None
+        self.ledger = _Recorder(ledger, document, model) if ledger is not None else None
         """Where what the acceptance test does with each backed diff is recorded (docs/ledger.md)."""
 
     # The aggregator offers every installed policy its verifier and config
@@ -262,12 +263,12 @@ class _Recorder:
     proposals' fingerprints. Only what this policy sees: a commit that the
     aggregator's oracle or a CAS conflict stops afterwards is not known here."""
 
-    def __init__(self, path: str | os.PathLike[str], document: Mapping[str, Any]) -> None:
+    def __init__(self, path: str | os.PathLike[str], document: Mapping[str, Any], model: RankingReport) -> None:
         from ranking.ledger import Ledger
 
         self.path = path
-        self.report: str = document["digest"]
-        self.fingerprints = {e["id"]: e["fingerprint"] for e in document["proposals"]}
+        self.report: str = model.digest
+        self.fingerprints = {e.id: e.fingerprint for e in model.proposals}
         with Ledger.open(path) as ledger:
             ledger.add_report(document)
 
@@ -300,7 +301,7 @@ def rejected_notes(report: Source, lesson: str | None = None) -> tuple[str, ...]
     first, as for :class:`EvidenceRankingAcceptance`.
     """
     notes = []
-    for p in _entries(_load_report(report), {}):
+    for p in _entries(_load_report(report)[1], {}):
         if p.disposition not in REFUSED or (lesson is not None and p.lesson != lesson):
             continue
         # SPEC §6: rationale is "" when absent or incomplete; name the id instead.
@@ -309,12 +310,12 @@ def rejected_notes(report: Source, lesson: str | None = None) -> tuple[str, ...]
     return tuple(notes)
 
 
-def _verify(report: Mapping[str, Any]) -> None:
-    """Refuse an unsealed or invariant-violating report (SPEC §7). The one place
-    that wires report verification in."""
+def _verify(report: Mapping[str, Any]) -> RankingReport:
+    """Refuse an unsealed or invariant-violating report (SPEC §7), else return its model.
+    The one place that wires report verification in."""
     from ranking.verification import check_report
 
-    check_report(report)
+    return check_report(report)
 
 
 def _check_pinned(report: Mapping[str, Any], config: Config | Mapping[str, Any] | None) -> Config | None:
@@ -334,12 +335,12 @@ def _read(source: Source) -> Any:
     return parse_json(Path(source).read_bytes())
 
 
-def _load_report(source: Source) -> Mapping[str, Any]:
+def _load_report(source: Source) -> tuple[Mapping[str, Any], RankingReport]:
+    """The report as read (for the replay, the pin and the ledger) and as its checked model."""
     document = _read(source)
     if not isinstance(document, Mapping):
         raise InvariantError("invariant.schema", "a ranking report is a JSON object", pointer="")
-    _verify(document)
-    return document
+    return document, _verify(document)
 
 
 def _load_bundle(source: Source) -> Bundle:
@@ -352,7 +353,7 @@ def _check_signed(
     trust: Trust | None,
     signature: SignatureSource | None,
     report: Source,
-    document: Mapping[str, Any],
+    model: RankingReport,
     bundle: Source | None,
     loaded: Bundle | None,
 ) -> Signer | None:
@@ -363,7 +364,7 @@ def _check_signed(
     listed = read_trust(trust)
     if bundle is not None and loaded is not None:
         return signer_of(listed, signature, bundle, kind="bundle", digest=loaded.input_digest)
-    return signer_of(listed, signature, report, kind="report", digest=document["digest"])
+    return signer_of(listed, signature, report, kind="report", digest=model.digest)
 
 
 def _operations_of(bundle: Bundle, report: Mapping[str, Any]) -> dict[str, OpMap]:
@@ -377,16 +378,15 @@ def _operations_of(bundle: Bundle, report: Mapping[str, Any]) -> dict[str, OpMap
     return out
 
 
-def _entries(report: Mapping[str, Any], operations: Mapping[str, OpMap]) -> tuple[RankedProposal, ...]:
-    # Cannot fail: _verify checked the report against the schema (SPEC §7).
+def _entries(report: RankingReport, operations: Mapping[str, OpMap]) -> tuple[RankedProposal, ...]:
     return tuple(
         RankedProposal(
-            id=entry["id"],
-            disposition=entry["disposition"],
-            codes=tuple(dict.fromkeys(reason["code"] for reason in entry["reasons"])),
-            rationale=entry["rationale"],
-            lesson=entry["lesson"],
-            ops=operations.get(entry["id"]),
+            id=entry.id,
+            disposition=entry.disposition,
+            codes=tuple(dict.fromkeys(reason.code for reason in entry.reasons)),
+            rationale=entry.rationale,
+            lesson=entry.lesson,
+            ops=operations.get(entry.id),
         )
-        for entry in report["proposals"]
+        for entry in report.proposals
     )

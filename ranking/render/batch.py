@@ -19,6 +19,7 @@ from typing import Any
 from curator_io.canonical import is_sealed
 from curator_io.catalogue import BATCH_OUTCOMES, INFORMATIONAL_CODES, REFUSED, SUMMARY_SCHEMA
 from curator_io.errors import TamperError, pointer_of
+from curator_io.report_model import RankingReport, ReportCounts
 from ranking.batch import Source
 from ranking.numbers import r2
 from ranking.outputs import REPORT
@@ -35,7 +36,7 @@ _CHART_LABEL, _CHART_BAR, _CHART_ROW = 250, 320, 22
 class BundleRow:
     entry: Mapping[str, Any]
     source: str
-    counts: Mapping[str, int] | None
+    counts: ReportCounts | None
     link: str | None
 
 
@@ -49,13 +50,13 @@ class ChartBar:
     """Where the count is written, just past the bar's end."""
 
 
-def refusing_codes(report: Mapping[str, Any]) -> Counter[str]:
+def refusing_codes(report: RankingReport) -> Counter[str]:
     """How many refused proposals of ``report`` each reason code holds (the informational ones left out)."""
     return Counter(
         code
-        for e in report["proposals"]
-        if e["disposition"] in REFUSED
-        for code in {r["code"] for r in e["reasons"]} - INFORMATIONAL_CODES
+        for e in report.proposals
+        if e.disposition in REFUSED
+        for code in {r.code for r in e.reasons} - INFORMATIONAL_CODES
     )
 
 
@@ -67,16 +68,16 @@ def render_batch(
     ``reports`` holds each scored bundle's report by its ``index`` in the
     summary; ``links`` the address of each bundle's run view, relative to the page.
     """
-    _check_summary(summary, reports)
+    checked = _check_summary(summary, reports)
     links = links or {}
     codes: Counter[str] = Counter()
     rows = []
     for e in summary["bundles"]:
-        report = reports.get(e["index"])
+        report = checked.get(e["index"])
         if report is not None:
             codes += refusing_codes(report)
         source = Source(e["source"]["file"], e["source"]["line"]).label
-        rows.append(BundleRow(e, source, None if report is None else report["counts"], links.get(e["index"])))
+        rows.append(BundleRow(e, source, None if report is None else report.counts, links.get(e["index"])))
     errors = Counter(e["error"]["code"] for e in summary["bundles"] if e["error"] is not None)
     ranked = sorted(codes.items(), key=lambda kv: (-kv[1], kv[0]))
     return render_page(
@@ -94,7 +95,9 @@ def render_batch(
     )
 
 
-def _check_summary(summary: Mapping[str, Any], reports: Mapping[int, Mapping[str, Any]]) -> None:
+def _check_summary(summary: Mapping[str, Any], reports: Mapping[int, Mapping[str, Any]]) -> dict[int, RankingReport]:
+    """Each scored bundle's report, checked, by its index: what the page may show."""
+    checked: dict[int, RankingReport] = {}
     if not isinstance(summary, Mapping) or not is_sealed(summary) or summary.get("schema") != SUMMARY_SCHEMA:
         raise TamperError("summary.tampered", f"not a sealed {SUMMARY_SCHEMA} summary", pointer="/digest")
     for i, e in enumerate(summary["bundles"]):
@@ -105,14 +108,16 @@ def _check_summary(summary: Mapping[str, Any], reports: Mapping[int, Mapping[str
             raise TamperError(
                 "summary.tampered", f"no report for bundle {e['index']}", pointer=pointer_of("bundles", i)
             )
-        check_report(report)
+        model = check_report(report)
         said = (e["run"], e["outcome"], list(e["selected"]))
-        if said != (report["run"], report["outcome"], list(report["selected"])):
+        if said != (model.run, model.outcome, list(model.selected)):
             raise TamperError(
                 "summary.tampered",
                 f"bundle {e['index']}: the summary's run, outcome or selected differ from {e['output']}/{REPORT}",
                 pointer=pointer_of("bundles", i),
             )
+        checked[e["index"]] = model
+    return checked
 
 
 def _chart(ranked: list[tuple[str, int]]) -> list[ChartBar]:

@@ -22,6 +22,7 @@ from typing import Any
 
 from curator_io.catalogue import COMPONENTS, DISPOSITIONS_BY_SEVERITY, MAXIMA, PENALTY_MAXIMUM
 from curator_io.models import Bundle, Scope
+from curator_io.report_model import RankingReport, RankingReportEntry, ReportScore
 from ranking.explain import reason_sentence
 from ranking.numbers import r2
 from ranking.render.page import exact, format_number, percent, render_page
@@ -56,7 +57,7 @@ class Bar:
 
 @dataclass(frozen=True, slots=True)
 class Row:
-    entry: Mapping[str, Any]
+    entry: RankingReportEntry
     reasons: tuple[Reason, ...]
     bar: Bar | None
     components: tuple[tuple[str, str, str], ...]
@@ -67,7 +68,7 @@ class Row:
 
     @property
     def id(self) -> str:
-        return str(self.entry["id"])
+        return self.entry.id
 
 
 def render_report(report: Mapping[str, Any], bundle: Bundle | None = None) -> str:
@@ -80,22 +81,23 @@ def render_report(report: Mapping[str, Any], bundle: Bundle | None = None) -> st
     """
     proposals: Mapping[str, Proposal] = {}
     if bundle is None:
-        check_report(report)
+        model = check_report(report)
     else:
         proposals = proposals_of(bundle)
-        check_report(report, proposals=proposals)
+        model = check_report(report, proposals=proposals)
         replay_report(bundle, report)
-    config = report["config"]
-    by_id = {e["id"]: e for e in report["proposals"]}
-    rows = [_row(e, config, proposals.get(e["id"]), bundle) for e in _page_order(report, by_id)]
+    config = model.config
+    members = config.to_json()
+    by_id = {e.id: e for e in model.proposals}
+    rows = [_row(e, members, proposals.get(e.id), bundle) for e in _page_order(model, by_id)]
     return render_page(
         "run.html.j2",
-        title=f"evidence-rank · {report['run']}",
-        report=report,
+        title=f"evidence-rank · {model.run}",
+        report=model,
         config=config,
-        threshold=percent(config["threshold"]),
-        dispositions=_disposition_counts(report),
-        codes=_code_counts(report),
+        threshold=percent(config.threshold),
+        dispositions=_disposition_counts(model),
+        codes=_code_counts(model, members),
         rows=rows,
         components=COMPONENTS,
         disposition_order={name: i for i, name in enumerate(DISPOSITIONS)},
@@ -109,36 +111,34 @@ def render_report(report: Mapping[str, Any], bundle: Bundle | None = None) -> st
     )
 
 
-def _page_order(report: Mapping[str, Any], by_id: Mapping[str, Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+def _page_order(report: RankingReport, by_id: Mapping[str, RankingReportEntry]) -> list[RankingReportEntry]:
     """Ranked proposals in rank order, then the rest in report order (by id): readable without sorting."""
-    ranked = set(report["ranking"])
-    return [by_id[pid] for pid in report["ranking"]] + [e for e in report["proposals"] if e["id"] not in ranked]
+    ranked = set(report.ranking)
+    return [by_id[pid] for pid in report.ranking] + [e for e in report.proposals if e.id not in ranked]
 
 
-def _row(e: Mapping[str, Any], config: Mapping[str, Any], p: Proposal | None, bundle: Bundle | None) -> Row:
-    reasons = tuple(
-        Reason(r["code"], r["subject"], reason_sentence(r["code"], r["subject"], config)) for r in e["reasons"]
-    )
-    score = e["score"]
+def _row(e: RankingReportEntry, config: Mapping[str, Any], p: Proposal | None, bundle: Bundle | None) -> Row:
+    reasons = tuple(Reason(r.code, r.subject, reason_sentence(r.code, r.subject, config)) for r in e.reasons)
+    score = e.score
     lesson = (
         bundle.lessons[p.lesson].text if p is not None and bundle is not None and p.lesson in bundle.lessons else None
     )
     if score is None:
         return Row(e, reasons, None, (), p, lesson)
-    components = tuple((name, format_number(score[name]), str(MAXIMA[name])) for name in COMPONENTS)
-    components += (("contradiction_penalty", format_number(score["contradiction_penalty"]), str(PENALTY_MAXIMUM)),)
+    components = tuple((name, format_number(getattr(score, name)), str(MAXIMA[name])) for name in COMPONENTS)
+    components += (("contradiction_penalty", format_number(score.contradiction_penalty), str(PENALTY_MAXIMUM)),)
     return Row(e, reasons, _bar(score), components, p, lesson)
 
 
-def _bar(score: Mapping[str, Any]) -> Bar:
-    parts = [(name, exact(score[name])) for name in COMPONENTS]
+def _bar(score: ReportScore) -> Bar:
+    parts = [(name, exact(getattr(score, name))) for name in COMPONENTS]
     stops, end = [], Fraction(0)
     for name, value in parts:
         if value > 0:
             end += value
             stops.append(f"var(--{name}) 0 {percent(end)}")
     stack = f"--s:linear-gradient(90deg,{','.join(stops)},transparent 0)"
-    penalty = min(exact(score["contradiction_penalty"]), end)
+    penalty = min(exact(score.contradiction_penalty), end)
     if penalty > 0:
         # background-position X% aligns the layer's X% with the box's X%: for a layer
         # W% wide to start at L%, X = L / (100 - W) (and any X when it fills the box).
@@ -146,27 +146,27 @@ def _bar(score: Mapping[str, Any]) -> Bar:
         x = Fraction(0) if width == 100 else r2(left * 100 / (100 - width))
         stack += f";--p:var(--hatch) {percent(x)} 0/{percent(width)} 100% no-repeat"
     label = ", ".join(f"{name} {format_number(v)}" for name, v in parts)
-    label += f", minus contradiction_penalty {format_number(score['contradiction_penalty'])}"
-    label += f": final {format_number(score['final'])}"
+    label += f", minus contradiction_penalty {format_number(score.contradiction_penalty)}"
+    label += f": final {format_number(score.final)}"
     return Bar(stack, label)
 
 
-def _disposition_counts(report: Mapping[str, Any]) -> list[tuple[str, int, str]]:
+def _disposition_counts(report: RankingReport) -> list[tuple[str, int, str]]:
     """(disposition, count, share of all proposals as a CSS width)."""
-    total = report["counts"]["proposals"]
+    total = report.counts.proposals
     out = []
     for name in DISPOSITIONS:
-        n = sum(1 for e in report["proposals"] if e["disposition"] == name)
+        n = sum(1 for e in report.proposals if e.disposition == name)
         out.append((name, n, percent(r2(Fraction(100 * n, total))) if total else "0%"))
     return out
 
 
-def _code_counts(report: Mapping[str, Any]) -> list[tuple[str, int, str]]:
+def _code_counts(report: RankingReport, config: Mapping[str, Any]) -> list[tuple[str, int, str]]:
     """Each reason code, how many proposals carry it and its sentence (the subject left as
     "‹subject›"): the most frequent first, then by code."""
-    counts = Counter(code for e in report["proposals"] for code in {r["code"] for r in e["reasons"]})
+    counts = Counter(code for e in report.proposals for code in {r.code for r in e.reasons})
     ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-    return [(code, n, reason_sentence(code, "‹subject›", report["config"])) for code, n in ranked]
+    return [(code, n, reason_sentence(code, "‹subject›", config)) for code, n in ranked]
 
 
 def _scope(scope: Scope) -> str:

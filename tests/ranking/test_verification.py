@@ -106,6 +106,16 @@ def test_a_reordered_ranking_breaks_order() -> None:
     assert err.pointer == "/ranking/1"
 
 
+def test_a_rejected_proposal_given_a_rank_breaks_order_and_does_not_crash() -> None:
+    report = report_of(PARITY / "002-mixed-dispositions")
+    entry(report, "p_retry-build-37")["rank"] = len(report["ranking"]) + 1
+    report["ranking"].append("p_retry-build-37")
+    report["counts"]["eligible"] += 1
+    err = assert_invariant(seal(report), "order")
+    assert err.message.endswith("proposal p_retry-build-37 is ranked without a score")
+    assert err.pointer == "/ranking/1"
+
+
 def test_a_sixth_selected_proposal_breaks_limit() -> None:
     report = report_of(LIMIT_CASE)
     entry(report, "p-env-59").update(disposition="selected", reasons=[{"code": "rank.selected", "subject": None}])

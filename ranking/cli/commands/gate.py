@@ -13,6 +13,7 @@ from curator_io.canonical import canon
 from curator_io.errors import ConfigError, EvidenceRankError, InputError
 from curator_io.files import read_bytes
 from curator_io.jsonio import parse_json
+from curator_io.report_model import ranking_report_of
 from ranking.apply import apply_selection
 from ranking.cli.collector import collector_off
 from ranking.cli.common import read_bundle, read_config, read_report
@@ -137,7 +138,9 @@ def _gate(args: argparse.Namespace) -> int:
         permitted = apply_selection(bundle, report)  # report.tampered unless the report is this bundle's
         try:
             actual = parse_json(read_bytes(args.memory_after))
-            result = compare_memory(permitted, actual, bundle.memory, selected_edits(bundle, report))
+            # Cannot fail: apply_selection replayed the report, so it conforms to its schema.
+            edits = selected_edits(bundle, ranking_report_of(report))
+            result = compare_memory(permitted, actual, bundle.memory, edits)
         except InputError as e:
             raise e.in_file(args.memory_after) from e
     result = dataclasses.replace(result, signer=signer)

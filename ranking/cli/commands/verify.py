@@ -48,8 +48,8 @@ def run(args: argparse.Namespace) -> int:
     trust = read_trust(args)
     with pointing_into(args.report):
         if args.bundle is None:
-            check_report(report)  # the seal first: the signature's subject is the report's digest
-            signer = check_signed(trust, args, path=args.report, kind="report", digest=report["digest"])
+            checked_report = check_report(report)  # the seal first: the signature's subject is the report's digest
+            signer = check_signed(trust, args, path=args.report, kind="report", digest=checked_report.digest)
             checked = [name for name in INVARIANTS if name != "conflict_free"]
             verdict = f"invariants hold ({', '.join(checked)}); conflict_free needs --bundle"
         else:

@@ -11,6 +11,7 @@ import pytest
 from curator_io.canonical import seal
 from ranking.cli import main
 from ranking.render.batch import refusing_codes
+from ranking.verification import check_report
 from tests.ranking.render.conftest import CONFLICT, MIXED, case_report
 
 
@@ -101,7 +102,7 @@ def test_the_batch_chart_counts_the_codes_that_refused_proposals(
 ) -> None:
     _render(capsys, "--batch", str(batch_dir), "--out", str(tmp_path / "batch.html"))
     page = (tmp_path / "batch.html").read_text(encoding="utf-8")
-    expected = refusing_codes(case_report(MIXED)) + refusing_codes(case_report(CONFLICT))
+    expected = refusing_codes(check_report(case_report(MIXED))) + refusing_codes(check_report(case_report(CONFLICT)))
 
     assert "evidence.quarantined" not in expected and "rank.selected" not in expected
     for code, n in expected.items():

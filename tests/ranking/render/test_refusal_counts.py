@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from curator_io.catalogue import INFORMATIONAL_CODES, QUARANTINED, REFUSED, UNSELECTED
+from curator_io.report_model import ranking_report_of
 from ranking.ledger import decisions_of
 from ranking.render.batch import refusing_codes
 from ranking.render.ledger import _runs
@@ -29,7 +30,7 @@ def test_the_batch_view_and_the_ledger_view_count_the_same_refusals(path: Any) -
     report = _report(path)
     runs = _runs(decisions_of(report))
     ledger = runs[report["run"]][1] if report["run"] in runs else Counter()
-    assert refusing_codes(report) == ledger
+    assert refusing_codes(ranking_report_of(report)) == ledger
 
 
 def test_codes_on_unselected_and_quarantined_proposals_are_not_refusals() -> None:
@@ -37,7 +38,7 @@ def test_codes_on_unselected_and_quarantined_proposals_are_not_refusals() -> Non
     seen: set[str] = set()
     for path in REPORTS:
         report = _report(path)
-        counted = refusing_codes(report)
+        counted = refusing_codes(ranking_report_of(report))
         for e in report["proposals"]:
             codes = {r["code"] for r in e["reasons"]}
             if e["disposition"] in REFUSED:

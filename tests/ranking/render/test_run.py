@@ -11,6 +11,7 @@ import pytest
 
 from curator_io import InvariantError, TamperError, load_bundle
 from curator_io.canonical import seal
+from curator_io.report_model import ReportScore
 from ranking.explain import reason_sentence
 from ranking.render import render_report
 from ranking.render.page import content_security_policy
@@ -111,16 +112,16 @@ def test_a_score_bar_stacks_the_components_and_lays_the_penalty_over_its_end() -
 
 def test_a_penalty_is_drawn_from_final_to_the_end_of_the_stack() -> None:
     bar = _bar(
-        {
-            "recurrence": 20,
-            "provenance": 20,
-            "source_signal": 12,
-            "scope_coverage": 10,
-            "confidence": 8,
-            "completeness": 10,
-            "contradiction_penalty": 20,
-            "final": 60,
-        }
+        ReportScore(
+            recurrence=20,
+            provenance=20,
+            source_signal=12,
+            scope_coverage=10,
+            confidence=8,
+            completeness=10,
+            contradiction_penalty=20,
+            final=60,
+        )
     )
     # 80 stacked, 20 deducted: a layer 20% wide starting at 60%, so its position is 60 / (100 - 20) = 75%.
     assert bar.style.endswith(";--p:var(--hatch) 75% 0/20% 100% no-repeat")
