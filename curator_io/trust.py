@@ -39,9 +39,11 @@ from curator_io.envelope import parse_envelope, parse_statement
 from curator_io.errors import ConfigError, SignatureError
 from curator_io.keys import KeyFormatError, PublicKey, public_key_from_openssh, public_key_from_spki
 
-__all__ = ["Signer", "TrustList", "parse_trust", "check_signature"]
+__all__ = ["MAX_NAME_CHARS", "Signer", "TrustList", "parse_trust", "check_signature", "signer_fault"]
 
 _KEYID = re.compile(r"sha256:[0-9a-f]{64}")
+MAX_NAME_CHARS = 200
+"""The longest NAME a trust file may give a key: it is shown on one line (gate, ledger)."""
 
 
 class Signer(NamedTuple):
@@ -108,9 +110,27 @@ def _entry(words: list[str]) -> tuple[str, PublicKey, str | None]:
     if key.keyid != words[0]:
         raise ValueError(f"the key id {words[0]} is not the id of the key on the line, {key.keyid}")
     name = " ".join(rest) or None
-    if name is not None and not name.isprintable():
-        raise ValueError(f"the name {g.printable(name)!r} holds a character a terminal would act on")
+    fault = signer_fault(words[0], name)
+    if fault is not None:
+        raise ValueError(fault)
     return words[0], key, name
+
+
+def signer_fault(keyid: object, name: object) -> str | None:
+    """Why ``(keyid, name)`` is not a signer a trust file can name, or None: a key id
+    ``sha256:<64 hex digits>`` and a name that is None or 1 to :data:`MAX_NAME_CHARS`
+    printable characters. The form only: the ledger checks a stored signer with it."""
+    if type(keyid) is not str or _KEYID.fullmatch(keyid) is None:
+        return "the key id is not sha256:<64 hex digits>"
+    if name is None:
+        return None
+    if type(name) is not str or not name:
+        return "the name is not text, or null"
+    if len(name) > MAX_NAME_CHARS:
+        return f"the name is {len(name)} characters long, more than {MAX_NAME_CHARS}"
+    if not name.isprintable():
+        return f"the name {g.printable(name)!r} holds a character a terminal would act on"
+    return None
 
 
 def check_signature(envelope: bytes, trust: TrustList, *, kind: str, digest: str) -> Signer:

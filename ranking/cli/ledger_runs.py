@@ -8,7 +8,7 @@ import contextlib
 import time
 from collections.abc import Generator, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -23,6 +23,9 @@ from ranking.cli.output import emit, write_stdout
 from ranking.cli.targets import ledger_files, refuse_input_as_output
 from ranking.ledger import Ledger, decisions_of, note_lines, refusal_mark, refusals, render_history
 from ranking.ledger.records import Recording, checked_report, decision_json, recording_of
+
+if TYPE_CHECKING:
+    from curator_io.trust import Signer
 
 __all__ = [
     "run_add",
@@ -61,28 +64,33 @@ def run_history(args: argparse.Namespace) -> int:
     with Ledger.open(args.ledger, read_only=True) as ledger:
         found = ledger.decisions(fingerprint=args.fingerprint, proposal=args.proposal, lesson=args.lesson)
         outcomes = ledger.outcomes_of(found)
+        signers = ledger.signers_of({d.report for d in found})
     entries = [(d, outcomes[(d.report, d.proposal)]) for d in found]
     if args.format == "json":
-        write_stdout(canon([decision_json(d, tuple(o)) for d, o in entries]) + b"\n")
+        json = [decision_json(d, tuple(o), signers.get(d.report, ())) for d, o in entries]
+        write_stdout(canon(json) + b"\n")
     elif not entries:
         emit(printable(f"no decision in {args.ledger} matches"))
     else:
-        emit(render_history(entries))
+        emit(render_history(entries, signers))
     return 0
 
 
 def run_notes(args: argparse.Namespace) -> int:
     with Ledger.open(args.ledger, read_only=True) as ledger:
         found = refusals(ledger.decisions(lesson=args.lesson))
-    for line in note_lines(found, args.limit):
+        signers = ledger.signers_of({r.latest.report for r in found})
+    for line in note_lines(found, args.limit, signers):
         emit(line)
     return 0
 
 
 def run_export(args: argparse.Namespace) -> int:
     with Ledger.open(args.ledger, read_only=True) as ledger:
+        signers = ledger.signers_of()
         for decision, outcomes in ledger.export():
-            write_stdout(canon(decision_json(decision, tuple(outcomes))) + b"\n")
+            line = decision_json(decision, tuple(outcomes), signers.get(decision.report, ()))
+            write_stdout(canon(line) + b"\n")
     return 0
 
 
@@ -163,11 +171,14 @@ def refusal_marks(ledger: Ledger, report: Mapping[str, Any]) -> dict[str, str]:
     return marks
 
 
-def record_scored(path: str, report: Mapping[str, Any], canonical: bytes) -> dict[str, str]:
-    """``score --ledger``: the refusal marks for ``report`` (from earlier reports only), then record it."""
+def record_scored(
+    path: str, report: Mapping[str, Any], canonical: bytes, signer: Signer | None = None
+) -> dict[str, str]:
+    """``score --ledger``: the refusal marks for ``report`` (from earlier reports only), then record
+    it, with who signed its bundle when ``--trust`` checked that."""
     with Ledger.open(path) as ledger:
         marks = refusal_marks(ledger, report)
-        ledger.add_produced([recording_of(report, canonical)])
+        ledger.add_produced([recording_of(report, canonical, signer)])
     return marks
 
 

@@ -49,7 +49,8 @@ def rejected_notes(
     the most recently refused first, with how often it was refused."""
     with Ledger.open(ledger, read_only=True) as opened:
         found = refusals(opened.decisions(lesson=lesson))
-    return note_lines(found, limit)
+        signers = opened.signers_of({r.latest.report for r in found})
+    return note_lines(found, limit, signers)
 
 
 def record_outcome(ledger: str | os.PathLike[str], outcome: Outcome) -> bool:

@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 from curator_io.errors import EvidenceRankError, InputError, TamperError, pointer_of
 from curator_io.grammar import printable
 from curator_io.jsonio import parse_json
+from curator_io.trust import Signer
 from ranking.ledger.records import Decision, Outcome, checked_report, decisions_of, outcome_key
 
 __all__ = ["Finding", "audit_ledger", "audit_report", "audit_outcome", "stored_report", "unbacked_outcome"]
@@ -51,13 +52,18 @@ def audit_ledger(
     reports: Iterable[tuple[int, str, bytes]],
     decisions: Iterable[tuple[int, Decision]],
     outcomes: Iterable[tuple[str, Outcome]],
+    signers: Iterable[tuple[int, str, Signer]] = (),
 ) -> tuple[tuple[int, int, int], list[Finding]]:
     """``ledger verify`` over a ledger's rows, each table in one pass: reports (seq, digest, body)
-    by seq, decisions (report_seq, decision) by report_seq and position, outcomes (key, outcome);
-    ((reports, decisions, outcomes) checked, findings)."""
+    by seq, decisions (report_seq, decision) by report_seq and position, outcomes (key, outcome),
+    signers (rowid, report, signer); ((reports, decisions, outcomes) checked, findings).
+
+    A signer is an attestation: its form was checked when its row was read, and here only
+    that it is about a stored report; whether that key signed that bundle cannot be derived."""
     findings: list[Finding] = []
     counted = [0, 0, 0]
     decided: dict[tuple[str, str], str] = {}
+    stored_digests: set[str] = set()
     grouped = groupby(decisions, key=lambda row: row[0])
     group = next(grouped, None)
     for seq, digest, body in reports:
@@ -69,6 +75,7 @@ def audit_ledger(
             group = next(grouped, None)
         findings += audit_report(digest, body, stored)
         decided.update(((d.report, d.proposal), d.disposition) for d in stored)
+        stored_digests.add(digest)
         counted[0] += 1
         counted[1] += len(stored)
     while group is not None:
@@ -80,6 +87,11 @@ def audit_ledger(
         if problem is not None:
             findings.append(Finding(f"outcome {key}", None, problem))
         counted[2] += 1
+    for rowid, report, _ in signers:
+        if report not in stored_digests:
+            findings.append(
+                Finding(f"signers row {rowid}", None, f"it names report {report}, which the ledger does not hold")
+            )
     return (counted[0], counted[1], counted[2]), findings
 
 

@@ -20,6 +20,7 @@ import orjson
 
 from curator_io.canonical import canon, digest
 from curator_io.errors import InvariantError
+from curator_io.trust import Signer
 
 __all__ = [
     "REFUSED",
@@ -99,12 +100,15 @@ class Recording(NamedTuple):
     body: bytes
     """The report's canonical bytes."""
     decisions: tuple[Decision, ...]
+    signer: Signer | None = None
+    """Who signed the bundle the report was ranked from, as a trust file named them; None
+    when it was not checked (unsigned, or no ``--trust``). An attestation: not in the report."""
 
 
-def recording_of(report: Mapping[str, Any], body: bytes) -> Recording:
+def recording_of(report: Mapping[str, Any], body: bytes, signer: Signer | None = None) -> Recording:
     """What recording ``report`` stores; ``body`` is its canonical bytes and ``report`` has passed
     :func:`checked_report` or comes from this process's pipeline."""
-    return Recording(report["digest"], report["run"], body, decisions_of(report))
+    return Recording(report["digest"], report["run"], body, decisions_of(report), signer)
 
 
 def checked_report(document: Any) -> bytes:
@@ -146,8 +150,11 @@ def decisions_of(report: Mapping[str, Any]) -> tuple[Decision, ...]:
     )
 
 
-def decision_json(decision: Decision, outcomes: tuple[Outcome, ...] = ()) -> dict[str, Any]:
-    """A decision as ``ledger export`` and ``history --format json`` write it."""
+def decision_json(
+    decision: Decision, outcomes: tuple[Outcome, ...] = (), signers: tuple[Signer, ...] = ()
+) -> dict[str, Any]:
+    """A decision as ``ledger export`` and ``history --format json`` write it; ``signers``
+    are those recorded for its report, in (key id, name) order (docs/ledger.md)."""
     return {
         "run": decision.run,
         "report": decision.report,
@@ -161,6 +168,8 @@ def decision_json(decision: Decision, outcomes: tuple[Outcome, ...] = ()) -> dic
         "superseded_by": decision.superseded_by,
         "rationale": decision.rationale,
         "outcomes": [outcome_json(o) for o in outcomes],
+        "signer": signers[0].to_json() if signers else None,
+        "signers": [s.to_json() for s in signers],
     }
 
 

@@ -6,7 +6,8 @@ SQLite through the standard library: a real database with no server. The file
 is in WAL mode with a busy timeout, so several processes (parallel CI jobs,
 ``batch --workers``) can write one ledger at once and each waits its turn
 rather than failing. ``PRAGMA user_version`` is the schema version; opening a
-ledger migrates it to :data:`SCHEMA_VERSION` in one transaction.
+ledger to write migrates it to :data:`SCHEMA_VERSION` in one transaction, and a
+ledger opened to read is read at the version it has (schema 1 has no signers).
 
 Each report is recorded in one ``BEGIN IMMEDIATE`` transaction: its bytes and
 its decision rows land together or not at all. ``synchronous=NORMAL`` (WAL):
@@ -24,14 +25,15 @@ from typing import Any
 
 from curator_io.errors import ConfigError, TamperError
 from curator_io.grammar import printable
+from curator_io.trust import Signer
 from ranking.ledger.audit import Finding, audit_ledger, stored_report, unbacked_outcome
 from ranking.ledger.connection import Connection, expected_schema, remove_if_empty, storable
 from ranking.ledger.records import Decision, Outcome, Recording, checked_report, outcome_key, recording_of
-from ranking.ledger.rows import RowError, decision_row, outcome_row, report_row
+from ranking.ledger.rows import RowError, decision_row, outcome_row, report_row, signer_row
 
 __all__ = ["SCHEMA_VERSION", "APPLICATION_ID", "Ledger"]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 APPLICATION_ID = 0x45524C47  # "ERLG": tells an evidence-rank ledger from any other SQLite file
 _MAX_PARAMETERS = 500  # well under SQLite's limit on bound parameters in one statement
 
@@ -54,6 +56,14 @@ _MIGRATIONS: tuple[tuple[str, ...], ...] = (
         " proposal TEXT NOT NULL, fingerprint TEXT, diff TEXT NOT NULL, version INTEGER, category TEXT NOT NULL,"
         " p_improve REAL, observed_delta REAL)",
         "CREATE INDEX outcomes_decision ON outcomes (report, proposal)",
+    ),
+    (
+        # Who signed the bundle a report was ranked from (issue 26): an attestation, not derivable
+        # from the report, so a table of its own beside it. A set: one row per (report, keyid,
+        # name) however often it is recorded, so merge is a union in any order. name is null when
+        # the trust file gives none; ifnull makes two such rows the same row.
+        "CREATE TABLE signers (report TEXT NOT NULL, keyid TEXT NOT NULL, name TEXT)",
+        "CREATE UNIQUE INDEX signers_once ON signers (report, keyid, ifnull(name, ''))",
     ),
 )
 assert len(_MIGRATIONS) == SCHEMA_VERSION
@@ -78,6 +88,8 @@ class Ledger:
     def __init__(self, connection: Connection) -> None:
         self._db = connection
         self.path = connection.path
+        #: The file's schema version: SCHEMA_VERSION, or an older one opened read-only.
+        self.version = SCHEMA_VERSION
 
     @classmethod
     def open(cls, path: str | os.PathLike[str], *, create: bool = True, read_only: bool = False) -> Ledger:
@@ -130,13 +142,14 @@ class Ledger:
 
     # --- writing ------------------------------------------------------------------
 
-    def add_report(self, document: Mapping[str, Any]) -> bool:
-        """Verify a report (SPEC §7) and record it with its decisions; False when it was already there.
+    def add_report(self, document: Mapping[str, Any], signer: Signer | None = None) -> bool:
+        """Verify a report (SPEC §7) and record it with its decisions, and who signed its bundle
+        when ``signer`` is given; False when the report was already there.
 
         Raises ``invariant.<name>`` (exit 4) for a report that is tampered or invalid.
         """
         body = checked_report(document)
-        return self.add_produced([recording_of(document, body)]) == 1
+        return self.add_produced([recording_of(document, body, signer)]) == 1
 
     def add_produced(self, recordings: Sequence[Recording]) -> int:
         """Record reports this process's pipeline has just produced; how many were new.
@@ -166,12 +179,16 @@ class Ledger:
         selected decision); anything else refuses the whole merge (exit 4),
         naming the row, before anything is written. New reports are added in
         order of (run, digest), so which ledger came first does not change the
-        content. All of ``other`` goes in one transaction.
+        content. Every signer of ``other`` is added too (a union: a report may
+        have several), checked for its form and refused unless ``other`` holds
+        its report. All of ``other`` goes in one transaction.
         """
         have = {self._digest(seq, digest) for seq, digest in self._db.rows("SELECT seq, digest FROM reports")}
         incoming = []
+        theirs = set()
         for seq, digest, body in other._db.rows("SELECT seq, digest, body FROM reports ORDER BY run, digest"):
             digest, body = other._report(seq, digest, body)
+            theirs.add(digest)
             if digest in have:
                 continue
             document, canonical = stored_report(other.path, digest, body)
@@ -187,9 +204,19 @@ class Ledger:
             if problem is not None:
                 raise TamperError("ledger.tampered", f"outcomes row {printable(key)}: {problem}", source=other.path)
             outcomes.append((key, outcome))
+        signers = []
+        for rowid, report, signer in other._signer_rows():
+            if report not in theirs:
+                shown = printable(report)
+                raise TamperError(
+                    "ledger.tampered", f"signers row {rowid}: report {shown} is not in it", source=other.path
+                )
+            signers.append((report, signer))
         with self._transaction():
             reports = sum(self._insert(*item) for item in incoming)
             added = sum(self._insert_outcome(key, o) for key, o in outcomes)
+            for report, signer in signers:
+                self._insert_signer(report, signer)
         return reports, added
 
     # --- reading ------------------------------------------------------------------
@@ -239,6 +266,16 @@ class Ledger:
             out[(d.report, d.proposal)] = [self._outcome(key, row) for key, *row in rows]
         return out
 
+    def signers_of(self, reports: Iterable[str] | None = None) -> dict[str, tuple[Signer, ...]]:
+        """Who signed the bundle of each report (of ``reports``, or of every report), in (key id,
+        name) order; a report without a recorded signer is not in the answer."""
+        wanted = None if reports is None else set(reports)
+        found: dict[str, list[Signer]] = {}
+        for _, report, signer in self._signer_rows():
+            if wanted is None or report in wanted:
+                found.setdefault(report, []).append(signer)
+        return {r: tuple(sorted(s, key=_signer_order)) for r, s in found.items()}
+
     def export(self) -> Iterator[tuple[Decision, list[Outcome]]]:
         """Every decision with its outcomes, in an order that depends on the content alone:
         (run, report digest, position); outcomes by key."""
@@ -267,7 +304,7 @@ class Ledger:
         )
         query = f"SELECT key, {_OUTCOME_COLUMNS} FROM outcomes ORDER BY seq"
         outcomes = ((key, self._outcome(key, row)) for key, *row in self._db.rows(query))
-        return audit_ledger(reports, decisions, outcomes)
+        return audit_ledger(reports, decisions, outcomes, self._signer_rows())
 
     # --- internals ----------------------------------------------------------------
 
@@ -284,6 +321,16 @@ class Ledger:
             return outcome_row(key, row)
         except RowError as e:
             raise self._damaged(e) from e
+
+    def _signer_rows(self) -> Iterator[tuple[int, str, Signer]]:
+        """Every ``signers`` row checked, as (rowid, report, signer); none in a schema 1 ledger."""
+        if self.version < 2:
+            return
+        for rowid, *row in self._db.rows("SELECT rowid, report, keyid, name FROM signers ORDER BY rowid"):
+            try:
+                yield (rowid, *signer_row(rowid, row))
+            except RowError as e:
+                raise self._damaged(e) from e
 
     def _report(self, seq: object, digest: object, body: object) -> tuple[str, bytes]:
         try:
@@ -309,7 +356,11 @@ class Ledger:
             return self._decision(rowid, row).disposition
         return None
 
-    def _insert(self, digest: str, run: str, body: bytes, decisions: Sequence[Decision]) -> bool:
+    def _insert(
+        self, digest: str, run: str, body: bytes, decisions: Sequence[Decision], signer: Signer | None = None
+    ) -> bool:
+        if signer is not None:
+            self._insert_signer(digest, signer)  # also when the report is there already: one more attestation
         cursor = self._db.run(
             "INSERT INTO reports (digest, run, body) VALUES (?, ?, ?) ON CONFLICT (digest) DO NOTHING",
             (digest, run, body),
@@ -319,6 +370,12 @@ class Ledger:
         seq = cursor.lastrowid
         self._db.many(_INSERT_DECISION, [(seq, *d) for d in decisions])
         return True
+
+    def _insert_signer(self, report: str, signer: Signer) -> None:
+        self._db.run(
+            "INSERT INTO signers (report, keyid, name) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+            (report, signer.keyid, signer.name),
+        )
 
     def _insert_outcome(self, key: str, outcome: Outcome) -> bool:
         cursor = self._db.run(
@@ -341,7 +398,8 @@ class Ledger:
     def _prepare(self, read_only: bool) -> None:
         """Check the file before anything runs on it; then, to write, WAL mode and the current
         schema (an older ledger migrated in one transaction)."""
-        version = self._check_version(allow_older=not read_only)
+        version = self._check_version(allow_empty=not read_only)
+        self.version = version
         if read_only or version == SCHEMA_VERSION:
             if not read_only:
                 self._db.run("PRAGMA synchronous = NORMAL")
@@ -350,26 +408,28 @@ class Ledger:
         self._db.run("PRAGMA journal_mode = WAL")
         self._db.run("PRAGMA synchronous = NORMAL")
         with self._transaction():
-            version = self._check_version(allow_older=True)  # another process may have migrated it meanwhile
+            version = self._check_version(allow_empty=True)  # another process may have migrated it meanwhile
             for statements in _MIGRATIONS[version:]:
                 for statement in statements:
                     self._db.run(statement)
             if version < SCHEMA_VERSION:
                 self._db.run(f"PRAGMA user_version = {SCHEMA_VERSION}")
                 self._db.run(f"PRAGMA application_id = {APPLICATION_ID}")
+        self.version = SCHEMA_VERSION
 
-    def _check_version(self, *, allow_older: bool) -> int:
-        """The file's schema version, once its header and ``sqlite_schema`` say it is a ledger."""
+    def _check_version(self, *, allow_empty: bool) -> int:
+        """The file's schema version, once its header and ``sqlite_schema`` say it is a ledger
+        (of that version: an older one is read as it is, or migrated to write)."""
         if self._db.in_transaction:
-            return self._read_version(allow_older=allow_older)
+            return self._read_version(allow_empty=allow_empty)
         # One snapshot: another process may migrate the file between two reads of it.
         self._db.run("BEGIN")
         try:
-            return self._read_version(allow_older=allow_older)
+            return self._read_version(allow_empty=allow_empty)
         finally:
             self._db.rollback()
 
-    def _read_version(self, *, allow_older: bool) -> int:
+    def _read_version(self, *, allow_empty: bool) -> int:
         (version,) = self._db.one("PRAGMA user_version")
         (app,) = self._db.one("PRAGMA application_id")
         (tables,) = self._db.one("SELECT count(*) FROM sqlite_schema")
@@ -381,9 +441,11 @@ class Ledger:
                 f"a ledger of schema {version}; this evidence-rank reads up to {SCHEMA_VERSION}",
                 source=self.path,
             )
-        if version == 0 and not allow_older:
+        if version == 0 and not allow_empty:
             raise ConfigError("ledger.not_a_ledger", "an empty file, not a ledger", source=self.path)
-        if version < SCHEMA_VERSION and not allow_older:
-            raise ConfigError("ledger.version", f"a ledger of schema {version}; open it to write", source=self.path)
         self._db.check_schema(expected_schema(int(version), _MIGRATIONS))  # before any query of ours
         return int(version)  # sqlite3 returns a PRAGMA's value untyped
+
+
+def _signer_order(signer: Signer) -> tuple[str, str]:
+    return signer.keyid, signer.name or ""

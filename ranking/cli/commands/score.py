@@ -92,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
             # 3. The validation first: report.json names it, so it must be there before.
             write_atomic(out / VALIDATION, result.validation.canonical)
             write_atomic(out / REPORT, result.canonical)
-            marks = _record(args.ledger, result) if args.ledger else None
+            marks = _record(args.ledger, result, signer) if args.ledger else None
         except BaseException as e:
             _clear_after_failure(out, args.validation)  # 4.
             if isinstance(e, EvidenceRankError):
@@ -148,10 +148,10 @@ def _refuse_own_outputs(args: argparse.Namespace, out: Path) -> None:
                 )
 
 
-def _record(ledger: str, result: Result) -> dict[str, str]:
+def _record(ledger: str, result: Result, signer: Signer | None) -> dict[str, str]:
     from ranking.cli.ledger_runs import record_scored  # imported when asked for: sqlite3 costs start-up
 
-    return record_scored(ledger, result.report, result.canonical)
+    return record_scored(ledger, result.report, result.canonical, signer)
 
 
 def _write_error(out: Path, e: EvidenceRankError) -> None:
