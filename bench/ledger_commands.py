@@ -1,7 +1,8 @@
-"""CPU time of the ledger commands as users run them: ``score --ledger`` (and with ``--trust``,
-which records the signer), ``ledger verify``, ``ledger export``, on a ledger of the parity corpus's reports (issue 24's checks at open and on
-every row read). With ``--against DIR``, the same commands of another checkout (DIR, run from
-there with this interpreter), alternating run by run so that drift on the machine hits both.
+"""CPU time of the ledger commands as users run them: ``score --ledger`` (and with
+``--trust``, which records the signer), ``ledger verify``, ``ledger export``, on a ledger of the
+parity corpus's reports (issue 24's checks at open and on every row read). With ``--against DIR``,
+the same commands of another checkout (DIR, run from there with this interpreter), alternating run
+by run so that drift on the machine hits both.
 
     python bench/ledger_commands.py --runs 30
     python bench/ledger_commands.py --runs 30 --against /tmp/main-checkout
