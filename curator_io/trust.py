@@ -30,35 +30,16 @@ The payload is read only after its signature verifies.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from curator_io import grammar as g
 from curator_io.envelope import parse_envelope, parse_statement
 from curator_io.errors import ConfigError, SignatureError
 from curator_io.keys import KeyFormatError, PublicKey, public_key_from_openssh, public_key_from_spki
+from curator_io.signers import KEYID, MAX_NAME_CHARS, Signer, signer_fault
 
 __all__ = ["MAX_NAME_CHARS", "Signer", "TrustList", "parse_trust", "check_signature", "signer_fault"]
-
-_KEYID = re.compile(r"sha256:[0-9a-f]{64}")
-MAX_NAME_CHARS = 200
-"""The longest NAME a trust file may give a key: it is shown on one line (gate, ledger)."""
-
-
-class Signer(NamedTuple):
-    """Who signed a document: a key of the trust file, and the name it has there."""
-
-    keyid: str
-    name: str | None
-
-    @property
-    def shown(self) -> str:
-        """``NAME (KEYID)``, or the key id alone, safe for a terminal."""
-        return f"{g.printable(self.name)} ({self.keyid})" if self.name else self.keyid
-
-    def to_json(self) -> dict[str, Any]:
-        return {"keyid": self.keyid, "name": self.name}
 
 
 class TrustList(NamedTuple):
@@ -99,7 +80,7 @@ def parse_trust(raw: bytes, source: str) -> TrustList:
 
 
 def _entry(words: list[str]) -> tuple[str, PublicKey, str | None]:
-    if len(words) < 2 or _KEYID.fullmatch(words[0]) is None:
+    if len(words) < 2 or KEYID.fullmatch(words[0]) is None:
         raise ValueError(f"expected KEYID PUBLIC-KEY [NAME], KEYID sha256:<64 hex digits>; found {g.shown(words[0])}")
     if "-" in words[1]:  # an OpenSSH key type: base64 has no "-"
         if len(words) < 3:
@@ -114,23 +95,6 @@ def _entry(words: list[str]) -> tuple[str, PublicKey, str | None]:
     if fault is not None:
         raise ValueError(fault)
     return words[0], key, name
-
-
-def signer_fault(keyid: object, name: object) -> str | None:
-    """Why ``(keyid, name)`` is not a signer a trust file can name, or None: a key id
-    ``sha256:<64 hex digits>`` and a name that is None or 1 to :data:`MAX_NAME_CHARS`
-    printable characters. The form only: the ledger checks a stored signer with it."""
-    if type(keyid) is not str or _KEYID.fullmatch(keyid) is None:
-        return "the key id is not sha256:<64 hex digits>"
-    if name is None:
-        return None
-    if type(name) is not str or not name:
-        return "the name is not text, or null"
-    if len(name) > MAX_NAME_CHARS:
-        return f"the name is {len(name)} characters long, more than {MAX_NAME_CHARS}"
-    if not name.isprintable():
-        return f"the name {g.printable(name)!r} holds a character a terminal would act on"
-    return None
 
 
 def check_signature(envelope: bytes, trust: TrustList, *, kind: str, digest: str) -> Signer:

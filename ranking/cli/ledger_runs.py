@@ -25,7 +25,7 @@ from ranking.ledger import Ledger, decisions_of, note_lines, refusal_mark, refus
 from ranking.ledger.records import Recording, checked_report, decision_json, recording_of
 
 if TYPE_CHECKING:
-    from curator_io.trust import Signer
+    from curator_io.signers import Signer
 
 __all__ = [
     "run_add",

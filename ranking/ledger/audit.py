@@ -14,7 +14,7 @@ from typing import Any, NamedTuple
 from curator_io.errors import EvidenceRankError, InputError, TamperError, pointer_of
 from curator_io.grammar import printable
 from curator_io.jsonio import parse_json
-from curator_io.trust import Signer
+from curator_io.signers import Signer
 from ranking.ledger.records import Decision, Outcome, checked_report, decisions_of, outcome_key
 
 __all__ = ["Finding", "audit_ledger", "audit_report", "audit_outcome", "stored_report", "unbacked_outcome"]

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from curator_io.grammar import printable
-from curator_io.trust import Signer
+from curator_io.signers import Signer
 from ranking.ledger.records import REFUSED, Decision, Outcome
 
 __all__ = [

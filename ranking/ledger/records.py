@@ -20,7 +20,7 @@ import orjson
 
 from curator_io.canonical import canon, digest
 from curator_io.errors import InvariantError
-from curator_io.trust import Signer
+from curator_io.signers import Signer
 
 __all__ = [
     "REFUSED",

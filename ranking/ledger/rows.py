@@ -19,7 +19,7 @@ from typing import Any
 import orjson
 
 from curator_io.grammar import printable
-from curator_io.trust import Signer, signer_fault
+from curator_io.signers import Signer, signer_fault
 from ranking.ledger.records import Decision, Outcome
 
 __all__ = ["RowError", "decision_row", "outcome_row", "report_row", "signer_row"]

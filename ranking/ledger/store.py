@@ -25,7 +25,7 @@ from typing import Any
 
 from curator_io.errors import ConfigError, TamperError
 from curator_io.grammar import printable
-from curator_io.trust import Signer
+from curator_io.signers import Signer
 from ranking.ledger.audit import Finding, audit_ledger, stored_report, unbacked_outcome
 from ranking.ledger.connection import Connection, expected_schema, remove_if_empty, storable
 from ranking.ledger.records import Decision, Outcome, Recording, checked_report, outcome_key, recording_of

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from curator_io.trust import MAX_NAME_CHARS
+from curator_io.signers import MAX_NAME_CHARS
 from ranking.cli import main
 from ranking.integrations.agentdescent import EvidenceRankingAcceptance
 from ranking.ledger import SCHEMA_VERSION, Ledger, decisions_of
