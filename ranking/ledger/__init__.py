@@ -10,7 +10,8 @@ ledger" means are in docs/ledger.md.
 - :mod:`ranking.ledger.audit` — ``ledger verify``'s comparisons (pure);
 - :mod:`ranking.ledger.rows` — every row read, checked for type and range (pure);
 - :mod:`ranking.ledger.connection` — the SQLite connection: the schema check, waiting, SQLite's errors as ours;
-- :mod:`ranking.ledger.store` — the ledger on that connection: recording, reading, merging.
+- :mod:`ranking.ledger.store` — the ledger on that connection: recording, reading, merging;
+- :mod:`ranking.ledger.recorder` — ``batch --ledger``'s recorder: results' recordings, in groups.
 """
 
 from __future__ import annotations

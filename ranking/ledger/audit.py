@@ -11,13 +11,22 @@ from collections.abc import Iterable, Mapping, Sequence
 from itertools import groupby
 from typing import Any, NamedTuple
 
-from curator_io.errors import EvidenceRankError, InputError, TamperError, pointer_of
+from curator_io.canonical import canon
+from curator_io.errors import EvidenceRankError, InputError, InvariantError, TamperError, pointer_of
 from curator_io.grammar import printable
 from curator_io.jsonio import parse_json
 from curator_io.signers import Signer
-from ranking.ledger.records import Decision, Outcome, checked_report, decisions_of, outcome_key
+from ranking.ledger.records import Decision, Outcome, decisions_of, outcome_key
 
-__all__ = ["Finding", "audit_ledger", "audit_report", "audit_outcome", "stored_report", "unbacked_outcome"]
+__all__ = [
+    "Finding",
+    "audit_ledger",
+    "audit_report",
+    "audit_outcome",
+    "checked_report",
+    "stored_report",
+    "unbacked_outcome",
+]
 
 # Where each column of a decision comes from in its report (SPEC §6).
 _SOURCE = {
@@ -152,6 +161,22 @@ def unbacked_outcome(outcome: Outcome, disposition: str | None) -> str | None:
     if outcome.category == "committed" and disposition != "selected":
         return f"a committed outcome of {printable(outcome.proposal)}, which its report {printable(disposition)}"
     return None
+
+
+def checked_report(document: Any) -> bytes:
+    """The canonical bytes of a ranking report that satisfies SPEC §7; raises otherwise.
+
+    ``invariant.sealed`` for a report whose digest does not seal its content, and
+    ``invariant.<name>`` for any other invariant the report alone can show.
+    """
+    # Imported here: score --ledger and batch --ledger record only reports this process produced
+    # (no verifying), and would pay for the verifier's imports (its schema, exact fractions).
+    from ranking.verification import check_report
+
+    if not isinstance(document, Mapping):
+        raise InvariantError("invariant.schema", "a ranking report is a JSON object", pointer="")
+    check_report(document)
+    return canon(document)
 
 
 def stored_report(path: str, digest: str, body: bytes) -> tuple[Mapping[str, Any], bytes]:

@@ -18,8 +18,7 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from curator_io.canonical import canon, digest
-from curator_io.errors import InvariantError
+from curator_io.canonical import digest
 from curator_io.signers import Signer
 
 __all__ = [
@@ -27,7 +26,6 @@ __all__ = [
     "Decision",
     "Outcome",
     "Recording",
-    "checked_report",
     "decisions_of",
     "recording_of",
     "decision_json",
@@ -107,29 +105,14 @@ class Recording(NamedTuple):
 
 def recording_of(report: Mapping[str, Any], body: bytes, signer: Signer | None = None) -> Recording:
     """What recording ``report`` stores; ``body`` is its canonical bytes and ``report`` has passed
-    :func:`checked_report` or comes from this process's pipeline."""
+    :func:`ranking.ledger.audit.checked_report` or comes from this process's pipeline."""
     return Recording(report["digest"], report["run"], body, decisions_of(report), signer)
 
 
-def checked_report(document: Any) -> bytes:
-    """The canonical bytes of a ranking report that satisfies SPEC §7; raises otherwise.
-
-    ``invariant.sealed`` for a report whose digest does not seal its content, and
-    ``invariant.<name>`` for any other invariant the report alone can show.
-    """
-    # Imported here: batch --ledger and score --ledger record only reports this process produced,
-    # and would pay for the verifier's imports (its schema, exact fractions) on every run.
-    from ranking.verification import check_report
-
-    if not isinstance(document, Mapping):
-        raise InvariantError("invariant.schema", "a ranking report is a JSON object", pointer="")
-    check_report(document)
-    return canon(document)
-
-
 def decisions_of(report: Mapping[str, Any]) -> tuple[Decision, ...]:
-    """One decision per entry, in report order. ``report`` has passed :func:`checked_report`."""
-    # Cannot fail: check_report validated the report against its schema (SPEC §7).
+    """One decision per entry, in report order. ``report`` has passed
+    :func:`ranking.ledger.audit.checked_report` or comes from this process's pipeline."""
+    # Cannot fail: check_report validated the report against its schema (SPEC §7), or rank built it.
     return tuple(
         Decision(
             report=report["digest"],

@@ -26,9 +26,9 @@ from typing import Any
 from curator_io.errors import ConfigError, TamperError
 from curator_io.grammar import printable
 from curator_io.signers import Signer
-from ranking.ledger.audit import Finding, audit_ledger, stored_report, unbacked_outcome
+from ranking.ledger.audit import Finding, audit_ledger, checked_report, stored_report, unbacked_outcome
 from ranking.ledger.connection import Connection, expected_schema, remove_if_empty, storable
-from ranking.ledger.records import Decision, Outcome, Recording, checked_report, outcome_key, recording_of
+from ranking.ledger.records import Decision, Outcome, Recording, outcome_key, recording_of
 from ranking.ledger.rows import RowError, decision_row, outcome_row, report_row, signer_row
 
 __all__ = ["SCHEMA_VERSION", "APPLICATION_ID", "Ledger"]
