@@ -10,6 +10,7 @@ ledger" means are in docs/ledger.md.
 - :mod:`ranking.ledger.audit` — ``ledger verify``'s comparisons (pure);
 - :mod:`ranking.ledger.rows` — every row read, checked for type and range (pure);
 - :mod:`ranking.ledger.connection` — the SQLite connection: the schema check, waiting, SQLite's errors as ours;
+- :mod:`ranking.ledger.schema` — the schema of each version, checked and migrated on every open;
 - :mod:`ranking.ledger.store` — the ledger on that connection: recording, reading, merging;
 - :mod:`ranking.ledger.recorder` — ``batch --ledger``'s recorder: results' recordings, in groups.
 """

@@ -1,13 +1,13 @@
-"""The ledger's SQLite file: schema, migrations, transactions. With
-:mod:`ranking.ledger.connection`, which opens and queries it, the only modules of
-the ledger that touch a file; every row read here passes :mod:`ranking.ledger.rows`.
+"""The ledger's SQLite file: recording, reading, merging. With
+:mod:`ranking.ledger.connection`, which opens and queries it, and
+:mod:`ranking.ledger.schema`, which checks and migrates it on every open, the only
+modules of the ledger that touch a file; every row read here passes
+:mod:`ranking.ledger.rows`.
 
 SQLite through the standard library: a real database with no server. The file
 is in WAL mode with a busy timeout, so several processes (parallel CI jobs,
 ``batch --workers``) can write one ledger at once and each waits its turn
-rather than failing. ``PRAGMA user_version`` is the schema version; opening a
-ledger to write migrates it to :data:`SCHEMA_VERSION` in one transaction, and a
-ledger opened to read is read at the version it has (schema 1 has no signers).
+rather than failing.
 
 Each report is recorded in one ``BEGIN IMMEDIATE`` transaction: its bytes and
 its decision rows land together or not at all. ``synchronous=NORMAL`` (WAL):
@@ -27,46 +27,14 @@ from curator_io.errors import ConfigError, TamperError
 from curator_io.grammar import printable
 from curator_io.signers import Signer
 from ranking.ledger.audit import Finding, audit_ledger, checked_report, stored_report, unbacked_outcome
-from ranking.ledger.connection import Connection, expected_schema, remove_if_empty, storable
+from ranking.ledger.connection import Connection, remove_if_empty, storable
 from ranking.ledger.records import Decision, Outcome, Recording, outcome_key, recording_of
 from ranking.ledger.rows import RowError, decision_row, outcome_row, report_row, signer_row
+from ranking.ledger.schema import APPLICATION_ID, SCHEMA_VERSION, prepare, transaction
 
 __all__ = ["SCHEMA_VERSION", "APPLICATION_ID", "Ledger"]
 
-SCHEMA_VERSION = 2
-APPLICATION_ID = 0x45524C47  # "ERLG": tells an evidence-rank ledger from any other SQLite file
 _MAX_PARAMETERS = 500  # well under SQLite's limit on bound parameters in one statement
-
-# One tuple of statements per version: _MIGRATIONS[v - 1] takes a ledger from v - 1 to v.
-_MIGRATIONS: tuple[tuple[str, ...], ...] = (
-    (
-        # seq: insertion order, the ledger's only notion of "older" (reports carry no time).
-        "CREATE TABLE reports (seq INTEGER PRIMARY KEY, digest TEXT NOT NULL UNIQUE, run TEXT NOT NULL,"
-        " body BLOB NOT NULL)",
-        # No key beyond the rowid and one index: each index is pages a commit rewrites, and
-        # recording is on batch's serial path. (report_seq, position) is unique by
-        # construction, and `ledger verify` finds a row added by hand; history by proposal or
-        # lesson reads the table through, as export does.
-        "CREATE TABLE decisions (report_seq INTEGER NOT NULL REFERENCES reports(seq), report TEXT NOT NULL,"
-        " position INTEGER NOT NULL, run TEXT NOT NULL, proposal TEXT NOT NULL, fingerprint TEXT, lesson TEXT,"
-        " validation TEXT NOT NULL, disposition TEXT NOT NULL, reasons TEXT NOT NULL, score NUMERIC,"
-        " superseded_by TEXT, rationale TEXT NOT NULL)",
-        "CREATE INDEX decisions_fingerprint ON decisions (fingerprint)",
-        "CREATE TABLE outcomes (seq INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, report TEXT NOT NULL,"
-        " proposal TEXT NOT NULL, fingerprint TEXT, diff TEXT NOT NULL, version INTEGER, category TEXT NOT NULL,"
-        " p_improve REAL, observed_delta REAL)",
-        "CREATE INDEX outcomes_decision ON outcomes (report, proposal)",
-    ),
-    (
-        # Who signed the bundle a report was ranked from (issue 26): an attestation, not derivable
-        # from the report, so a table of its own beside it. A set: one row per (report, keyid,
-        # name) however often it is recorded, so merge is a union in any order. name is null when
-        # the trust file gives none; ifnull makes two such rows the same row.
-        "CREATE TABLE signers (report TEXT NOT NULL, keyid TEXT NOT NULL, name TEXT)",
-        "CREATE UNIQUE INDEX signers_once ON signers (report, keyid, ifnull(name, ''))",
-    ),
-)
-assert len(_MIGRATIONS) == SCHEMA_VERSION
 
 _DECISION_COLUMNS = ", ".join(Decision._fields)
 _OUTCOME_COLUMNS = ", ".join(Outcome._fields)
@@ -387,64 +355,11 @@ class Ledger:
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:
-        self._db.run("BEGIN IMMEDIATE")
-        try:
+        with transaction(self._db):
             yield
-            self._db.run("COMMIT")
-        except BaseException:
-            self._db.rollback()
-            raise
 
     def _prepare(self, read_only: bool) -> None:
-        """Check the file before anything runs on it; then, to write, WAL mode and the current
-        schema (an older ledger migrated in one transaction)."""
-        version = self._check_version(allow_empty=not read_only)
-        self.version = version
-        if read_only or version == SCHEMA_VERSION:
-            if not read_only:
-                self._db.run("PRAGMA synchronous = NORMAL")
-            return
-        # Only now, on a file known to be a ledger (or empty), is anything written to it.
-        self._db.run("PRAGMA journal_mode = WAL")
-        self._db.run("PRAGMA synchronous = NORMAL")
-        with self._transaction():
-            version = self._check_version(allow_empty=True)  # another process may have migrated it meanwhile
-            for statements in _MIGRATIONS[version:]:
-                for statement in statements:
-                    self._db.run(statement)
-            if version < SCHEMA_VERSION:
-                self._db.run(f"PRAGMA user_version = {SCHEMA_VERSION}")
-                self._db.run(f"PRAGMA application_id = {APPLICATION_ID}")
-        self.version = SCHEMA_VERSION
-
-    def _check_version(self, *, allow_empty: bool) -> int:
-        """The file's schema version, once its header and ``sqlite_schema`` say it is a ledger
-        (of that version: an older one is read as it is, or migrated to write)."""
-        if self._db.in_transaction:
-            return self._read_version(allow_empty=allow_empty)
-        # One snapshot: another process may migrate the file between two reads of it.
-        self._db.run("BEGIN")
-        try:
-            return self._read_version(allow_empty=allow_empty)
-        finally:
-            self._db.rollback()
-
-    def _read_version(self, *, allow_empty: bool) -> int:
-        (version,) = self._db.one("PRAGMA user_version")
-        (app,) = self._db.one("PRAGMA application_id")
-        (tables,) = self._db.one("SELECT count(*) FROM sqlite_schema")
-        if (version > 0 and app != APPLICATION_ID) or (version == 0 and tables):
-            raise ConfigError("ledger.not_a_ledger", "an SQLite file, but not a ledger", source=self.path)
-        if version > SCHEMA_VERSION:
-            raise ConfigError(
-                "ledger.version",
-                f"a ledger of schema {version}; this evidence-rank reads up to {SCHEMA_VERSION}",
-                source=self.path,
-            )
-        if version == 0 and not allow_empty:
-            raise ConfigError("ledger.not_a_ledger", "an empty file, not a ledger", source=self.path)
-        self._db.check_schema(expected_schema(int(version), _MIGRATIONS))  # before any query of ours
-        return int(version)  # sqlite3 returns a PRAGMA's value untyped
+        self.version = prepare(self._db, read_only=read_only)
 
 
 def _signer_order(signer: Signer) -> tuple[str, str]:

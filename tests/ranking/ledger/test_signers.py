@@ -20,7 +20,7 @@ from ranking.cli import main
 from ranking.integrations.agentdescent import EvidenceRankingAcceptance
 from ranking.ledger import SCHEMA_VERSION, Ledger, decisions_of
 from ranking.ledger.connection import expected_schema
-from ranking.ledger.store import _MIGRATIONS, APPLICATION_ID
+from ranking.ledger.schema import APPLICATION_ID, MIGRATIONS
 from tests.conftest import FIXTURES
 from tests.ranking.agentdescent_support import bundle_path, report_path
 from tests.ranking.ledger.crafted import BASIC, MIXED, edited
@@ -280,7 +280,7 @@ def test_a_trust_files_longest_name_can_be_recorded(ci: Path, capsys: pytest.Cap
 def _v1_ledger(path: Path) -> Path:
     """A ledger as evidence-rank 0.1.0 wrote it: the schema 1 statements and two reports."""
     db = sqlite3.connect(path, isolation_level=None)
-    for statement in _MIGRATIONS[0]:
+    for statement in MIGRATIONS[0]:
         db.execute(statement)
     for seq, report in enumerate((MIXED, BASIC), 1):
         body = report.read_bytes()
@@ -307,7 +307,7 @@ def _version(path: Path) -> tuple[int, frozenset[tuple[object, ...]]]:
 
 def test_read_commands_read_a_schema_1_ledger_as_it_is(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     ledger = _v1_ledger(tmp_path / "v1.db")
-    assert _version(ledger) == (1, expected_schema(1, _MIGRATIONS))
+    assert _version(ledger) == (1, expected_schema(1, MIGRATIONS))
 
     lines = _export(capsys, ledger)
     for command in (("verify",), ("notes",), ("history", "--proposal", "p-env-9")):
@@ -315,7 +315,7 @@ def test_read_commands_read_a_schema_1_ledger_as_it_is(tmp_path: Path, capsys: p
 
     assert len(lines) == 1 + len(json.loads(MIXED.read_bytes())["proposals"])
     assert all(line["signer"] is None and line["signers"] == [] for line in lines)
-    assert _version(ledger) == (1, expected_schema(1, _MIGRATIONS))  # read-only: not migrated
+    assert _version(ledger) == (1, expected_schema(1, MIGRATIONS))  # read-only: not migrated
 
 
 def test_writing_migrates_a_schema_1_ledger_in_place_keeping_its_content(
@@ -328,7 +328,7 @@ def test_writing_migrates_a_schema_1_ledger_in_place_keeping_its_content(
 
     _signed_score(capsys, ci, ledger)
 
-    assert SCHEMA_VERSION == 2 and _version(ledger) == (2, expected_schema(2, _MIGRATIONS)) == _version(fresh)
+    assert SCHEMA_VERSION == 2 and _version(ledger) == (2, expected_schema(2, MIGRATIONS)) == _version(fresh)
     after = [json.loads(line) for line in _run(capsys, "ledger", "export", ledger)[1].splitlines()]
     old = [json.loads(line) for line in before.splitlines()]
     assert [line for line in after if line["signer"] is None] == old
