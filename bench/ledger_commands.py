@@ -1,7 +1,8 @@
-"""CPU time of the ledger commands as users run them: ``score --ledger``, ``ledger verify``,
-``ledger export``, on a ledger of the parity corpus's reports (issue 24's checks at open and on
-every row read). With ``--against DIR``, the same commands of another checkout (DIR, run from
-there with this interpreter), alternating run by run so that drift on the machine hits both.
+"""CPU time of the ledger commands as users run them: ``score --ledger`` (and with
+``--trust``, which records the signer), ``ledger verify``, ``ledger export``, on a ledger of the
+parity corpus's reports (issue 24's checks at open and on every row read). With ``--against DIR``,
+the same commands of another checkout (DIR, run from there with this interpreter), alternating run
+by run so that drift on the machine hits both.
 
     python bench/ledger_commands.py --runs 30
     python bench/ledger_commands.py --runs 30 --against /tmp/main-checkout
@@ -22,7 +23,7 @@ import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-PARITY = Path(os.environ.get("EVIDENCE_RANK_PARITY", REPO.parent / "shared" / "parity" / "cases"))
+PARITY = Path(os.environ.get("EVIDENCE_RANK_PARITY", REPO / "tests" / "parity" / "cases"))
 _OUT = Path("/dev/shm") if Path("/dev/shm").is_dir() else None
 
 
@@ -42,9 +43,20 @@ def main() -> int:
     checkouts = {"this": REPO, **({"against": args.against.resolve()} if args.against else {})}
     reports = sorted(str(f) for f in PARITY.glob("*/expected.report.json"))[: args.reports]
     work = Path(tempfile.mkdtemp(prefix="bench-ledger-", dir=_OUT))
+    # The example signed by a fresh key, and a trust file naming it (the same files for every checkout).
+    bundle = work / "example.json"
+    bundle.write_bytes((REPO / "fixtures" / "example.json").read_bytes())
+    keygen = [sys.executable, "-m", "ranking.cli", "keygen", "--out", str(work / "bench.key"), "--name", "Bench CI"]
+    trust = subprocess.run(keygen, cwd=REPO, check=True, capture_output=True).stdout
+    (work / "trusted-signers").write_bytes(trust)
+    sign = [sys.executable, "-m", "ranking.cli", "sign", str(bundle), "--key", str(work / "bench.key")]
+    subprocess.run(sign, cwd=REPO, check=True, capture_output=True)
     commands = {
         "score --ledger": lambda n: ["score", str(REPO / "fixtures" / "example.json"), "--out-dir",
                                      str(work / f"out-{n}"), "--ledger", str(work / f"{n}.db"), "--quiet"],
+        "score --trust --ledger": lambda n: ["score", str(bundle), "--trust", str(work / "trusted-signers"),
+                                             "--out-dir", str(work / f"out-{n}"), "--ledger",
+                                             str(work / f"{n}-signed.db"), "--quiet"],
         "ledger verify": lambda n: ["ledger", "verify", str(work / f"{n}.db")],
         "ledger export": lambda n: ["ledger", "export", str(work / f"{n}.db")],
     }  # fmt: skip

@@ -30,33 +30,16 @@ The payload is read only after its signature verifies.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from curator_io import grammar as g
 from curator_io.envelope import parse_envelope, parse_statement
 from curator_io.errors import ConfigError, SignatureError
 from curator_io.keys import KeyFormatError, PublicKey, public_key_from_openssh, public_key_from_spki
+from curator_io.signers import KEYID, MAX_NAME_CHARS, Signer, signer_fault
 
-__all__ = ["Signer", "TrustList", "parse_trust", "check_signature"]
-
-_KEYID = re.compile(r"sha256:[0-9a-f]{64}")
-
-
-class Signer(NamedTuple):
-    """Who signed a document: a key of the trust file, and the name it has there."""
-
-    keyid: str
-    name: str | None
-
-    @property
-    def shown(self) -> str:
-        """``NAME (KEYID)``, or the key id alone, safe for a terminal."""
-        return f"{g.printable(self.name)} ({self.keyid})" if self.name else self.keyid
-
-    def to_json(self) -> dict[str, Any]:
-        return {"keyid": self.keyid, "name": self.name}
+__all__ = ["MAX_NAME_CHARS", "Signer", "TrustList", "parse_trust", "check_signature", "signer_fault"]
 
 
 class TrustList(NamedTuple):
@@ -97,7 +80,7 @@ def parse_trust(raw: bytes, source: str) -> TrustList:
 
 
 def _entry(words: list[str]) -> tuple[str, PublicKey, str | None]:
-    if len(words) < 2 or _KEYID.fullmatch(words[0]) is None:
+    if len(words) < 2 or KEYID.fullmatch(words[0]) is None:
         raise ValueError(f"expected KEYID PUBLIC-KEY [NAME], KEYID sha256:<64 hex digits>; found {g.shown(words[0])}")
     if "-" in words[1]:  # an OpenSSH key type: base64 has no "-"
         if len(words) < 3:
@@ -108,8 +91,9 @@ def _entry(words: list[str]) -> tuple[str, PublicKey, str | None]:
     if key.keyid != words[0]:
         raise ValueError(f"the key id {words[0]} is not the id of the key on the line, {key.keyid}")
     name = " ".join(rest) or None
-    if name is not None and not name.isprintable():
-        raise ValueError(f"the name {g.printable(name)!r} holds a character a terminal would act on")
+    fault = signer_fault(words[0], name)
+    if fault is not None:
+        raise ValueError(fault)
     return words[0], key, name
 
 

@@ -1,7 +1,7 @@
 """The ledger target: crafted SQLite ledgers through every ledger command, in-process (issue 24).
 
 A case's ``recipe`` slot seeds the crafting: one to four changes to a sound
-ledger (two reports and an outcome), made with ``sqlite3`` as a person would
+ledger (two reports, an outcome and a signer), made with ``sqlite3`` as a person would
 make them: a column retyped, a table dropped or replaced by a view (recursive
 ones included), a trigger, a row's value replaced by text, a BLOB, an
 infinity, a huge integer or a line break, rows duplicated or deleted, the
@@ -29,6 +29,7 @@ import tempfile
 from pathlib import Path
 
 from curator_io.jsonio import parse_json
+from curator_io.signers import Signer
 from fuzz.cli import _LINE, _SCRATCH, run_main
 from fuzz.prop import CODES, Violation, exit_code_of
 from fuzz.seeds import PARITY, Case
@@ -45,11 +46,12 @@ _COLUMNS = {
                   "disposition", "reasons", "score", "superseded_by", "rationale"),
     "outcomes": ("seq", "key", "report", "proposal", "fingerprint", "diff", "version", "category", "p_improve",
                  "observed_delta"),
+    "signers": ("report", "keyid", "name"),
 }  # fmt: skip
 _VALUES: tuple[object, ...] = (
     None, "high", "", "x\n::error::y", "\x1b[2J", "[", '[{"code": 1}]', "[]", "committed", "selected",
     b"", b"\x00\xff", b"{}", 0, -1, 7, 2**63 - 1, -(2**63), 0.5, 1.5, -2.0, float("inf"), float("-inf"),
-    1e308, "sha256:" + "0" * 64,
+    1e308, "sha256:" + "0" * 64, "n" * 10_000,
 )  # fmt: skip
 _TYPES = ("TEXT", "BLOB", "ANY", "", "INTEGER", "REAL", "NUMERIC", "INTEGER PRIMARY KEY")
 #: Steps (in thousands of SQLite virtual-machine steps) any one query may take: far above
@@ -125,13 +127,15 @@ def _crafted(path: Path, recipe: bytes) -> None:
 @functools.cache
 def sound_ledger(which: str) -> bytes:
     """A sound ledger's bytes, in rollback-journal mode so that the file holds all of it:
-    ``full`` (two reports and an outcome of their selected edit), or ``target`` (one report)."""
+    ``full`` (two reports, one of them signed, and an outcome of their selected edit), or
+    ``target`` (one report)."""
     folder = Path(tempfile.mkdtemp(prefix="fuzz-ledger-", dir=_SCRATCH))
     try:
         path = folder / "ledger.db"
         with Ledger.open(path) as ledger:
             for report in (_MIXED, _BASIC) if which == "full" else (_BASIC,):
-                ledger.add_report(parse_json(report.read_bytes()))
+                signer = Signer("sha256:" + "ab" * 32, "Fuzz CI") if report is _MIXED else None
+                ledger.add_report(parse_json(report.read_bytes()), signer)
             if which == "full":
                 digest = parse_json(_MIXED.read_bytes())["digest"]
                 ledger.add_outcome(Outcome(digest, "p_hook-9", None, "diff-1", 3, "committed", 0.97, 0.04))

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from curator_io.canonical import canon, seal
 from curator_io.catalogue import BATCH_OUTCOMES, SUMMARY_SCHEMA
@@ -34,6 +34,9 @@ from ranking.batch_inputs import Input, find_inputs, unreadable
 from ranking.outputs import ERROR, REPORT, VALIDATION, bundle_folder, write_bundle_files
 from ranking.pipeline import rank_bytes
 
+if TYPE_CHECKING:
+    from ranking.ledger.records import Recording
+
 __all__ = [
     "SUMMARY_SCHEMA",
     "Source",
@@ -41,7 +44,6 @@ __all__ = [
     "Deferred",
     "Raw",
     "BundleResult",
-    "Keep",
     "find_inputs",
     "iter_sources",
     "score_one",
@@ -107,8 +109,9 @@ class BundleResult:
     """``{"code", "pointer", "message"}`` of the input error, as in ``error.json``."""
     files: tuple[tuple[str, bytes], ...]
     """(file name, canonical bytes) for the bundle's folder."""
-    kept: object = None
-    """What ``keep`` made of the report where the bundle was scored (:func:`score_one`), or None."""
+    recording: Recording | None = None
+    """What the ledger stores of the report, made where the bundle was scored when asked for
+    (:func:`score_one`'s ``record``, ``batch --ledger``); None otherwise, and for an error."""
 
 
 # --- File access: the only place this module touches files ------------------------
@@ -139,16 +142,12 @@ def iter_sources(inputs: Iterable[Input], *, defer: bool = False) -> Iterator[tu
 # --- Scoring one bundle (pure) ------------------------------------------------------
 
 
-Keep = Callable[[Mapping[str, Any], bytes], object]
-"""``keep(report, its canonical bytes)``: what a result carries of its report (``kept``)."""
-
-
-def score_one(source: Source, raw: bytes, config: Config, keep: Keep | None = None) -> BundleResult:
+def score_one(source: Source, raw: bytes, config: Config, record: bool = False) -> BundleResult:
     """The two reports of one bundle, or its input error; the same bytes as ``evidence-rank score``.
 
-    With ``keep``, the result also carries ``keep(report, report bytes)``: work
-    on the report that the process collecting results would otherwise do alone
-    (``batch --ledger`` derives the ledger's rows here), done where it was scored.
+    With ``record``, the result also carries its :attr:`~BundleResult.recording`
+    (``batch --ledger``): the ledger's rows are derived where the bundle was
+    scored, not in the one process that collects results and writes them.
     """
     try:
         result = rank_bytes(raw, config)
@@ -158,16 +157,20 @@ def score_one(source: Source, raw: bytes, config: Config, keep: Keep | None = No
         return BundleResult(source, "error", None, (), error, ((ERROR, canon(error)),))
     report = result.report
     files = ((VALIDATION, result.validation.canonical), (REPORT, result.canonical))
-    kept = None if keep is None else keep(report, result.canonical)
-    return BundleResult(source, report["outcome"], report["run"], tuple(report["selected"]), None, files, kept)
+    recording = None
+    if record:
+        from ranking.ledger.records import recording_of  # only with a ledger: the ledger package imports sqlite3
+
+        recording = recording_of(report, result.canonical)
+    return BundleResult(source, report["outcome"], report["run"], tuple(report["selected"]), None, files, recording)
 
 
-def score_item(item: tuple[int, Source, Raw], config: Config) -> BundleResult:
+def score_item(item: tuple[int, Source, Raw], config: Config, record: bool = False) -> BundleResult:
     """:func:`score_one` on one ``(index, source, bytes)`` item, the unit a remote engine maps."""
-    return score_one(item[1], _bytes_of(item[2]), config)
+    return score_one(item[1], _bytes_of(item[2]), config, record)
 
 
-def score_and_write(item: tuple[int, Source, Raw], config: Config, out: Path, keep: Keep | None = None) -> BundleResult:
+def score_and_write(item: tuple[int, Source, Raw], config: Config, out: Path, record: bool = False) -> BundleResult:
     """Score one item and write its folder where it was scored; the result without its bytes.
 
     The unit a local engine maps: each worker writes its own folders, so the
@@ -175,7 +178,7 @@ def score_and_write(item: tuple[int, Source, Raw], config: Config, out: Path, ke
     parallel instead of in the one process that collects results.
     """
     index, source, raw = item
-    result = score_one(source, _bytes_of(raw), config, keep)
+    result = score_one(source, _bytes_of(raw), config, record)
     write_bundle_files(out / output_folder(index, source), result.files)
     return replace(result, files=())
 

@@ -1,28 +1,28 @@
-"""What ``evidence-rank ledger ...``, ``score --ledger`` and ``batch --ledger`` run
-(arguments are parsed in :mod:`ranking.cli.commands.ledger`)."""
+"""What ``evidence-rank ledger ...`` and ``score --ledger`` run (arguments are parsed in
+:mod:`ranking.cli.commands.ledger`); ``batch --ledger`` runs :mod:`ranking.ledger.recorder`."""
 
 from __future__ import annotations
 
 import argparse
 import contextlib
-import time
-from collections.abc import Generator, Iterable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
-
-import orjson
+from typing import TYPE_CHECKING, Any
 
 from curator_io.canonical import canon
 from curator_io.errors import EvidenceRankError, TamperError
 from curator_io.grammar import printable
-from ranking.batch import BundleResult
 from ranking.cli.common import read_report
 from ranking.cli.logs import get_logger
 from ranking.cli.output import emit, write_stdout
 from ranking.cli.targets import ledger_files, refuse_input_as_output
 from ranking.ledger import Ledger, decisions_of, note_lines, refusal_mark, refusals, render_history
-from ranking.ledger.records import Recording, checked_report, decision_json, recording_of
-from ranking.outputs import REPORT, write_file
+from ranking.ledger.audit import checked_report
+from ranking.ledger.records import decision_json, recording_of
+from ranking.outputs import write_file
+
+if TYPE_CHECKING:
+    from curator_io.signers import Signer
 
 __all__ = [
     "run_add",
@@ -34,7 +34,6 @@ __all__ = [
     "run_render",
     "verified",
     "record_scored",
-    "recorded",
     "refusal_marks",
 ]
 
@@ -61,28 +60,33 @@ def run_history(args: argparse.Namespace) -> int:
     with Ledger.open(args.ledger, read_only=True) as ledger:
         found = ledger.decisions(fingerprint=args.fingerprint, proposal=args.proposal, lesson=args.lesson)
         outcomes = ledger.outcomes_of(found)
+        signers = ledger.signers_of({d.report for d in found})
     entries = [(d, outcomes[(d.report, d.proposal)]) for d in found]
     if args.format == "json":
-        write_stdout(canon([decision_json(d, tuple(o)) for d, o in entries]) + b"\n")
+        json = [decision_json(d, tuple(o), signers.get(d.report, ())) for d, o in entries]
+        write_stdout(canon(json) + b"\n")
     elif not entries:
         emit(printable(f"no decision in {args.ledger} matches"))
     else:
-        emit(render_history(entries))
+        emit(render_history(entries, signers))
     return 0
 
 
 def run_notes(args: argparse.Namespace) -> int:
     with Ledger.open(args.ledger, read_only=True) as ledger:
         found = refusals(ledger.decisions(lesson=args.lesson))
-    for line in note_lines(found, args.limit):
+        signers = ledger.signers_of({r.latest.report for r in found})
+    for line in note_lines(found, args.limit, signers):
         emit(line)
     return 0
 
 
 def run_export(args: argparse.Namespace) -> int:
     with Ledger.open(args.ledger, read_only=True) as ledger:
+        signers = ledger.signers_of()
         for decision, outcomes in ledger.export():
-            write_stdout(canon(decision_json(decision, tuple(outcomes))) + b"\n")
+            line = decision_json(decision, tuple(outcomes), signers.get(decision.report, ()))
+            write_stdout(canon(line) + b"\n")
     return 0
 
 
@@ -163,63 +167,12 @@ def refusal_marks(ledger: Ledger, report: Mapping[str, Any]) -> dict[str, str]:
     return marks
 
 
-def record_scored(path: str, report: Mapping[str, Any], canonical: bytes) -> dict[str, str]:
-    """``score --ledger``: the refusal marks for ``report`` (from earlier reports only), then record it."""
+def record_scored(
+    path: str, report: Mapping[str, Any], canonical: bytes, signer: Signer | None = None
+) -> dict[str, str]:
+    """``score --ledger``: the refusal marks for ``report`` (from earlier reports only), then record
+    it, with who signed its bundle when ``--trust`` checked that."""
     with Ledger.open(path) as ledger:
         marks = refusal_marks(ledger, report)
-        ledger.add_produced([recording_of(report, canonical)])
+        ledger.add_produced([recording_of(report, canonical, signer)])
     return marks
-
-
-#: ``batch --ledger`` records its reports in groups, one transaction per group: each commit
-#: rewrites the index pages its rows touch, and one report per commit cost 2.2x the SQLite
-#: time (137 against 62 ms for 1,000 small reports; bench/RESULTS.md). The limits bound what
-#: a killed batch has scored but not recorded.
-GROUP_REPORTS = 64
-GROUP_SECONDS = 0.5
-_STOPPING_BUSY_S = 0.5
-
-
-def recorded(results: Iterable[BundleResult], path: str) -> Generator[BundleResult, None, None]:
-    """``batch --ledger``: each result as it comes, in input order; its report recorded in
-    input order too, in a group of at most :data:`GROUP_REPORTS` reports or
-    :data:`GROUP_SECONDS` seconds.
-
-    Each report lands whole, with its rows, or not at all; a batch that stops
-    (an unreadable input, SIGTERM) records the group it holds before it ends,
-    and a killed one loses at most that group, which running it again records.
-
-    A local worker derives the ledger's rows where it scored the bundle (the
-    engine function's ``keep`` is :func:`recording_of`) and sends them with the
-    report's bytes, so this process, which collects every result, only writes.
-    A result without them (a remote engine's) has the report's bytes in its
-    files; this process then derives the rows itself.
-    """
-    group: list[Recording] = []
-    with Ledger.open(path) as ledger:
-        try:
-            started = 0.0
-            for result in results:
-                if result.outcome != "error":
-                    if not group:
-                        started = time.monotonic()
-                    group.append(_recording(result))
-                    if len(group) >= GROUP_REPORTS or time.monotonic() - started >= GROUP_SECONDS:
-                        full, group = group, []
-                        ledger.add_produced(full)
-                yield result
-        except BaseException:
-            # Stopped early (an unreadable input, SIGTERM, Ctrl-C): what was scored is recorded, if the
-            # ledger lets us within a moment; the error that stopped the batch is the one reported.
-            ledger.busy_timeout = _STOPPING_BUSY_S
-            with contextlib.suppress(EvidenceRankError):
-                ledger.add_produced(group)
-            raise
-        ledger.add_produced(group)
-
-
-def _recording(result: BundleResult) -> Recording:
-    if isinstance(result.kept, Recording):
-        return result.kept
-    body = dict(result.files)[REPORT]
-    return recording_of(orjson.loads(body), body)

@@ -179,7 +179,7 @@ class EvidenceRankingAcceptance:
         self.inner: AcceptancePolicy = inner if inner is not None else DefaultAcceptance()
         self.match: ProposalMatcher = match if match is not None else match_diff
         self._by_id = {p.id: p for p in self.proposals}
-        self.ledger = _Recorder(ledger, document, model) if ledger is not None else None
+        self.ledger = _Recorder(ledger, document, model, self.signer) if ledger is not None else None
         """Where what the acceptance test does with each backed diff is recorded (docs/ledger.md)."""
 
     # The aggregator offers every installed policy its verifier and config
@@ -263,14 +263,16 @@ class _Recorder:
     proposals' fingerprints. Only what this policy sees: a commit that the
     aggregator's oracle or a CAS conflict stops afterwards is not known here."""
 
-    def __init__(self, path: str | os.PathLike[str], document: Mapping[str, Any], model: RankingReport) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], document: Mapping[str, Any], model: RankingReport, signer: Signer | None
+    ) -> None:
         from ranking.ledger import Ledger
 
         self.path = path
         self.report: str = model.digest
         self.fingerprints = {e.id: e.fingerprint for e in model.proposals}
         with Ledger.open(path) as ledger:
-            ledger.add_report(document)
+            ledger.add_report(document, signer)  # who signed, when a trust file was given (docs/ledger.md)
 
     def record(self, ctx: MergeContext, matched: Sequence[RankedProposal], decision: AcceptDecision) -> None:
         from ranking.ledger import Outcome, finite, record_outcome

@@ -10,7 +10,9 @@ ledger" means are in docs/ledger.md.
 - :mod:`ranking.ledger.audit` — ``ledger verify``'s comparisons (pure);
 - :mod:`ranking.ledger.rows` — every row read, checked for type and range (pure);
 - :mod:`ranking.ledger.connection` — the SQLite connection: the schema check, waiting, SQLite's errors as ours;
-- :mod:`ranking.ledger.store` — the ledger on that connection: recording, reading, merging.
+- :mod:`ranking.ledger.schema` — the schema of each version, checked and migrated on every open;
+- :mod:`ranking.ledger.store` — the ledger on that connection: recording, reading, merging;
+- :mod:`ranking.ledger.recorder` — ``batch --ledger``'s recorder: results' recordings, in groups.
 """
 
 from __future__ import annotations
@@ -49,7 +51,8 @@ def rejected_notes(
     the most recently refused first, with how often it was refused."""
     with Ledger.open(ledger, read_only=True) as opened:
         found = refusals(opened.decisions(lesson=lesson))
-    return note_lines(found, limit)
+        signers = opened.signers_of({r.latest.report for r in found})
+    return note_lines(found, limit, signers)
 
 
 def record_outcome(ledger: str | os.PathLike[str], outcome: Outcome) -> bool:

@@ -11,12 +11,22 @@ from collections.abc import Iterable, Mapping, Sequence
 from itertools import groupby
 from typing import Any, NamedTuple
 
-from curator_io.errors import EvidenceRankError, InputError, TamperError, pointer_of
+from curator_io.canonical import canon
+from curator_io.errors import EvidenceRankError, InputError, InvariantError, TamperError, pointer_of
 from curator_io.grammar import printable
 from curator_io.jsonio import parse_json
-from ranking.ledger.records import Decision, Outcome, checked_report, decisions_of, outcome_key
+from curator_io.signers import Signer
+from ranking.ledger.records import Decision, Outcome, decisions_of, outcome_key
 
-__all__ = ["Finding", "audit_ledger", "audit_report", "audit_outcome", "stored_report", "unbacked_outcome"]
+__all__ = [
+    "Finding",
+    "audit_ledger",
+    "audit_report",
+    "audit_outcome",
+    "checked_report",
+    "stored_report",
+    "unbacked_outcome",
+]
 
 # Where each column of a decision comes from in its report (SPEC §6).
 _SOURCE = {
@@ -51,13 +61,18 @@ def audit_ledger(
     reports: Iterable[tuple[int, str, bytes]],
     decisions: Iterable[tuple[int, Decision]],
     outcomes: Iterable[tuple[str, Outcome]],
+    signers: Iterable[tuple[int, str, Signer]] = (),
 ) -> tuple[tuple[int, int, int], list[Finding]]:
     """``ledger verify`` over a ledger's rows, each table in one pass: reports (seq, digest, body)
-    by seq, decisions (report_seq, decision) by report_seq and position, outcomes (key, outcome);
-    ((reports, decisions, outcomes) checked, findings)."""
+    by seq, decisions (report_seq, decision) by report_seq and position, outcomes (key, outcome),
+    signers (rowid, report, signer); ((reports, decisions, outcomes) checked, findings).
+
+    A signer is an attestation: its form was checked when its row was read, and here only
+    that it is about a stored report; whether that key signed that bundle cannot be derived."""
     findings: list[Finding] = []
     counted = [0, 0, 0]
     decided: dict[tuple[str, str], str] = {}
+    stored_digests: set[str] = set()
     grouped = groupby(decisions, key=lambda row: row[0])
     group = next(grouped, None)
     for seq, digest, body in reports:
@@ -69,6 +84,7 @@ def audit_ledger(
             group = next(grouped, None)
         findings += audit_report(digest, body, stored)
         decided.update(((d.report, d.proposal), d.disposition) for d in stored)
+        stored_digests.add(digest)
         counted[0] += 1
         counted[1] += len(stored)
     while group is not None:
@@ -80,6 +96,11 @@ def audit_ledger(
         if problem is not None:
             findings.append(Finding(f"outcome {key}", None, problem))
         counted[2] += 1
+    for rowid, report, _ in signers:
+        if report not in stored_digests:
+            findings.append(
+                Finding(f"signers row {rowid}", None, f"it names report {report}, which the ledger does not hold")
+            )
     return (counted[0], counted[1], counted[2]), findings
 
 
@@ -140,6 +161,22 @@ def unbacked_outcome(outcome: Outcome, disposition: str | None) -> str | None:
     if outcome.category == "committed" and disposition != "selected":
         return f"a committed outcome of {printable(outcome.proposal)}, which its report {printable(disposition)}"
     return None
+
+
+def checked_report(document: Any) -> bytes:
+    """The canonical bytes of a ranking report that satisfies SPEC §7; raises otherwise.
+
+    ``invariant.sealed`` for a report whose digest does not seal its content, and
+    ``invariant.<name>`` for any other invariant the report alone can show.
+    """
+    # Imported here: score --ledger and batch --ledger record only reports this process produced
+    # (no verifying), and would pay for the verifier's imports (its schema, exact fractions).
+    from ranking.verification import check_report
+
+    if not isinstance(document, Mapping):
+        raise InvariantError("invariant.schema", "a ranking report is a JSON object", pointer="")
+    check_report(document)
+    return canon(document)
 
 
 def stored_report(path: str, digest: str, body: bytes) -> tuple[Mapping[str, Any], bytes]:

@@ -7,13 +7,23 @@ docs/ledger.md): "latest" is the last of them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from curator_io.grammar import printable
+from curator_io.signers import Signer
 from ranking.ledger.records import REFUSED, Decision, Outcome
 
-__all__ = ["Refusal", "refusals", "refusal_mark", "note_lines", "describe_outcome", "outcome_words", "render_history"]
+__all__ = [
+    "Refusal",
+    "refusals",
+    "refusal_mark",
+    "note_lines",
+    "describe_outcome",
+    "outcome_words",
+    "render_history",
+    "signed_by",
+]
 
 _NOTE_RATIONALE_CHARS = 200
 _CATEGORY_WORDS = {"committed": "committed", "below-threshold": "rejected by the acceptance test"}
@@ -55,17 +65,27 @@ def refusal_mark(refusal: Refusal) -> str:
     return f"refused {refusal.times}× before: {', '.join(refusal.codes)}"
 
 
-def note_lines(found: Sequence[Refusal], limit: int | None = None) -> tuple[str, ...]:
+def note_lines(
+    found: Sequence[Refusal], limit: int | None = None, signers: Mapping[str, Sequence[Signer]] | None = None
+) -> tuple[str, ...]:
     """Lines for a curator's next prompt, one per refused fingerprint:
-    ``do not re-propose: <latest rationale> — refused 2×, latest rejected: <codes>``."""
+    ``do not re-propose: <latest rationale> — refused 2×, latest rejected: <codes>``, and
+    ``(signed by <who>)`` when ``signers`` holds who signed the latest refusal's bundle."""
     lines = []
     for r in found[:limit]:
         what = _one_line(r.latest.rationale) or f"proposal {printable(r.latest.proposal)}"
         codes = printable(", ".join(r.codes))
+        signed = signed_by((signers or {}).get(r.latest.report, ()))
         lines.append(
             f"do not re-propose: {what} — refused {r.times}×, latest {printable(r.latest.disposition)}: {codes}"
+            + (f" ({signed})" if signed else "")
         )
     return tuple(lines)
+
+
+def signed_by(signers: Sequence[Signer]) -> str:
+    """``signed by Curator CI (sha256:…)``, several joined by ``; ``; empty when none. Escaped."""
+    return f"signed by {'; '.join(s.shown for s in signers)}" if signers else ""
 
 
 def outcome_words(outcome: Outcome) -> tuple[str, str, str]:
@@ -82,8 +102,11 @@ def describe_outcome(outcome: Outcome) -> str:
     return f"selected → {what} (p_improve {p}, Δ {delta})"
 
 
-def render_history(entries: Sequence[tuple[Decision, Sequence[Outcome]]]) -> str:
-    """An aligned table, oldest first; under a selected decision, what the acceptance test did with it."""
+def render_history(
+    entries: Sequence[tuple[Decision, Sequence[Outcome]]], signers: Mapping[str, Sequence[Signer]] | None = None
+) -> str:
+    """An aligned table, oldest first; under a decision, who signed its report's bundle (from
+    ``signers``, when recorded), and under a selected one what the acceptance test did with it."""
     rows = [("run", "proposal", "disposition", "final", "reasons")]
     # Stored text is someone else's (a ledger merged in, or edited): escaped, a value is one line.
     rows += [
@@ -102,8 +125,10 @@ def render_history(entries: Sequence[tuple[Decision, Sequence[Outcome]]]) -> str
         return f"{r[0]:<{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:<{widths[2]}}  {r[3]:>{widths[3]}}  {r[4]}".rstrip()
 
     lines = [line(rows[0])]
-    for row, (_, outcomes) in zip(rows[1:], entries, strict=True):
+    for row, (d, outcomes) in zip(rows[1:], entries, strict=True):
         lines.append(line(row))
+        signed = signed_by((signers or {}).get(d.report, ()))
+        lines += [f"{'':<{widths[0]}}  {signed}"] if signed else []
         lines += [f"{'':<{widths[0]}}  {describe_outcome(o)}" for o in outcomes]
     runs = len({d.run for d, _ in entries})
     refused = sum(1 for d, _ in entries if d.disposition in REFUSED)

@@ -18,15 +18,14 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from curator_io.canonical import canon, digest
-from curator_io.errors import InvariantError
+from curator_io.canonical import digest
+from curator_io.signers import Signer
 
 __all__ = [
     "REFUSED",
     "Decision",
     "Outcome",
     "Recording",
-    "checked_report",
     "decisions_of",
     "recording_of",
     "decision_json",
@@ -99,33 +98,21 @@ class Recording(NamedTuple):
     body: bytes
     """The report's canonical bytes."""
     decisions: tuple[Decision, ...]
+    signer: Signer | None = None
+    """Who signed the bundle the report was ranked from, as a trust file named them; None
+    when it was not checked (unsigned, or no ``--trust``). An attestation: not in the report."""
 
 
-def recording_of(report: Mapping[str, Any], body: bytes) -> Recording:
+def recording_of(report: Mapping[str, Any], body: bytes, signer: Signer | None = None) -> Recording:
     """What recording ``report`` stores; ``body`` is its canonical bytes and ``report`` has passed
-    :func:`checked_report` or comes from this process's pipeline."""
-    return Recording(report["digest"], report["run"], body, decisions_of(report))
-
-
-def checked_report(document: Any) -> bytes:
-    """The canonical bytes of a ranking report that satisfies SPEC §7; raises otherwise.
-
-    ``invariant.sealed`` for a report whose digest does not seal its content, and
-    ``invariant.<name>`` for any other invariant the report alone can show.
-    """
-    # Imported here: batch --ledger and score --ledger record only reports this process produced,
-    # and would pay for the verifier's imports (its schema, exact fractions) on every run.
-    from ranking.verification import check_report
-
-    if not isinstance(document, Mapping):
-        raise InvariantError("invariant.schema", "a ranking report is a JSON object", pointer="")
-    check_report(document)
-    return canon(document)
+    :func:`ranking.ledger.audit.checked_report` or comes from this process's pipeline."""
+    return Recording(report["digest"], report["run"], body, decisions_of(report), signer)
 
 
 def decisions_of(report: Mapping[str, Any]) -> tuple[Decision, ...]:
-    """One decision per entry, in report order. ``report`` has passed :func:`checked_report`."""
-    # Cannot fail: check_report validated the report against its schema (SPEC §7).
+    """One decision per entry, in report order. ``report`` has passed
+    :func:`ranking.ledger.audit.checked_report` or comes from this process's pipeline."""
+    # Cannot fail: check_report validated the report against its schema (SPEC §7), or rank built it.
     return tuple(
         Decision(
             report=report["digest"],
@@ -146,8 +133,11 @@ def decisions_of(report: Mapping[str, Any]) -> tuple[Decision, ...]:
     )
 
 
-def decision_json(decision: Decision, outcomes: tuple[Outcome, ...] = ()) -> dict[str, Any]:
-    """A decision as ``ledger export`` and ``history --format json`` write it."""
+def decision_json(
+    decision: Decision, outcomes: tuple[Outcome, ...] = (), signers: tuple[Signer, ...] = ()
+) -> dict[str, Any]:
+    """A decision as ``ledger export`` and ``history --format json`` write it; ``signers``
+    are those recorded for its report, in (key id, name) order (docs/ledger.md)."""
     return {
         "run": decision.run,
         "report": decision.report,
@@ -161,6 +151,8 @@ def decision_json(decision: Decision, outcomes: tuple[Outcome, ...] = ()) -> dic
         "superseded_by": decision.superseded_by,
         "rationale": decision.rationale,
         "outcomes": [outcome_json(o) for o in outcomes],
+        "signer": signers[0].to_json() if signers else None,
+        "signers": [s.to_json() for s in signers],
     }
 
 

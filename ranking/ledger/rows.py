@@ -19,9 +19,10 @@ from typing import Any
 import orjson
 
 from curator_io.grammar import printable
+from curator_io.signers import Signer, signer_fault
 from ranking.ledger.records import Decision, Outcome
 
-__all__ = ["RowError", "decision_row", "outcome_row", "report_row"]
+__all__ = ["RowError", "decision_row", "outcome_row", "report_row", "signer_row"]
 
 _MAX_EXACT = 2**53 - 1
 
@@ -158,3 +159,15 @@ def report_row(key: object, digest: object, body: object) -> tuple[str, bytes]:
     if type(body) is not bytes:
         raise RowError("reports", key, f"body is {_kind(body)}, not the report's bytes (a BLOB)")
     return digest, body
+
+
+def signer_row(key: object, values: Sequence[object]) -> tuple[str, Signer]:
+    """A ``signers`` row (report, keyid, name) checked for its form: the report's digest and
+    who signed its bundle. Its truth is not checkable: a signer is an attestation."""
+    report, keyid, name = values
+    if type(report) is not str:
+        raise RowError("signers", key, f"report is {_kind(report)}, not text")
+    fault = signer_fault(keyid, name)
+    if fault is not None:
+        raise RowError("signers", key, f"{fault}: keyid is {_kind(keyid)}, name is {_kind(name)}")
+    return report, Signer(keyid, name)  # type: ignore[arg-type]  # checked by signer_fault

@@ -1,12 +1,13 @@
-"""The ledger's SQLite file: schema, migrations, transactions. With
-:mod:`ranking.ledger.connection`, which opens and queries it, the only modules of
-the ledger that touch a file; every row read here passes :mod:`ranking.ledger.rows`.
+"""The ledger's SQLite file: recording, reading, merging. With
+:mod:`ranking.ledger.connection`, which opens and queries it, and
+:mod:`ranking.ledger.schema`, which checks and migrates it on every open, the only
+modules of the ledger that touch a file; every row read here passes
+:mod:`ranking.ledger.rows`.
 
 SQLite through the standard library: a real database with no server. The file
 is in WAL mode with a busy timeout, so several processes (parallel CI jobs,
 ``batch --workers``) can write one ledger at once and each waits its turn
-rather than failing. ``PRAGMA user_version`` is the schema version; opening a
-ledger migrates it to :data:`SCHEMA_VERSION` in one transaction.
+rather than failing.
 
 Each report is recorded in one ``BEGIN IMMEDIATE`` transaction: its bytes and
 its decision rows land together or not at all. ``synchronous=NORMAL`` (WAL):
@@ -24,39 +25,16 @@ from typing import Any
 
 from curator_io.errors import ConfigError, TamperError
 from curator_io.grammar import printable
-from ranking.ledger.audit import Finding, audit_ledger, stored_report, unbacked_outcome
-from ranking.ledger.connection import Connection, expected_schema, remove_if_empty, storable
-from ranking.ledger.records import Decision, Outcome, Recording, checked_report, outcome_key, recording_of
-from ranking.ledger.rows import RowError, decision_row, outcome_row, report_row
+from curator_io.signers import Signer
+from ranking.ledger.audit import Finding, audit_ledger, checked_report, stored_report, unbacked_outcome
+from ranking.ledger.connection import Connection, remove_if_empty, storable
+from ranking.ledger.records import Decision, Outcome, Recording, outcome_key, recording_of
+from ranking.ledger.rows import RowError, decision_row, outcome_row, report_row, signer_row
+from ranking.ledger.schema import APPLICATION_ID, SCHEMA_VERSION, prepare, transaction
 
 __all__ = ["SCHEMA_VERSION", "APPLICATION_ID", "Ledger"]
 
-SCHEMA_VERSION = 1
-APPLICATION_ID = 0x45524C47  # "ERLG": tells an evidence-rank ledger from any other SQLite file
 _MAX_PARAMETERS = 500  # well under SQLite's limit on bound parameters in one statement
-
-# One tuple of statements per version: _MIGRATIONS[v - 1] takes a ledger from v - 1 to v.
-_MIGRATIONS: tuple[tuple[str, ...], ...] = (
-    (
-        # seq: insertion order, the ledger's only notion of "older" (reports carry no time).
-        "CREATE TABLE reports (seq INTEGER PRIMARY KEY, digest TEXT NOT NULL UNIQUE, run TEXT NOT NULL,"
-        " body BLOB NOT NULL)",
-        # No key beyond the rowid and one index: each index is pages a commit rewrites, and
-        # recording is on batch's serial path. (report_seq, position) is unique by
-        # construction, and `ledger verify` finds a row added by hand; history by proposal or
-        # lesson reads the table through, as export does.
-        "CREATE TABLE decisions (report_seq INTEGER NOT NULL REFERENCES reports(seq), report TEXT NOT NULL,"
-        " position INTEGER NOT NULL, run TEXT NOT NULL, proposal TEXT NOT NULL, fingerprint TEXT, lesson TEXT,"
-        " validation TEXT NOT NULL, disposition TEXT NOT NULL, reasons TEXT NOT NULL, score NUMERIC,"
-        " superseded_by TEXT, rationale TEXT NOT NULL)",
-        "CREATE INDEX decisions_fingerprint ON decisions (fingerprint)",
-        "CREATE TABLE outcomes (seq INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, report TEXT NOT NULL,"
-        " proposal TEXT NOT NULL, fingerprint TEXT, diff TEXT NOT NULL, version INTEGER, category TEXT NOT NULL,"
-        " p_improve REAL, observed_delta REAL)",
-        "CREATE INDEX outcomes_decision ON outcomes (report, proposal)",
-    ),
-)
-assert len(_MIGRATIONS) == SCHEMA_VERSION
 
 _DECISION_COLUMNS = ", ".join(Decision._fields)
 _OUTCOME_COLUMNS = ", ".join(Outcome._fields)
@@ -78,6 +56,8 @@ class Ledger:
     def __init__(self, connection: Connection) -> None:
         self._db = connection
         self.path = connection.path
+        #: The file's schema version: SCHEMA_VERSION, or an older one opened read-only.
+        self.version = SCHEMA_VERSION
 
     @classmethod
     def open(cls, path: str | os.PathLike[str], *, create: bool = True, read_only: bool = False) -> Ledger:
@@ -130,13 +110,14 @@ class Ledger:
 
     # --- writing ------------------------------------------------------------------
 
-    def add_report(self, document: Mapping[str, Any]) -> bool:
-        """Verify a report (SPEC §7) and record it with its decisions; False when it was already there.
+    def add_report(self, document: Mapping[str, Any], signer: Signer | None = None) -> bool:
+        """Verify a report (SPEC §7) and record it with its decisions, and who signed its bundle
+        when ``signer`` is given; False when the report was already there.
 
         Raises ``invariant.<name>`` (exit 4) for a report that is tampered or invalid.
         """
         body = checked_report(document)
-        return self.add_produced([recording_of(document, body)]) == 1
+        return self.add_produced([recording_of(document, body, signer)]) == 1
 
     def add_produced(self, recordings: Sequence[Recording]) -> int:
         """Record reports this process's pipeline has just produced; how many were new.
@@ -166,12 +147,16 @@ class Ledger:
         selected decision); anything else refuses the whole merge (exit 4),
         naming the row, before anything is written. New reports are added in
         order of (run, digest), so which ledger came first does not change the
-        content. All of ``other`` goes in one transaction.
+        content. Every signer of ``other`` is added too (a union: a report may
+        have several), checked for its form and refused unless ``other`` holds
+        its report. All of ``other`` goes in one transaction.
         """
         have = {self._digest(seq, digest) for seq, digest in self._db.rows("SELECT seq, digest FROM reports")}
         incoming = []
+        theirs = set()
         for seq, digest, body in other._db.rows("SELECT seq, digest, body FROM reports ORDER BY run, digest"):
             digest, body = other._report(seq, digest, body)
+            theirs.add(digest)
             if digest in have:
                 continue
             document, canonical = stored_report(other.path, digest, body)
@@ -187,9 +172,19 @@ class Ledger:
             if problem is not None:
                 raise TamperError("ledger.tampered", f"outcomes row {printable(key)}: {problem}", source=other.path)
             outcomes.append((key, outcome))
+        signers = []
+        for rowid, report, signer in other._signer_rows():
+            if report not in theirs:
+                shown = printable(report)
+                raise TamperError(
+                    "ledger.tampered", f"signers row {rowid}: report {shown} is not in it", source=other.path
+                )
+            signers.append((report, signer))
         with self._transaction():
             reports = sum(self._insert(*item) for item in incoming)
             added = sum(self._insert_outcome(key, o) for key, o in outcomes)
+            for report, signer in signers:
+                self._insert_signer(report, signer)
         return reports, added
 
     # --- reading ------------------------------------------------------------------
@@ -239,6 +234,16 @@ class Ledger:
             out[(d.report, d.proposal)] = [self._outcome(key, row) for key, *row in rows]
         return out
 
+    def signers_of(self, reports: Iterable[str] | None = None) -> dict[str, tuple[Signer, ...]]:
+        """Who signed the bundle of each report (of ``reports``, or of every report), in (key id,
+        name) order; a report without a recorded signer is not in the answer."""
+        wanted = None if reports is None else set(reports)
+        found: dict[str, list[Signer]] = {}
+        for _, report, signer in self._signer_rows():
+            if wanted is None or report in wanted:
+                found.setdefault(report, []).append(signer)
+        return {r: tuple(sorted(s, key=_signer_order)) for r, s in found.items()}
+
     def export(self) -> Iterator[tuple[Decision, list[Outcome]]]:
         """Every decision with its outcomes, in an order that depends on the content alone:
         (run, report digest, position); outcomes by key."""
@@ -267,7 +272,7 @@ class Ledger:
         )
         query = f"SELECT key, {_OUTCOME_COLUMNS} FROM outcomes ORDER BY seq"
         outcomes = ((key, self._outcome(key, row)) for key, *row in self._db.rows(query))
-        return audit_ledger(reports, decisions, outcomes)
+        return audit_ledger(reports, decisions, outcomes, self._signer_rows())
 
     # --- internals ----------------------------------------------------------------
 
@@ -284,6 +289,16 @@ class Ledger:
             return outcome_row(key, row)
         except RowError as e:
             raise self._damaged(e) from e
+
+    def _signer_rows(self) -> Iterator[tuple[int, str, Signer]]:
+        """Every ``signers`` row checked, as (rowid, report, signer); none in a schema 1 ledger."""
+        if self.version < 2:
+            return
+        for rowid, *row in self._db.rows("SELECT rowid, report, keyid, name FROM signers ORDER BY rowid"):
+            try:
+                yield (rowid, *signer_row(rowid, row))
+            except RowError as e:
+                raise self._damaged(e) from e
 
     def _report(self, seq: object, digest: object, body: object) -> tuple[str, bytes]:
         try:
@@ -309,7 +324,11 @@ class Ledger:
             return self._decision(rowid, row).disposition
         return None
 
-    def _insert(self, digest: str, run: str, body: bytes, decisions: Sequence[Decision]) -> bool:
+    def _insert(
+        self, digest: str, run: str, body: bytes, decisions: Sequence[Decision], signer: Signer | None = None
+    ) -> bool:
+        if signer is not None:
+            self._insert_signer(digest, signer)  # also when the report is there already: one more attestation
         cursor = self._db.run(
             "INSERT INTO reports (digest, run, body) VALUES (?, ?, ?) ON CONFLICT (digest) DO NOTHING",
             (digest, run, body),
@@ -319,6 +338,12 @@ class Ledger:
         seq = cursor.lastrowid
         self._db.many(_INSERT_DECISION, [(seq, *d) for d in decisions])
         return True
+
+    def _insert_signer(self, report: str, signer: Signer) -> None:
+        self._db.run(
+            "INSERT INTO signers (report, keyid, name) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+            (report, signer.keyid, signer.name),
+        )
 
     def _insert_outcome(self, key: str, outcome: Outcome) -> bool:
         cursor = self._db.run(
@@ -330,60 +355,12 @@ class Ledger:
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:
-        self._db.run("BEGIN IMMEDIATE")
-        try:
+        with transaction(self._db):
             yield
-            self._db.run("COMMIT")
-        except BaseException:
-            self._db.rollback()
-            raise
 
     def _prepare(self, read_only: bool) -> None:
-        """Check the file before anything runs on it; then, to write, WAL mode and the current
-        schema (an older ledger migrated in one transaction)."""
-        version = self._check_version(allow_older=not read_only)
-        if read_only or version == SCHEMA_VERSION:
-            if not read_only:
-                self._db.run("PRAGMA synchronous = NORMAL")
-            return
-        # Only now, on a file known to be a ledger (or empty), is anything written to it.
-        self._db.run("PRAGMA journal_mode = WAL")
-        self._db.run("PRAGMA synchronous = NORMAL")
-        with self._transaction():
-            version = self._check_version(allow_older=True)  # another process may have migrated it meanwhile
-            for statements in _MIGRATIONS[version:]:
-                for statement in statements:
-                    self._db.run(statement)
-            if version < SCHEMA_VERSION:
-                self._db.run(f"PRAGMA user_version = {SCHEMA_VERSION}")
-                self._db.run(f"PRAGMA application_id = {APPLICATION_ID}")
+        self.version = prepare(self._db, read_only=read_only)
 
-    def _check_version(self, *, allow_older: bool) -> int:
-        """The file's schema version, once its header and ``sqlite_schema`` say it is a ledger."""
-        if self._db.in_transaction:
-            return self._read_version(allow_older=allow_older)
-        # One snapshot: another process may migrate the file between two reads of it.
-        self._db.run("BEGIN")
-        try:
-            return self._read_version(allow_older=allow_older)
-        finally:
-            self._db.rollback()
 
-    def _read_version(self, *, allow_older: bool) -> int:
-        (version,) = self._db.one("PRAGMA user_version")
-        (app,) = self._db.one("PRAGMA application_id")
-        (tables,) = self._db.one("SELECT count(*) FROM sqlite_schema")
-        if (version > 0 and app != APPLICATION_ID) or (version == 0 and tables):
-            raise ConfigError("ledger.not_a_ledger", "an SQLite file, but not a ledger", source=self.path)
-        if version > SCHEMA_VERSION:
-            raise ConfigError(
-                "ledger.version",
-                f"a ledger of schema {version}; this evidence-rank reads up to {SCHEMA_VERSION}",
-                source=self.path,
-            )
-        if version == 0 and not allow_older:
-            raise ConfigError("ledger.not_a_ledger", "an empty file, not a ledger", source=self.path)
-        if version < SCHEMA_VERSION and not allow_older:
-            raise ConfigError("ledger.version", f"a ledger of schema {version}; open it to write", source=self.path)
-        self._db.check_schema(expected_schema(int(version), _MIGRATIONS))  # before any query of ours
-        return int(version)  # sqlite3 returns a PRAGMA's value untyped
+def _signer_order(signer: Signer) -> tuple[str, str]:
+    return signer.keyid, signer.name or ""

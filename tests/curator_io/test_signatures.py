@@ -265,6 +265,7 @@ def test_during_a_rotation_both_listed_keys_are_trusted_and_a_removed_key_is_ref
             "line 1: the name 'bad\\\\x1bname' holds a character a terminal would act on",
         ),
         ("md5:00 ssh-ed25519 AAAA", "line 1: expected KEYID PUBLIC-KEY"),
+        (f"{trust_line(CURATOR)} {'n' * 201}", "line 1: the name is 201 characters long, more than 200"),
     ],
 )
 def test_a_trust_file_that_cannot_be_read_is_a_usage_error_naming_the_line(text: str, detail: str) -> None:

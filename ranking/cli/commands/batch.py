@@ -176,12 +176,12 @@ def _score_all(args: argparse.Namespace, out: Path) -> dict[str, Any]:
         progress.total = len(inputs)  # else known only once every stream is read to its end
     # A local engine's workers write their own folders; a remote one's results come back as bytes.
     local = args.engine == "local"
-    fn = partial(score_and_write, config=config, out=out) if local else partial(score_item, config=config)
-    if args.ledger and local:
-        # Imported when asked for (sqlite3 costs start-up). The rows are derived where each bundle is scored.
-        from ranking.ledger.records import recording_of
-
-        fn = partial(fn, keep=recording_of)
+    record = bool(args.ledger)  # the ledger's rows are derived where each bundle is scored
+    fn = (
+        partial(score_and_write, config=config, out=out, record=record)
+        if local
+        else partial(score_item, config=config, record=record)
+    )
     # Local workers read their own files; a remote engine's get the bytes (they may not see our disk).
     sources = iter_sources(inputs, defer=local)
     with _engine(args) as engine:
@@ -189,7 +189,7 @@ def _score_all(args: argparse.Namespace, out: Path) -> dict[str, Any]:
         if not args.ledger:
             entries = _write_all(results, out, progress)
         else:
-            from ranking.cli.ledger_runs import recorded
+            from ranking.ledger.recorder import recorded  # imported when asked for: sqlite3 costs start-up
 
             # Closed here, whatever stops the batch: the reports it holds are recorded now, not
             # whenever the generator would be collected (after the exit code is decided).

@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
     with score_folder(out, refuse_inputs=refuse, is_input=partial(_is_checked, args.validation)) as folder:
         result, signer = _score(args)
         folder.write(result.validation.canonical, result.canonical)
-        marks = _record(args.ledger, result) if args.ledger else None
+        marks = _record(args.ledger, result, signer) if args.ledger else None
     log_decisions(result.report, bundle=args.bundle)
     signed = "" if signer is None else f"\nsigned by {signer.shown}"
     if args.summary:
@@ -133,7 +133,7 @@ def _is_checked(given: str | None, path: Path) -> bool:
     return given is not None and same_file(path, given)
 
 
-def _record(ledger: str, result: Result) -> dict[str, str]:
+def _record(ledger: str, result: Result, signer: Signer | None) -> dict[str, str]:
     from ranking.cli.ledger_runs import record_scored  # imported when asked for: sqlite3 costs start-up
 
-    return record_scored(ledger, result.report, result.canonical)
+    return record_scored(ledger, result.report, result.canonical, signer)
