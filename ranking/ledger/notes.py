@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from curator_io.grammar import printable
 from curator_io.signers import Signer
 from ranking.ledger.records import REFUSED, Decision, Outcome
+from ranking.text import one_line
 
 __all__ = [
     "Refusal",
@@ -25,7 +26,6 @@ __all__ = [
     "signed_by",
 ]
 
-_NOTE_RATIONALE_CHARS = 200
 _CATEGORY_WORDS = {"committed": "committed", "below-threshold": "rejected by the acceptance test"}
 
 
@@ -73,7 +73,7 @@ def note_lines(
     ``(signed by <who>)`` when ``signers`` holds who signed the latest refusal's bundle."""
     lines = []
     for r in found[:limit]:
-        what = _one_line(r.latest.rationale) or f"proposal {printable(r.latest.proposal)}"
+        what = one_line(r.latest.rationale) or f"proposal {printable(r.latest.proposal)}"
         codes = printable(", ".join(r.codes))
         signed = signed_by((signers or {}).get(r.latest.report, ()))
         lines.append(
@@ -142,10 +142,3 @@ def _score(final: float | None) -> str:
 
 def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
-
-
-def _one_line(text: str) -> str:
-    flat = " ".join("".join(ch if ch.isprintable() else " " for ch in text).split())
-    if len(flat) <= _NOTE_RATIONALE_CHARS:
-        return flat
-    return flat[: _NOTE_RATIONALE_CHARS - 1].rstrip() + "…"

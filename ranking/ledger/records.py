@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 import orjson
 
 from curator_io.canonical import digest
+from curator_io.catalogue import REFUSED, reason_label
 from curator_io.signers import Signer
 
 __all__ = [
@@ -33,10 +34,6 @@ __all__ = [
     "outcome_key",
     "finite",
 ]
-
-REFUSED = frozenset({"rejected", "superseded", "deferred"})
-"""Final dispositions (SPEC §6) that mean "do not propose this edit again as it is";
-the set ``rejected_notes`` of the agentdescent integration uses too."""
 
 
 class Decision(NamedTuple):
@@ -63,7 +60,7 @@ class Decision(NamedTuple):
     @property
     def codes(self) -> tuple[str, ...]:
         """The reason codes with their subjects, as the score table prints them."""
-        return tuple(_code(r) for r in _json(self.reasons))
+        return tuple(reason_label(r["code"], r["subject"]) for r in _json(self.reasons))
 
     @property
     def reason_codes(self) -> tuple[str, ...]:
@@ -180,7 +177,3 @@ def finite(value: float | None) -> float | None:
 def _json(text: str) -> Any:
     # Our own text: plain JSON, nothing for the strict loader to refuse.
     return orjson.loads(text)
-
-
-def _code(reason: Mapping[str, Any]) -> str:
-    return str(reason["code"]) + (f"({reason['subject']})" if reason["subject"] is not None else "")
