@@ -10,8 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from curator_io.private_keys import load_private_key
 from ranking.cli import main
 from tests.conftest import FIXTURES
+from tests.signing import key_pem, signing_key
 
 
 @pytest.fixture
@@ -124,3 +126,25 @@ def test_an_out_beside_the_inputs_is_still_written(work: Path, tmp_path: Path) -
     out = tmp_path / "memory.json"
     assert main(["apply", str(work / "bundle.json"), str(work / "out" / "report.json"), "--out", str(out)]) == 0
     assert out.read_bytes().startswith(b'{"instructions":')
+
+
+@pytest.mark.parametrize("target", ["bundle.json", "curator.key"])
+@pytest.mark.parametrize("link", ["same path", "symlink", "dot-dot"])
+def test_sign_refuses_an_out_that_is_its_document_or_its_key(
+    work: Path, tmp_path: Path, target: str, link: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    key = work / "curator.key"
+    key.write_bytes(key_pem("curator"))
+    out = {
+        "same path": work / target,
+        "symlink": tmp_path / "signature.json",
+        "dot-dot": work / "out" / ".." / target,
+    }[link]
+    if link == "symlink":
+        out.symlink_to(work / target)
+    before = _snapshot(work)
+    assert main(["sign", str(work / "bundle.json"), "--key", str(key), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "usage.invalid_option" in err and "which this run reads" in err
+    assert _snapshot(work) == before
+    assert load_private_key(key.read_bytes()).public.keyid == signing_key("curator").public.keyid

@@ -22,6 +22,7 @@ from ranking.cli.collector import collector_off
 from ranking.cli.common import pointing_into
 from ranking.cli.output import emit
 from ranking.cli.signed import SUFFIX
+from ranking.cli.targets import refuse_input_as_output
 
 __all__ = ["register", "run", "load_key"]
 
@@ -86,9 +87,11 @@ def _subject(path: str) -> tuple[str, str]:
 def run(args: argparse.Namespace) -> int:
     from curator_io.envelope import make_envelope, make_statement
 
+    out = args.out or args.path + SUFFIX
+    # Before anything is read: a signature written over the document or the key destroys it.
+    refuse_input_as_output(out, [("PATH", args.path), ("--key", args.key)])
     kind, digest = _subject(args.path)
     key = load_key(args.key)
-    out = args.out or args.path + SUFFIX
     statement = make_statement(kind, os.path.basename(args.path), digest, _tool())
     write_atomic(out, make_envelope(statement, key.public.keyid, key.sign))
     emit(f"{out}: signed the {kind} {digest} with key {key.public.keyid}")
