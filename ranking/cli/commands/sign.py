@@ -17,6 +17,7 @@ from typing import Any
 from curator_io.bundle import bundle_from_document
 from curator_io.errors import ConfigError, InputError
 from curator_io.files import read_bytes, write_atomic
+from curator_io.grammar import printable
 from curator_io.jsonio import parse_json
 from ranking.cli.collector import collector_off
 from ranking.cli.common import pointing_into
@@ -94,5 +95,5 @@ def run(args: argparse.Namespace) -> int:
     key = load_key(args.key)
     statement = make_statement(kind, os.path.basename(args.path), digest, _tool())
     write_atomic(out, make_envelope(statement, key.public.keyid, key.sign))
-    emit(f"{out}: signed the {kind} {digest} with key {key.public.keyid}")
+    emit(printable(f"{out}: signed the {kind} {digest} with key {key.public.keyid}"))  # a name from anyone
     return 0
