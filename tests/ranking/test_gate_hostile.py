@@ -261,3 +261,19 @@ def test_an_unknown_argument_named_like_a_workflow_command_stays_on_the_usage_li
         proc.stderr.decode().splitlines()[-1]
         == r"evidence-rank: error: unrecognized arguments: --bogusx\n::error::forged"
     )
+
+
+@pytest.mark.parametrize("refused", [True, False], ids=["a refused bundle", "a finding on memory-after"])
+def test_a_file_property_carries_no_terminal_escape_from_a_file_name(tmp_path: Path, refused: bool) -> None:
+    name = "m\x1b[8mhidden\u202e.json"
+    memory = _hostile_memory(tmp_path, name)
+    bundle = tmp_path / name if refused else CASE / "bundle.json"
+    if refused:
+        memory.write_bytes(b"{")
+    proc = _gate(memory, "--format", "github", bundle=bundle)
+    assert proc.returncode == (3 if refused else 1)
+    annotations = [line for line in _lines(proc) if line.startswith("::error file=")]
+    assert annotations
+    for line in annotations:
+        assert "\x1b" not in line and "\u202e" not in line
+        assert r"m\x1b[8mhidden\u202e.json" in line
