@@ -26,6 +26,7 @@ import contextlib
 import functools
 import os
 import re
+import stat
 import sys
 import time
 from collections.abc import Iterable, Iterator
@@ -54,16 +55,26 @@ LOCK_NAME = ".evidence-rank.lock"
 def read_bytes(path: str | os.PathLike[str]) -> bytes:
     """The file's bytes; a path that cannot be read is a usage error (exit 2)."""
     try:
-        return Path(path).read_bytes()
+        return _read(path)
     except OSError as e:
         raise ConfigError("usage.unreadable", f"cannot read {os.fspath(path)!r}: {e.strerror}") from e
+
+
+def _read(path: str | os.PathLike[str]) -> bytes:
+    """Read a file, a pipe or a FIFO (``<(...)``, ``/dev/stdin``) whole; refuse a device that is not a
+    terminal: ``/dev/zero`` or a disk never ends, and reading it would fill the memory."""
+    with open(path, "rb") as f:
+        mode = os.fstat(f.fileno()).st_mode
+        if (stat.S_ISCHR(mode) or stat.S_ISBLK(mode)) and not f.isatty():
+            raise ConfigError("usage.unreadable", f"cannot read {os.fspath(path)!r}: a device, not a file")
+        return f.read()
 
 
 def read_bytes_if_present(path: str | os.PathLike[str]) -> bytes | None:
     """The file's bytes, or ``None`` when there is no such file (an optional input, such as a
     signature beside a bundle); any other failure to read it is a usage error (exit 2)."""
     try:
-        return Path(path).read_bytes()
+        return _read(path)
     except FileNotFoundError:
         return None
     except OSError as e:

@@ -173,3 +173,31 @@ def test_score_with_a_ledger_logs_nothing_at_the_default_level(tmp_path: Path) -
     assert done.stderr == b"" and done.stdout == b""
     verbose = run_cli("score", str(EXAMPLE), "--out-dir", str(tmp_path / "out"), "--ledger", str(ledger), "-q", "-vv")
     assert b'"event": "decision"' in verbose.stderr or b"decision" in verbose.stderr
+
+
+def _address_space_of_a_gigabyte() -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (2**30, 2**30))  # a run that reads for ever fails fast, not the machine
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["score", str(EXAMPLE), "--out-dir", "{tmp}/o", "--config", "/dev/zero"],
+        ["score", str(EXAMPLE), "--out-dir", "{tmp}/o", "--trust", "/dev/zero"],
+        ["sign", str(EXAMPLE), "--key", "/dev/zero", "--out", "{tmp}/sig"],
+        ["verify", "/dev/urandom"],
+        ["apply", "/dev/zero", "/dev/zero", "--out", "{tmp}/m"],
+        ["batch", "/dev/zero", "--out-dir", "{tmp}/o"],
+    ],
+    ids=["--config", "--trust", "sign --key", "verify REPORT", "apply BUNDLE", "batch PATH"],
+)
+def test_an_endless_device_as_an_input_file_is_one_unreadable_line(argv: list[str], tmp_path: Path) -> None:
+    done = run_cli(
+        *[a.format(tmp=tmp_path) for a in argv], preexec_fn=_address_space_of_a_gigabyte, timeout=60, check=False
+    )
+    assert done.returncode == 2, done.stderr[-500:]
+    one_error_line(done.stderr.decode(), "usage.unreadable")
+    assert "not a file" in done.stderr.decode()
+    assert sorted(p.name for p in tmp_path.iterdir()) in ([], ["o"])
