@@ -372,6 +372,8 @@ class Ledger:
     def _read_version(self, *, allow_older: bool) -> int:
         (version,) = self._db.one("PRAGMA user_version")
         (app,) = self._db.one("PRAGMA application_id")
+        if version < 0:  # never written by evidence-rank; as a slice of the migrations it would pick the last
+            raise TamperError("ledger.damaged", f"its schema version (user_version) is {version}", source=self.path)
         (tables,) = self._db.one("SELECT count(*) FROM sqlite_schema")
         if (version > 0 and app != APPLICATION_ID) or (version == 0 and tables):
             raise ConfigError("ledger.not_a_ledger", "an SQLite file, but not a ledger", source=self.path)

@@ -17,7 +17,14 @@ from tests.ranking.ledger.crafted import BASIC, DAMAGES, MIXED, edited, good_led
 
 EXAMPLE = FIXTURES / "example.json"
 #: Damages of the file or its schema: refused when the ledger is opened, by every command.
-FILE_DAMAGES = ["corrupted pages", "a missing table", "reports as a recursive view", "a trigger", "a text file"]
+FILE_DAMAGES = [
+    "corrupted pages",
+    "a missing table",
+    "reports as a recursive view",
+    "a trigger",
+    "a negative schema version",
+    "a text file",
+]
 #: Damages of one row: refused by every command that reads the row.
 ROW_DAMAGES = ["reasons that are not JSON", "a report stored as TEXT"]
 
