@@ -130,6 +130,10 @@ def verified(ledger: Ledger, path: str) -> tuple[int, int, int]:
 
 
 def run_merge(args: argparse.Namespace) -> int:
+    # PATH may be an OTHER (nothing to add), never a file SQLite keeps beside one: written as a
+    # ledger, it would be taken for (and dropped as) that ledger's WAL or journal.
+    for path in args.others:
+        refuse_input_as_output(args.ledger, ledger_files(path)[1:], option="PATH")
     with contextlib.ExitStack() as stack:
         # Every OTHER is opened (and its schema checked) first: a missing or foreign one creates nothing.
         others = [(path, stack.enter_context(Ledger.open(path, read_only=True))) for path in args.others]

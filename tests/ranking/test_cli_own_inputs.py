@@ -49,6 +49,8 @@ CASES = {
     ],
     "render --batch D --out D/summary.json": ["render", "--batch", "{r}/batch", "--out", "{r}/batch/summary.json"],
     "ledger render L --out L": ["ledger", "render", "{r}/ledger.db", "--out", "{r}/ledger.db"],
+    "ledger merge L-wal L": ["ledger", "merge", "{r}/ledger.db-wal", "{r}/ledger.db"],
+    "ledger merge L-journal L": ["ledger", "merge", "{r}/ledger.db-journal", "{r}/ledger.db"],
     "batch D/summary.json --out-dir D": ["batch", "{r}/batch/summary.json", "--out-dir", "{r}/batch", "-q"],
     "batch --ledger D/summary.json": [
         "batch",
