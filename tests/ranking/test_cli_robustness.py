@@ -201,3 +201,18 @@ def test_an_endless_device_as_an_input_file_is_one_unreadable_line(argv: list[st
     one_error_line(done.stderr.decode(), "usage.unreadable")
     assert "not a file" in done.stderr.decode()
     assert sorted(p.name for p in tmp_path.iterdir()) in ([], ["o"])
+
+
+def test_a_worker_count_past_a_c_int_is_a_usage_error_not_a_traceback(tmp_path: Path) -> None:
+    done = run_cli("batch", str(EXAMPLE), "--out-dir", str(tmp_path / "o"), "--workers", "9" * 20, timeout=60)
+    assert done.returncode == 2
+    err = done.stderr.decode()
+    assert "Traceback" not in err and "--workers: expected at most " in err
+
+
+@pytest.mark.parametrize("workers", ["100000", str(2**31)])
+def test_a_worker_count_no_machine_can_run_is_refused_before_anything_starts(workers: str) -> None:
+    from ranking.cli import _UsageError, build_parser
+
+    with pytest.raises(_UsageError, match="expected at most "):
+        build_parser().parse_args(["batch", str(EXAMPLE), "--out-dir", "o", "--workers", workers])

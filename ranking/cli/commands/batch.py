@@ -78,6 +78,22 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def max_workers() -> int:
+    """The most ``--workers`` a run may ask for: the machine's cores, or 64 on a smaller one. More
+    processes than that only wait for a core, and each is forked before the run can be stopped:
+    ``--workers 100000`` forked thousands, and a C int overflowed past 2**31."""
+    return max(64, os.cpu_count() or 1)
+
+
+def _worker_count(text: str) -> int:
+    value = _positive_int(text)
+    if value > max_workers():
+        raise argparse.ArgumentTypeError(
+            f"expected at most {max_workers()} (this machine's cores, or 64), got {text!r}"
+        )
+    return value
+
+
 def _positive_float(text: str) -> float:
     try:
         value = float(text)
@@ -108,7 +124,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--workers",
         metavar="N",
-        type=_positive_int,
+        type=_worker_count,
         default=None,
         help=f"local engine: processes (default 1); dask engine: LocalCluster workers (default {_DASK_WORKERS})",
     )
