@@ -5,13 +5,14 @@ then a rename) with the mode any other tool would give them: ``0666`` less the
 umask, or the mode of the file they replace when the caller asks to keep it.
 
 A temporary file is named ``.NAME.PID.XXXXXXXX.tmp`` (the writer's process id,
-8 random hex digits). A writer killed mid-write (SIGKILL, a power cut) leaves
-it; the next write of ``NAME`` into that folder removes it once it is *stale*
-(:func:`sweep_stale`): its writer is no longer running and it is over a minute
-old (a folder shared with another machine may hold a live writer's temporary
-file whose pid means nothing here, and no write takes a minute), or it is over
-an hour old whatever its pid says (pids are reused). Nothing else is touched:
-only names of that exact form, only for ``NAME``.
+8 random hex digits; NAME cut to its first 230 bytes when longer, so it fits).
+A writer killed mid-write (SIGKILL, a power cut) leaves it; the next write of
+``NAME`` into that folder removes it once it is *stale* (:func:`sweep_stale`):
+its writer is no longer running and it is over a minute old (a folder shared
+with another machine may hold a live writer's temporary file whose pid means
+nothing here, and no write takes a minute), or it is over an hour old whatever
+its pid says (pids are reused). Nothing else is touched: only names of that
+exact form, only for ``NAME``.
 
 An output folder that several files make up together (``score``'s
 ``validation.json`` and ``report.json``, a batch's ``summary.json`` and its
@@ -168,11 +169,23 @@ def _create_temporary(target: Path) -> tuple[int, Path]:
     does not exist, tried again if it does.
     """
     while True:
-        tmp = target.with_name(f".{target.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+        tmp = target.with_name(f".{_stem(target.name)}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
         try:
             return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600), tmp
         except FileExistsError:
             continue
+
+
+#: A file name's most bytes (NAME_MAX on Linux and macOS), less what a temporary adds to NAME:
+#: ``.`` before it, and ``.PID.XXXXXXXX.tmp`` (a pid has at most 10 digits) after.
+_STEM_BYTES = 255 - 1 - 24
+
+
+def _stem(name: str) -> str:
+    """NAME as its temporary file holds it: cut to what fits, so that a name as long as a name
+    may be can still be written (its temporary would otherwise be too long to create)."""
+    raw = os.fsencode(name)
+    return name if len(raw) <= _STEM_BYTES else os.fsdecode(raw[:_STEM_BYTES])
 
 
 def flush_to_disk() -> None:
@@ -192,7 +205,7 @@ def sweep_leftovers(folder: Path, names: Iterable[str]) -> None:
     (``write_atomic``'s ``.NAME.*.tmp``). Only under the folder's lock: then no
     live writer owns one."""
     for name in names:
-        for leftover in folder.glob(f".{_glob_escape(name)}.*.tmp"):
+        for leftover in folder.glob(f".{_glob_escape(_stem(name))}.*.tmp"):
             remove_if_present(leftover)
 
 
@@ -213,7 +226,7 @@ def sweep_stale(folder: Path, name: str | None = None) -> None:
     with listing:
         for entry in listing:
             found = _TEMPORARY.fullmatch(entry.name)
-            if found is None or (name is not None and found["name"] != name):
+            if found is None or (name is not None and found["name"] != _stem(name)):
                 continue
             try:
                 age = now - entry.stat(follow_symlinks=False).st_mtime
