@@ -277,3 +277,30 @@ def test_a_file_property_carries_no_terminal_escape_from_a_file_name(tmp_path: P
     for line in annotations:
         assert "\x1b" not in line and "\u202e" not in line
         assert r"m\x1b[8mhidden\u202e.json" in line
+
+
+def test_a_full_disk_leaves_the_step_summary_as_the_earlier_steps_wrote_it(tmp_path: Path) -> None:
+    import resource
+    import signal
+
+    summary = tmp_path / "summary.md"
+    summary.write_text("## earlier step\n", encoding="utf-8")
+
+    def full_disk() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # EFBIG from write(), not a killed process
+        resource.setrlimit(resource.RLIMIT_FSIZE, (40, 40))  # room for a part of the gate's table only
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "ranking.cli", "gate", "--bundle", str(CASE / "bundle.json"), "--report"]
+        + [str(CASE / "expected.report.json"), "--memory-after", str(CASE / "expected.apply.json")]
+        + ["--format", "github"],
+        cwd=REPO,
+        capture_output=True,
+        env={**os.environ, "GITHUB_STEP_SUMMARY": str(summary)},
+        preexec_fn=full_disk,
+        check=False,
+    )
+    assert proc.returncode == 2
+    (line,) = proc.stderr.decode().splitlines()
+    assert line.startswith("evidence-rank: usage.unwritable: cannot append to GITHUB_STEP_SUMMARY")
+    assert summary.read_text(encoding="utf-8") == "## earlier step\n"
