@@ -304,3 +304,14 @@ def test_a_full_disk_leaves_the_step_summary_as_the_earlier_steps_wrote_it(tmp_p
     (line,) = proc.stderr.decode().splitlines()
     assert line.startswith("evidence-rank: usage.unwritable: cannot append to GITHUB_STEP_SUMMARY")
     assert summary.read_text(encoding="utf-8") == "## earlier step\n"
+
+
+def test_a_refusal_annotation_carries_no_terminal_escape_from_the_message(tmp_path: Path) -> None:
+    trust = tmp_path / "trusted-signers"
+    trust.write_bytes(b"sha256:" + b"a" * 64 + b" ssh-\x1b[8mhidden\n")  # its detail quotes the word as it is
+    memory = CASE / "expected.apply.json"
+    proc = _gate(memory, "--format", "github", "--trust", str(trust))
+    assert proc.returncode == 2
+    (annotation,) = [line for line in _lines(proc) if line.startswith("::error ")]
+    assert "trust.invalid" in annotation and "\x1b" not in annotation
+    assert r"ssh-\x1b[8mhidden" in annotation

@@ -84,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
         elif args.format == "github":
             where = f"file={escape_property(e.source)}," if e.source else ""
             title = escape_property(f"evidence-rank gate: {e.code}")
-            emit(f"::error {where}title={title}::{escape_data(e.message)}")
+            emit(f"::error {where}title={title}::{escape_data(g.printable(e.message))}")
             _append_summary(os.environ.get("GITHUB_STEP_SUMMARY"), _error_summary(e))
         raise
 
