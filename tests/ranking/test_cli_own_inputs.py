@@ -150,3 +150,31 @@ def test_sign_refuses_an_out_that_is_its_document_or_its_key(
     assert "usage.invalid_option" in err and "which this run reads" in err
     assert _snapshot(work) == before
     assert load_private_key(key.read_bytes()).public.keyid == signing_key("curator").public.keyid
+
+
+@pytest.mark.parametrize("glob", [None, "*"], ids=["a .json the scan reads", "any name with --glob '*'"])
+def test_batch_refuses_a_ledger_that_its_folder_scan_reads_as_a_bundle(
+    tmp_path: Path, glob: str | None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    shutil.copy(FIXTURES / "example.json", inbox / "bundle.json")
+    (inbox / "notes.json").write_bytes(b"")  # an empty file: a writer would make a ledger of it
+    ledger = inbox / ("notes.json" if glob is None else "ledger.db")
+    argv = ["batch", str(inbox), "--out-dir", str(tmp_path / "out"), "--ledger", str(ledger), "-q"]
+    before = _snapshot(inbox)
+
+    assert main(argv + (["--glob", glob] if glob else [])) == 2
+
+    err = capsys.readouterr().err
+    assert "usage.invalid_option" in err and "which this run reads" in err
+    assert _snapshot(inbox) == before
+
+
+def test_batch_writes_a_ledger_beside_its_bundles_that_the_scan_does_not_read(tmp_path: Path) -> None:
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    shutil.copy(FIXTURES / "example.json", inbox / "bundle.json")
+    argv = ["batch", str(inbox), "--out-dir", str(tmp_path / "out"), "--ledger", str(inbox / "ledger.db"), "-q"]
+    assert main(argv) == 0
+    assert main(["ledger", "verify", str(inbox / "ledger.db")]) == 0

@@ -193,6 +193,26 @@ def _refuse_own_outputs(args: argparse.Namespace, out: Path) -> None:
     named += [("--config", args.config)] + (ledger_files(args.ledger) if args.ledger else [])
     refuse_input_as_output(out / SUMMARY, named, option="--out-dir")
     refuse_input_inside(out / REPORTS, named, option="--out-dir")
+    if args.ledger:
+        _refuse_ledger_scanned(args, Selection(args.glob or (), args.exclude or ()))
+
+
+def _refuse_ledger_scanned(args: argparse.Namespace, select: Selection) -> None:
+    """A ledger (or a file SQLite keeps beside it) that a PATH folder's scan takes is an input the
+    ledger would be written over: an empty ``in/notes.json`` became a ledger, then a bundle refused."""
+    for folder in (p for p in args.paths if os.path.isdir(p)):
+        root = os.path.realpath(folder)
+        for path in (str(p) for _, p in ledger_files(args.ledger)):
+            rel = os.path.relpath(os.path.realpath(path), root).replace(os.sep, "/")
+            if rel.startswith("../") or rel == "..":
+                continue
+            parents = rel.split("/")[:-1]
+            if select.takes(rel) and all(select.enters("/".join(parents[: i + 1])) for i in range(len(parents))):
+                raise ConfigError(
+                    "usage.invalid_option",
+                    f"--ledger {path!r} is a file of PATH {folder!r}, which this run reads: writing it "
+                    "would replace the input; choose another --ledger, or --exclude it",
+                )
 
 
 def _score_all(args: argparse.Namespace, out: Path) -> dict[str, Any]:
