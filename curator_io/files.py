@@ -40,6 +40,7 @@ __all__ = [
     "read_bytes",
     "read_bytes_if_present",
     "write_atomic",
+    "refuse_folder_name",
     "flush_to_disk",
     "remove_if_present",
     "sweep_stale",
@@ -126,6 +127,7 @@ def write_atomic(
     (:func:`sweep_stale`), unless ``sweep`` is false (a caller writing many
     files sweeps their folder once).
     """
+    refuse_folder_name(path)
     target = Path(path)
     mode = _new_file_mode() if mode is None else mode
     try:
@@ -158,6 +160,16 @@ def write_atomic(
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def refuse_folder_name(path: str | os.PathLike[str]) -> None:
+    """Refuse an output name that ends in ``/``: it names a folder, and ``Path`` would drop the
+    slash and write a file of that name instead (``--out keys/`` wrote the key to ``keys``)."""
+    text = os.fspath(path)
+    if text.endswith(("/", os.sep)):
+        raise ConfigError(
+            "usage.unwritable", f"cannot write {text!r}: it ends in '/', so it names a folder, not a file"
+        )
 
 
 def _create_temporary(target: Path) -> tuple[int, Path]:

@@ -14,7 +14,7 @@ import orjson
 
 from curator_io.canonical import canon
 from curator_io.errors import EvidenceRankError, TamperError
-from curator_io.files import write_atomic
+from curator_io.files import refuse_folder_name, write_atomic
 from curator_io.grammar import printable
 from ranking.batch import BundleResult
 from ranking.cli.common import read_report
@@ -103,6 +103,7 @@ def run_render(args: argparse.Namespace) -> int:
     from ranking.render import render_ledger
 
     refuse_input_as_output(args.out, ledger_files(args.ledger))
+    refuse_folder_name(args.out)
     with Ledger.open(args.ledger, read_only=True) as ledger:
         verified(ledger, args.ledger)  # before anything is written: a tampered ledger gets no page
         entries = list(ledger.export())

@@ -178,3 +178,29 @@ def test_batch_writes_a_ledger_beside_its_bundles_that_the_scan_does_not_read(tm
     argv = ["batch", str(inbox), "--out-dir", str(tmp_path / "out"), "--ledger", str(inbox / "ledger.db"), "-q"]
     assert main(argv) == 0
     assert main(["ledger", "verify", str(inbox / "ledger.db")]) == 0
+
+
+#: Each command that writes one file named by --out, with that name ending in "/".
+SLASHED = {
+    "validate": ["validate", "{r}/bundle.json", "--out", "{r}/new/"],
+    "apply": ["apply", "{r}/bundle.json", "{r}/out/report.json", "--out", "{r}/new/"],
+    "render": ["render", "{r}/out/report.json", "--out", "{r}/new/"],
+    "render --batch": ["render", "--batch", "{r}/batch", "--out", "{r}/new/"],
+    "ledger render": ["ledger", "render", "{r}/ledger.db", "--out", "{r}/new/"],
+    "sign": ["sign", "{r}/bundle.json", "--key", "{r}/curator.key", "--out", "{r}/new/"],
+    "keygen": ["keygen", "--out", "{r}/new/"],
+}
+
+
+@pytest.mark.parametrize("argv", SLASHED.values(), ids=SLASHED.keys())
+def test_an_out_ending_in_a_slash_names_a_folder_and_no_file_is_written_for_it(
+    work: Path, argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    (work / "curator.key").write_bytes(key_pem("curator"))
+    before = _snapshot(work)
+
+    assert main([a.format(r=work) for a in argv]) == 2
+
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert "usage.unwritable" in line and "ends in '/'" in line
+    assert _snapshot(work) == before and not (work / "new").exists()

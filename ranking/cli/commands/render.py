@@ -17,7 +17,7 @@ from typing import Any
 from urllib.parse import quote
 
 from curator_io.errors import ConfigError, InputError
-from curator_io.files import flush_to_disk, read_bytes, sweep_stale, write_atomic
+from curator_io.files import flush_to_disk, read_bytes, refuse_folder_name, sweep_stale, write_atomic
 from curator_io.grammar import printable
 from curator_io.jsonio import parse_json
 from ranking.cli.collector import collector_off
@@ -53,6 +53,7 @@ def run(args: argparse.Namespace) -> int:
     # Imported here, not with the command line: only this command needs Jinja2.
     from ranking.render import render_batch, render_report
 
+    refuse_folder_name(args.out)  # before Path() drops the slash
     out = Path(args.out)
     if args.batch is None:
         refuse_input_as_output(out, [("REPORT", args.report), ("--bundle", args.bundle)])
