@@ -16,27 +16,38 @@ from __future__ import annotations
 
 import functools
 import os
+import stat
 from collections.abc import Callable
 from pathlib import Path
 
 from curator_io.errors import ConfigError
 
-__all__ = ["read_bytes", "read_bytes_if_present", "write_atomic", "new_file_mode"]
+__all__ = ["read_bytes", "read_bytes_if_present", "write_atomic", "refuse_folder_name", "new_file_mode"]
 
 
 def read_bytes(path: str | os.PathLike[str]) -> bytes:
     """The file's bytes; a path that cannot be read is a usage error (exit 2)."""
     try:
-        return Path(path).read_bytes()
+        return _read(path)
     except OSError as e:
         raise ConfigError("usage.unreadable", f"cannot read {os.fspath(path)!r}: {e.strerror}") from e
+
+
+def _read(path: str | os.PathLike[str]) -> bytes:
+    """Read a file, a pipe or a FIFO (``<(...)``, ``/dev/stdin``) whole; refuse a device that is not a
+    terminal: ``/dev/zero`` or a disk never ends, and reading it would fill the memory."""
+    with open(path, "rb") as f:
+        mode = os.fstat(f.fileno()).st_mode
+        if (stat.S_ISCHR(mode) or stat.S_ISBLK(mode)) and not f.isatty():
+            raise ConfigError("usage.unreadable", f"cannot read {os.fspath(path)!r}: a device, not a file")
+        return f.read()
 
 
 def read_bytes_if_present(path: str | os.PathLike[str]) -> bytes | None:
     """The file's bytes, or ``None`` when there is no such file (an optional input, such as a
     signature beside a bundle); any other failure to read it is a usage error (exit 2)."""
     try:
-        return Path(path).read_bytes()
+        return _read(path)
     except FileNotFoundError:
         return None
     except OSError as e:
@@ -80,6 +91,7 @@ def write_atomic(
     linked into place, which fails when the name is taken. Any file or folder
     that cannot be written is ``usage.unwritable``.
     """
+    refuse_folder_name(path)
     target = Path(path)
     mode = new_file_mode() if mode is None else mode
     try:
@@ -110,3 +122,13 @@ def write_atomic(
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def refuse_folder_name(path: str | os.PathLike[str]) -> None:
+    """Refuse an output name that ends in ``/``: it names a folder, and ``Path`` would drop the
+    slash and write a file of that name instead (``--out keys/`` wrote the key to ``keys``)."""
+    text = os.fspath(path)
+    if text.endswith(("/", os.sep)):
+        raise ConfigError(
+            "usage.unwritable", f"cannot write {text!r}: it ends in '/', so it names a folder, not a file"
+        )

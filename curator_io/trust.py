@@ -30,6 +30,7 @@ The payload is read only after its signature verifies.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import NamedTuple
 
@@ -40,6 +41,8 @@ from curator_io.keys import KeyFormatError, PublicKey, public_key_from_openssh, 
 from curator_io.signers import KEYID, MAX_NAME_CHARS, Signer, signer_fault
 
 __all__ = ["MAX_NAME_CHARS", "Signer", "TrustList", "parse_trust", "check_signature", "signer_fault"]
+
+_BLANKS = re.compile(r"[ \t]+")
 
 
 class TrustList(NamedTuple):
@@ -63,8 +66,10 @@ def parse_trust(raw: bytes, source: str) -> TrustList:
     except UnicodeDecodeError as e:
         raise fault("not UTF-8 text") from e
     keys: dict[str, tuple[PublicKey, str | None]] = {}
-    for number, line in enumerate(text.splitlines(), 1):
-        words = line.split()
+    # Lines end at LF (or CRLF) and words at spaces and tabs, nowhere else: str.splitlines() and
+    # str.split() also break at U+2028, NEL or a form feed, which in a NAME must be refused instead.
+    for number, line in enumerate(text.split("\n"), 1):
+        words = [word for word in _BLANKS.split(line.removesuffix("\r")) if word]
         if not words or words[0].startswith("#"):
             continue
         try:

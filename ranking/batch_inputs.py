@@ -181,6 +181,17 @@ def _binary(path: str | os.PathLike[str]) -> Callable[[], BinaryIO]:
     return cast("Callable[[], BinaryIO]", partial(open, path, "rb"))
 
 
+def _is_terminal(path: str) -> bool:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+    except OSError:
+        return False
+    try:
+        return os.isatty(fd)
+    finally:
+        os.close(fd)
+
+
 def _joined(base: str, rel: str) -> str:
     """A folder's file named from the folder's last part: ``in`` + ``cases/a.json``."""
     return rel if base in ("", ".", "..") else f"{base}/{rel}"
@@ -194,6 +205,9 @@ def _local_inputs(given: str, own: _Own, warn: Warn, select: Selection) -> list[
         raise ConfigError("usage.unreadable", f"cannot read {display!r}: no such file or folder") from None
     except OSError as e:
         raise unreadable(display, e) from e
+    if (stat.S_ISCHR(mode) or stat.S_ISBLK(mode)) and not _is_terminal(given):
+        # /dev/zero or a disk never ends, and has no line break to end a JSONL line at.
+        raise ConfigError("usage.unreadable", f"cannot read {display!r}: a device, not a file")
     opener = _binary(given)
     last = display_name(os.path.basename(given.rstrip("/")))
     if stat.S_ISDIR(mode):

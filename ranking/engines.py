@@ -13,6 +13,7 @@ Ctrl-C, which a terminal sends to every process of the group.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import gc
 import os
@@ -106,7 +107,8 @@ class ProcessEngine:
         try:
             while chunk := list(islice(iterator, size)):
                 if sum(not f.done() for f in pending) < self.queued:
-                    pending.append(pool.submit(_apply_all, fn, chunk))
+                    with _signals_held():  # a submit may fork the pool's processes
+                        pending.append(pool.submit(_apply_all, fn, chunk))
                 else:
                     start = time.perf_counter()
                     pending.append(_apply_here(fn, chunk))
@@ -127,6 +129,25 @@ class ProcessEngine:
             pool.shutdown(wait=True, cancel_futures=True)
 
 
+#: The signals that end a run: held back while the pool forks, set free in each worker.
+_ENDING = frozenset({signal.SIGINT, signal.SIGTERM})
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM back, then deliver them. A handler that runs inside ``os.fork``'s
+    hooks (the first submit forks every worker) has its exception printed and dropped: the
+    signal was lost, and a terminated batch ran to the end and exited 0."""
+    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - Windows: no fork, no hooks
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _ENDING)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
 def _worker_started(parent: int | None) -> None:
     """First thing in each pool process: leave signals to the parent, and die with it.
 
@@ -136,6 +157,8 @@ def _worker_started(parent: int | None) -> None:
     gc.disable()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group; the parent decides
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # a forked worker would inherit the CLI's handler
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _ENDING)  # forked while the parent held them back
     if _die_with_parent() and parent is not None and os.getppid() != parent:
         os._exit(1)  # the parent died before the line above took effect
 

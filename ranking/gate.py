@@ -369,8 +369,11 @@ def escape_data(s: str) -> str:
 
 
 def escape_property(s: str) -> str:
-    """A workflow command's property (``file=``, ``title=``): also ``:`` and ``,``, which end it."""
-    return escape_data(s).replace(":", "%3A").replace(",", "%2C")
+    """A workflow command's property (``file=``, ``title=``): also ``:`` and ``,``, which end it, and
+    (as :func:`curator_io.grammar.printable` writes them) the characters a terminal would act on:
+    CR and LF stay percent-escaped, so a file with a line break in its name is still the file."""
+    shown = "".join(c if c in "\r\n" else g.printable(c) for c in s)
+    return escape_data(shown).replace(":", "%3A").replace(",", "%2C")
 
 
 #: What GitHub's Markdown (GFM, with inline HTML and math) acts on inside a line: emphasis,

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from curator_io.canonical import canon
 from curator_io.errors import EvidenceRankError, TamperError
+from curator_io.files import refuse_folder_name
 from curator_io.grammar import printable
 from ranking.cli.common import read_report
 from ranking.cli.logs import get_logger
@@ -107,6 +108,7 @@ def run_render(args: argparse.Namespace) -> int:
     from ranking.render import render_ledger
 
     refuse_input_as_output(args.out, ledger_files(args.ledger))
+    refuse_folder_name(args.out)
     with Ledger.open(args.ledger, read_only=True) as ledger:
         verified(ledger, args.ledger)  # before anything is written: a tampered ledger gets no page
         entries = list(ledger.export())
@@ -134,6 +136,10 @@ def verified(ledger: Ledger, path: str) -> tuple[int, int, int]:
 
 
 def run_merge(args: argparse.Namespace) -> int:
+    # PATH may be an OTHER (nothing to add), never a file SQLite keeps beside one: written as a
+    # ledger, it would be taken for (and dropped as) that ledger's WAL or journal.
+    for path in args.others:
+        refuse_input_as_output(args.ledger, ledger_files(path)[1:], option="PATH")
     with contextlib.ExitStack() as stack:
         # Every OTHER is opened (and its schema checked) first: a missing or foreign one creates nothing.
         others = [(path, stack.enter_context(Ledger.open(path, read_only=True))) for path in args.others]

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from curator_io.errors import ConfigError
+from curator_io.errors import ConfigError, TamperError
 from ranking.ledger.connection import Connection, expected_schema
 
 __all__ = ["APPLICATION_ID", "MIGRATIONS", "SCHEMA_VERSION", "prepare", "transaction"]
@@ -102,6 +102,8 @@ def _check_version(db: Connection, *, allow_empty: bool) -> int:
 def _read_version(db: Connection, *, allow_empty: bool) -> int:
     (version,) = db.one("PRAGMA user_version")
     (app,) = db.one("PRAGMA application_id")
+    if version < 0:  # never written by evidence-rank; as a slice of the migrations it would pick the last
+        raise TamperError("ledger.damaged", f"its schema version (user_version) is {version}", source=db.path)
     (tables,) = db.one("SELECT count(*) FROM sqlite_schema")
     if (version > 0 and app != APPLICATION_ID) or (version == 0 and tables):
         raise ConfigError("ledger.not_a_ledger", "an SQLite file, but not a ledger", source=db.path)

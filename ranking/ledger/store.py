@@ -73,7 +73,9 @@ class Ledger:
         shown = os.fspath(path)
         target = Path(path)
         if (read_only or not create) and not target.is_file():
-            raise ConfigError("usage.unreadable", f"cannot read {shown!r}: no such ledger")
+            # A FIFO, a device or a folder is there, but is no ledger: say which, not "no such".
+            why = "not a regular file" if os.path.lexists(target) and target.exists() else "no such ledger"
+            raise ConfigError("usage.unreadable", f"cannot read {shown!r}: {why}")
         created = not target.exists()
         if not created and not target.is_file():
             # A folder, or a FIFO or device SQLite would wait on for ever in a read() no signal ends.

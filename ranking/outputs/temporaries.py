@@ -2,7 +2,8 @@
 
 Every output file is written by :func:`write_file`: a temporary file in the
 same folder, named ``.NAME.PID.XXXXXXXX.tmp`` (the writer's process id, 8
-random hex digits), then renamed over ``NAME`` (``curator_io.files.write_atomic``).
+random hex digits; NAME cut to its first 230 bytes when longer, so it fits), then
+renamed over ``NAME`` (``curator_io.files.write_atomic``).
 
 A writer killed mid-write (SIGKILL, a power cut) leaves its temporary file;
 the next write of ``NAME`` into that folder removes it once it is *stale*
@@ -23,7 +24,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from curator_io.errors import ConfigError
-from curator_io.files import write_atomic
+from curator_io.files import refuse_folder_name, write_atomic
 
 __all__ = [
     "write_file",
@@ -45,6 +46,17 @@ ABANDONED_AFTER = 3600.0
 #: written before the pid was part of the name.
 _TEMPORARY = re.compile(r"\.(?P<name>.+?)\.(?:(?P<pid>[0-9]{1,10})\.)?[0-9a-f]{8}\.tmp")
 
+#: A file name's most bytes (NAME_MAX on Linux and macOS), less what a temporary adds to NAME:
+#: ``.`` before it, and ``.PID.XXXXXXXX.tmp`` (a pid has at most 10 digits) after.
+_STEM_BYTES = 255 - 1 - 24
+
+
+def _stem(name: str) -> str:
+    """NAME as its temporary file holds it: cut to what fits, so that a name as long as a name
+    may be can still be written (its temporary would otherwise be too long to create)."""
+    raw = os.fsencode(name)
+    return name if len(raw) <= _STEM_BYTES else os.fsdecode(raw[:_STEM_BYTES])
+
 
 def write_file(
     path: str | os.PathLike[str],
@@ -60,6 +72,7 @@ def write_file(
     ``mode`` and ``replace`` are its), named as this module says; a killed writer's stale
     temporary file of ``path`` is removed first, unless ``sweep`` is false (a caller writing
     many files sweeps their folder once)."""
+    refuse_folder_name(path)  # before Path() drops the slash of a folder's name
     target = Path(path)
     if sweep:
         sweep_stale(target.parent, target.name)
@@ -83,7 +96,7 @@ def _create_temporary(target: Path) -> tuple[int, Path]:
     does not exist, tried again if it does.
     """
     while True:
-        tmp = target.with_name(f".{target.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+        tmp = target.with_name(f".{_stem(target.name)}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
         try:
             return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600), tmp
         except FileExistsError:
@@ -104,14 +117,14 @@ def remove_if_present(path: str | os.PathLike[str]) -> None:
 
 def is_leftover_of(file_name: str, name: str) -> bool:
     """Whether ``file_name`` may be a temporary file of a write of ``name`` (``.NAME.*.tmp``)."""
-    return file_name.startswith(f".{name}.") and file_name.endswith(".tmp")
+    return file_name.startswith(f".{_stem(name)}.") and file_name.endswith(".tmp")
 
 
 def sweep_leftovers(folder: Path, names: Iterable[str]) -> None:
     """Remove the temporary files a killed writer of ``names`` left in ``folder``
     (``.NAME.*.tmp``). Only under the folder's lock: then no live writer owns one."""
     for name in names:
-        for leftover in folder.glob(f".{_glob_escape(name)}.*.tmp"):
+        for leftover in folder.glob(f".{_glob_escape(_stem(name))}.*.tmp"):
             remove_if_present(leftover)
 
 
@@ -131,7 +144,7 @@ def sweep_stale(folder: Path, name: str | None = None) -> None:
     with listing:
         for entry in listing:
             found = _TEMPORARY.fullmatch(entry.name)
-            if found is None or (name is not None and found["name"] != name):
+            if found is None or (name is not None and found["name"] != _stem(name)):
                 continue
             try:
                 age = now - entry.stat(follow_symlinks=False).st_mtime

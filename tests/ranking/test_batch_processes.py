@@ -76,3 +76,22 @@ def test_workers_die_with_a_parent_that_is_killed(tmp_path: Path) -> None:
     finally:
         kill_all(workers)
         run.stdin.close()
+
+
+def test_a_sigterm_that_lands_while_workers_are_forked_still_ends_the_batch_with_143(tmp_path: Path) -> None:
+    import sys
+
+    from tests.conftest import FIXTURES, REPO
+
+    out = tmp_path / "out"
+    # The signal lands inside os.fork's own hooks: where a handler's exception is printed and dropped.
+    script = (
+        "import os, signal, sys; from ranking.cli import main; "
+        "os.register_at_fork(before=lambda: os.kill(os.getpid(), signal.SIGTERM)); "
+        f"sys.exit(main(['batch', {str(FIXTURES / 'example.json')!r}, {str(FIXTURES / 'example.json')!r}, "
+        f"'--workers', '2', '--out-dir', {str(out)!r}, '-q']))"
+    )
+    done = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, timeout=60, check=False)
+    assert done.returncode == 143, done.stderr.decode()[-800:]
+    assert done.stderr.decode().strip() == "evidence-rank: terminated"
+    assert not (out / "summary.json").exists()

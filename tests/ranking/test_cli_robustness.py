@@ -173,3 +173,46 @@ def test_score_with_a_ledger_logs_nothing_at_the_default_level(tmp_path: Path) -
     assert done.stderr == b"" and done.stdout == b""
     verbose = run_cli("score", str(EXAMPLE), "--out-dir", str(tmp_path / "out"), "--ledger", str(ledger), "-q", "-vv")
     assert b'"event": "decision"' in verbose.stderr or b"decision" in verbose.stderr
+
+
+def _address_space_of_a_gigabyte() -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (2**30, 2**30))  # a run that reads for ever fails fast, not the machine
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["score", str(EXAMPLE), "--out-dir", "{tmp}/o", "--config", "/dev/zero"],
+        ["score", str(EXAMPLE), "--out-dir", "{tmp}/o", "--trust", "/dev/zero"],
+        ["sign", str(EXAMPLE), "--key", "/dev/zero", "--out", "{tmp}/sig"],
+        ["verify", "/dev/urandom"],
+        ["apply", "/dev/zero", "/dev/zero", "--out", "{tmp}/m"],
+        ["batch", "/dev/zero", "--out-dir", "{tmp}/o"],
+    ],
+    ids=["--config", "--trust", "sign --key", "verify REPORT", "apply BUNDLE", "batch PATH"],
+)
+def test_an_endless_device_as_an_input_file_is_one_unreadable_line(argv: list[str], tmp_path: Path) -> None:
+    done = run_cli(
+        *[a.format(tmp=tmp_path) for a in argv], preexec_fn=_address_space_of_a_gigabyte, timeout=60, check=False
+    )
+    assert done.returncode == 2, done.stderr[-500:]
+    one_error_line(done.stderr.decode(), "usage.unreadable")
+    assert "not a file" in done.stderr.decode()
+    assert sorted(p.name for p in tmp_path.iterdir()) in ([], ["o"])
+
+
+def test_a_worker_count_past_a_c_int_is_a_usage_error_not_a_traceback(tmp_path: Path) -> None:
+    done = run_cli("batch", str(EXAMPLE), "--out-dir", str(tmp_path / "o"), "--workers", "9" * 20, timeout=60)
+    assert done.returncode == 2
+    err = done.stderr.decode()
+    assert "Traceback" not in err and "--workers: expected at most " in err
+
+
+@pytest.mark.parametrize("workers", ["100000", str(2**31)])
+def test_a_worker_count_no_machine_can_run_is_refused_before_anything_starts(workers: str) -> None:
+    from ranking.cli import _UsageError, build_parser
+
+    with pytest.raises(_UsageError, match="expected at most "):
+        build_parser().parse_args(["batch", str(EXAMPLE), "--out-dir", "o", "--workers", workers])

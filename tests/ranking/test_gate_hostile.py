@@ -261,3 +261,57 @@ def test_an_unknown_argument_named_like_a_workflow_command_stays_on_the_usage_li
         proc.stderr.decode().splitlines()[-1]
         == r"evidence-rank: error: unrecognized arguments: --bogusx\n::error::forged"
     )
+
+
+@pytest.mark.parametrize("refused", [True, False], ids=["a refused bundle", "a finding on memory-after"])
+def test_a_file_property_carries_no_terminal_escape_from_a_file_name(tmp_path: Path, refused: bool) -> None:
+    name = "m\x1b[8mhidden\u202e.json"
+    memory = _hostile_memory(tmp_path, name)
+    bundle = tmp_path / name if refused else CASE / "bundle.json"
+    if refused:
+        memory.write_bytes(b"{")
+    proc = _gate(memory, "--format", "github", bundle=bundle)
+    assert proc.returncode == (3 if refused else 1)
+    annotations = [line for line in _lines(proc) if line.startswith("::error file=")]
+    assert annotations
+    for line in annotations:
+        assert "\x1b" not in line and "\u202e" not in line
+        assert r"m\x1b[8mhidden\u202e.json" in line
+
+
+def test_a_full_disk_leaves_the_step_summary_as_the_earlier_steps_wrote_it(tmp_path: Path) -> None:
+    import resource
+    import signal
+
+    summary = tmp_path / "summary.md"
+    summary.write_text("## earlier step\n", encoding="utf-8")
+
+    def full_disk() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # EFBIG from write(), not a killed process
+        resource.setrlimit(resource.RLIMIT_FSIZE, (40, 40))  # room for a part of the gate's table only
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "ranking.cli", "gate", "--bundle", str(CASE / "bundle.json"), "--report"]
+        + [str(CASE / "expected.report.json"), "--memory-after", str(CASE / "expected.apply.json")]
+        + ["--format", "github"],
+        cwd=REPO,
+        capture_output=True,
+        env={**os.environ, "GITHUB_STEP_SUMMARY": str(summary)},
+        preexec_fn=full_disk,
+        check=False,
+    )
+    assert proc.returncode == 2
+    (line,) = proc.stderr.decode().splitlines()
+    assert line.startswith("evidence-rank: usage.unwritable: cannot append to GITHUB_STEP_SUMMARY")
+    assert summary.read_text(encoding="utf-8") == "## earlier step\n"
+
+
+def test_a_refusal_annotation_carries_no_terminal_escape_from_the_message(tmp_path: Path) -> None:
+    trust = tmp_path / "trusted-signers"
+    trust.write_bytes(b"sha256:" + b"a" * 64 + b" ssh-\x1b[8mhidden\n")  # its detail quotes the word as it is
+    memory = CASE / "expected.apply.json"
+    proc = _gate(memory, "--format", "github", "--trust", str(trust))
+    assert proc.returncode == 2
+    (annotation,) = [line for line in _lines(proc) if line.startswith("::error ")]
+    assert "trust.invalid" in annotation and "\x1b" not in annotation
+    assert r"ssh-\x1b[8mhidden" in annotation

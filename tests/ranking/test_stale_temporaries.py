@@ -120,3 +120,48 @@ def test_a_seal_killed_mid_write_leaves_a_temporary_that_the_next_seal_removes(t
     os.utime(leftover, (then, then))  # its writer is dead; now it is also past a live writer's minute
     assert main(["seal", str(bundle)]) == 0
     assert [p.name for p in tmp_path.iterdir()] == ["bundle.json"]
+
+
+#: As long as a file name may be on Linux filesystems (255 bytes), and its temporary could not be.
+LONGEST = "é" * 100 + "a" * 50 + ".json"
+
+
+def test_a_file_named_as_long_as_a_name_may_be_is_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert len(os.fsencode(LONGEST)) == 255
+    seen: list[str] = []
+    real_replace = os.replace
+    monkeypatch.setattr(os, "replace", lambda src, dst: (seen.append(Path(src).name), real_replace(src, dst)))
+
+    write_file(tmp_path / LONGEST, b"{}")
+
+    assert (tmp_path / LONGEST).read_bytes() == b"{}"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [LONGEST]
+    (temporary,) = seen
+    assert len(os.fsencode(temporary)) <= 255 and temporary.endswith(".tmp")
+
+
+def test_a_killed_writer_of_a_long_name_is_swept_too(tmp_path: Path, dead_pid: int, monkeypatch) -> None:
+    seen: list[str] = []
+    real_replace = os.replace
+    monkeypatch.setattr(os, "replace", lambda src, dst: (seen.append(Path(src).name), real_replace(src, dst)))
+    write_file(tmp_path / LONGEST, b"{}")
+    stem = seen[0].rsplit(".", 3)[0]  # .NAME(cut).PID.XXXXXXXX.tmp
+    left = tmp_path / f"{stem}.{dead_pid}.0badc0de.tmp"
+    left.write_bytes(b"half a file")
+    os.utime(left, (time.time() - STALE_AFTER - 5,) * 2)
+
+    write_file(tmp_path / LONGEST, b"[]")
+
+    assert not left.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [LONGEST]
+
+
+def test_sign_writes_the_signature_of_a_bundle_with_a_long_name(tmp_path: Path, capsys) -> None:
+    from tests.signing import key_pem
+
+    bundle = tmp_path / ("b" * 230 + ".json")  # its signature's name, 247 bytes, may be
+    bundle.write_bytes((FIXTURES / "example.json").read_bytes())
+    (tmp_path / "k.pem").write_bytes(key_pem("curator"))
+
+    assert main(["sign", str(bundle), "--key", str(tmp_path / "k.pem")]) == 0, capsys.readouterr().err
+    assert Path(str(bundle) + ".intoto.json").exists()

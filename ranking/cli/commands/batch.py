@@ -69,6 +69,22 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def max_workers() -> int:
+    """The most ``--workers`` a run may ask for: the machine's cores, or 64 on a smaller one. More
+    processes than that only wait for a core, and each is forked before the run can be stopped:
+    ``--workers 100000`` forked thousands, and a C int overflowed past 2**31."""
+    return max(64, os.cpu_count() or 1)
+
+
+def _worker_count(text: str) -> int:
+    value = _positive_int(text)
+    if value > max_workers():
+        raise argparse.ArgumentTypeError(
+            f"expected at most {max_workers()} (this machine's cores, or 64), got {text!r}"
+        )
+    return value
+
+
 def _positive_float(text: str) -> float:
     try:
         value = float(text)
@@ -99,7 +115,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument(
         "--workers",
         metavar="N",
-        type=_positive_int,
+        type=_worker_count,
         default=None,
         help=f"local engine: processes (default 1); dask engine: LocalCluster workers (default {_DASK_WORKERS})",
     )
@@ -163,6 +179,26 @@ def _refuse_own_outputs(args: argparse.Namespace, out: Path) -> None:
     named += [("--config", args.config)] + (ledger_files(args.ledger) if args.ledger else [])
     refuse_input_as_output(out / SUMMARY, named, option="--out-dir")
     refuse_input_inside(out / REPORTS, named, option="--out-dir")
+    if args.ledger:
+        _refuse_ledger_scanned(args, Selection(args.glob or (), args.exclude or ()))
+
+
+def _refuse_ledger_scanned(args: argparse.Namespace, select: Selection) -> None:
+    """A ledger (or a file SQLite keeps beside it) that a PATH folder's scan takes is an input the
+    ledger would be written over: an empty ``in/notes.json`` became a ledger, then a bundle refused."""
+    for folder in (p for p in args.paths if os.path.isdir(p)):
+        root = os.path.realpath(folder)
+        for path in (str(p) for _, p in ledger_files(args.ledger)):
+            rel = os.path.relpath(os.path.realpath(path), root).replace(os.sep, "/")
+            if rel.startswith("../") or rel == "..":
+                continue
+            parents = rel.split("/")[:-1]
+            if select.takes(rel) and all(select.enters("/".join(parents[: i + 1])) for i in range(len(parents))):
+                raise ConfigError(
+                    "usage.invalid_option",
+                    f"--ledger {path!r} is a file of PATH {folder!r}, which this run reads: writing it "
+                    "would replace the input; choose another --ledger, or --exclude it",
+                )
 
 
 def _score_all(args: argparse.Namespace, out: Path) -> dict[str, Any]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import errno
 import os
 from collections.abc import Sequence
 
@@ -84,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
         elif args.format == "github":
             where = f"file={escape_property(e.source)}," if e.source else ""
             title = escape_property(f"evidence-rank gate: {e.code}")
-            emit(f"::error {where}title={title}::{escape_data(e.message)}")
+            emit(f"::error {where}title={title}::{escape_data(g.printable(e.message))}")
             _append_summary(os.environ.get("GITHUB_STEP_SUMMARY"), _error_summary(e))
         raise
 
@@ -155,12 +156,23 @@ def _gate(args: argparse.Namespace) -> int:
 
 
 def _append_summary(path: str | None, markdown: str) -> None:
-    """GitHub Actions renders the step summary file as Markdown; other steps append to it too."""
+    """GitHub Actions renders the step summary file as Markdown; other steps append to it too.
+    All of ``markdown`` is appended or none of it: a full disk leaves the file as it was."""
     if not path:
         return
+    data = markdown.encode("utf-8")
     try:
-        with open(path, "a", encoding="utf-8") as f:
-            f.write(markdown)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o666)
+        try:
+            size = os.fstat(fd).st_size
+            try:
+                if os.write(fd, data) != len(data):  # a short write: the disk filled up
+                    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            except OSError:
+                os.ftruncate(fd, size)  # half a table would break the earlier steps' Markdown too
+                raise
+        finally:
+            os.close(fd)
     except OSError as e:
         raise ConfigError("usage.unwritable", f"cannot append to GITHUB_STEP_SUMMARY {path!r}: {e.strerror}") from e
 

@@ -18,7 +18,7 @@ from typing import Any
 from urllib.parse import quote
 
 from curator_io.errors import ConfigError, InputError
-from curator_io.files import read_bytes
+from curator_io.files import read_bytes, refuse_folder_name
 from curator_io.grammar import printable
 from curator_io.jsonio import parse_json
 from ranking.cli.collector import collector_off
@@ -55,6 +55,7 @@ def run(args: argparse.Namespace) -> int:
     # Imported here, not with the command line: only this command needs Jinja2.
     from ranking.render import render_batch, render_report
 
+    refuse_folder_name(args.out)  # before Path() drops the slash
     out = Path(args.out)
     if args.batch is None:
         refuse_input_as_output(out, [("REPORT", args.report), ("--bundle", args.bundle)])

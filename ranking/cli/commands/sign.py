@@ -18,11 +18,13 @@ from curator_io.bundle import bundle_from_document
 from curator_io.catalogue import BUNDLE_SCHEMA, REPORT_SCHEMA
 from curator_io.errors import ConfigError, InputError
 from curator_io.files import read_bytes
+from curator_io.grammar import printable
 from curator_io.jsonio import parse_json
 from ranking.cli.collector import collector_off
 from ranking.cli.common import pointing_into
 from ranking.cli.output import emit
 from ranking.cli.signed import SUFFIX
+from ranking.cli.targets import refuse_input_as_output
 from ranking.outputs import write_file
 
 __all__ = ["register", "run", "load_key"]
@@ -87,10 +89,12 @@ def _subject(path: str) -> tuple[str, str]:
 def run(args: argparse.Namespace) -> int:
     from curator_io.envelope import make_envelope, make_statement
 
+    out = args.out or args.path + SUFFIX
+    # Before anything is read: a signature written over the document or the key destroys it.
+    refuse_input_as_output(out, [("PATH", args.path), ("--key", args.key)])
     kind, digest = _subject(args.path)
     key = load_key(args.key)
-    out = args.out or args.path + SUFFIX
     statement = make_statement(kind, os.path.basename(args.path), digest, _tool())
     write_file(out, make_envelope(statement, key.public.keyid, key.sign))
-    emit(f"{out}: signed the {kind} {digest} with key {key.public.keyid}")
+    emit(printable(f"{out}: signed the {kind} {digest} with key {key.public.keyid}"))  # a name from anyone
     return 0

@@ -67,6 +67,10 @@ def trigger(path: Path) -> None:
     edited(path, "CREATE TRIGGER wipe AFTER INSERT ON reports BEGIN DELETE FROM decisions; END")
 
 
+def negative_version(path: Path) -> None:
+    edited(path, "PRAGMA user_version = -1")  # no evidence-rank writes it; a slice [-1:] would take it
+
+
 def text_file(path: Path) -> None:
     path.write_bytes(b"this is not a ledger\n" * 300)
 
@@ -83,6 +87,7 @@ DAMAGES: dict[str, Callable[[Path], None]] = {
     "a report stored as TEXT": report_as_text,
     "reports as a recursive view": recursive_view,
     "a trigger": trigger,
+    "a negative schema version": negative_version,
     "a text file": text_file,
     "an empty file": empty_file,
 }

@@ -4,6 +4,7 @@ and what is wrong; never a traceback, never exit 1."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -17,7 +18,14 @@ from tests.ranking.ledger.crafted import BASIC, DAMAGES, MIXED, edited, good_led
 
 EXAMPLE = FIXTURES / "example.json"
 #: Damages of the file or its schema: refused when the ledger is opened, by every command.
-FILE_DAMAGES = ["corrupted pages", "a missing table", "reports as a recursive view", "a trigger", "a text file"]
+FILE_DAMAGES = [
+    "corrupted pages",
+    "a missing table",
+    "reports as a recursive view",
+    "a trigger",
+    "a negative schema version",
+    "a text file",
+]
 #: Damages of one row: refused by every command that reads the row.
 ROW_DAMAGES = ["reasons that are not JSON", "a report stored as TEXT"]
 
@@ -226,3 +234,24 @@ def test_behind_the_schema_check_a_view_or_trigger_is_never_run(tmp_path: Path) 
                 connection.run(statement)
     finally:
         connection.close()
+
+
+@pytest.mark.parametrize("command", READS)
+@pytest.mark.parametrize("kind", ["a FIFO", "a link to /dev/zero", "a folder"])
+def test_a_ledger_that_is_not_a_regular_file_is_named_so_by_every_read(
+    tmp_path: Path, capsys, command: str, kind: str
+) -> None:
+    ledger = tmp_path / "ledger.db"
+    if kind == "a FIFO":
+        os.mkfifo(ledger)
+    elif kind == "a folder":
+        ledger.mkdir()
+    else:
+        ledger.symlink_to("/dev/zero")
+    argv = _commands(ledger, tmp_path)[command]
+    capsys.readouterr()
+
+    assert main(argv) == 2
+
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line == f"evidence-rank: usage.unreadable: cannot read {str(ledger)!r}: not a regular file"

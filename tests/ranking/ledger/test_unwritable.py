@@ -176,5 +176,5 @@ def test_a_ledger_path_that_is_not_a_regular_file_is_refused_before_it_is_opened
     err = capsys.readouterr().err.splitlines()
     assert err == [
         f"evidence-rank: {path}: usage.unwritable: cannot write the ledger: not a regular file",
-        f"evidence-rank: usage.unreadable: cannot read {str(path)!r}: no such ledger",
+        f"evidence-rank: usage.unreadable: cannot read {str(path)!r}: not a regular file",
     ]
