@@ -20,13 +20,13 @@ from __future__ import annotations
 import os
 
 from ranking.ledger.notes import Refusal, describe_outcome, note_lines, refusal_mark, refusals, render_history
-from ranking.ledger.records import REFUSED, Decision, Outcome, decisions_of, finite, outcome_key
+from ranking.ledger.records import REFUSED, DecisionRow, Outcome, decisions_of, finite, outcome_key
 from ranking.ledger.store import SCHEMA_VERSION, Ledger
 
 __all__ = [
     "REFUSED",
     "SCHEMA_VERSION",
-    "Decision",
+    "DecisionRow",
     "Ledger",
     "Outcome",
     "Refusal",

@@ -16,7 +16,7 @@ from curator_io.errors import EvidenceRankError, InputError, InvariantError, Tam
 from curator_io.grammar import printable
 from curator_io.jsonio import parse_json
 from curator_io.signers import Signer
-from ranking.ledger.records import Decision, Outcome, decisions_of, outcome_key
+from ranking.ledger.records import DecisionRow, Outcome, decisions_of, outcome_key
 
 __all__ = [
     "Finding",
@@ -59,7 +59,7 @@ class Finding(NamedTuple):
 
 def audit_ledger(
     reports: Iterable[tuple[int, str, bytes]],
-    decisions: Iterable[tuple[int, Decision]],
+    decisions: Iterable[tuple[int, DecisionRow]],
     outcomes: Iterable[tuple[str, Outcome]],
     signers: Iterable[tuple[int, str, Signer]] = (),
 ) -> tuple[tuple[int, int, int], list[Finding]]:
@@ -104,7 +104,7 @@ def audit_ledger(
     return (counted[0], counted[1], counted[2]), findings
 
 
-def audit_report(digest: str, body: bytes, stored: Sequence[Decision]) -> list[Finding]:
+def audit_report(digest: str, body: bytes, stored: Sequence[DecisionRow]) -> list[Finding]:
     """Findings for one stored report: its bytes, its seal and invariants (SPEC §7), its rows."""
     try:
         document = parse_json(body)
@@ -124,7 +124,7 @@ def audit_outcome(key: str, outcome: Outcome) -> list[Finding]:
     return [Finding(f"outcome {key}", None, "the outcome's content does not match its key")]
 
 
-def _compare(digest: str, derived: Sequence[Decision], stored: Sequence[Decision]) -> list[Finding]:
+def _compare(digest: str, derived: Sequence[DecisionRow], stored: Sequence[DecisionRow]) -> list[Finding]:
     findings = []
     by_position = {d.position: d for d in stored}
     if len(by_position) != len(stored):

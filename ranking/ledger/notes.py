@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from curator_io.grammar import printable
 from curator_io.signers import Signer
-from ranking.ledger.records import REFUSED, Decision, Outcome
+from ranking.ledger.records import REFUSED, DecisionRow, Outcome
 from ranking.text import one_line
 
 __all__ = [
@@ -35,7 +35,7 @@ class Refusal:
 
     fingerprint: str
     times: int
-    latest: Decision
+    latest: DecisionRow
 
     @property
     def codes(self) -> tuple[str, ...]:
@@ -43,14 +43,14 @@ class Refusal:
         return self.latest.reason_codes
 
 
-def refusals(decisions: Iterable[Decision], *, excluding: str | None = None) -> list[Refusal]:
+def refusals(decisions: Iterable[DecisionRow], *, excluding: str | None = None) -> list[Refusal]:
     """One :class:`Refusal` per refused fingerprint, the most recently refused first.
 
     Decisions without a fingerprint (incomplete proposals) cannot be recognised
     again and are left out; so are the decisions of report ``excluding``.
     """
     counts: dict[str, int] = {}
-    latest: dict[str, Decision] = {}
+    latest: dict[str, DecisionRow] = {}
     for d in decisions:
         if d.disposition not in REFUSED or d.fingerprint is None or d.report == excluding:
             continue
@@ -103,7 +103,7 @@ def describe_outcome(outcome: Outcome) -> str:
 
 
 def render_history(
-    entries: Sequence[tuple[Decision, Sequence[Outcome]]], signers: Mapping[str, Sequence[Signer]] | None = None
+    entries: Sequence[tuple[DecisionRow, Sequence[Outcome]]], signers: Mapping[str, Sequence[Signer]] | None = None
 ) -> str:
     """An aligned table, oldest first; under a decision, who signed its report's bundle (from
     ``signers``, when recorded), and under a selected one what the acceptance test did with it."""

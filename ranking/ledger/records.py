@@ -24,7 +24,7 @@ from curator_io.signers import Signer
 
 __all__ = [
     "REFUSED",
-    "Decision",
+    "DecisionRow",
     "Outcome",
     "Recording",
     "decisions_of",
@@ -36,7 +36,7 @@ __all__ = [
 ]
 
 
-class Decision(NamedTuple):
+class DecisionRow(NamedTuple):
     """One decision of one report: a row of the ``decisions`` table, column for column."""
 
     report: str
@@ -94,7 +94,7 @@ class Recording(NamedTuple):
     run: str
     body: bytes
     """The report's canonical bytes."""
-    decisions: tuple[Decision, ...]
+    decisions: tuple[DecisionRow, ...]
     signer: Signer | None = None
     """Who signed the bundle the report was ranked from, as a trust file named them; None
     when it was not checked (unsigned, or no ``--trust``). An attestation: not in the report."""
@@ -106,12 +106,12 @@ def recording_of(report: Mapping[str, Any], body: bytes, signer: Signer | None =
     return Recording(report["digest"], report["run"], body, decisions_of(report), signer)
 
 
-def decisions_of(report: Mapping[str, Any]) -> tuple[Decision, ...]:
+def decisions_of(report: Mapping[str, Any]) -> tuple[DecisionRow, ...]:
     """One decision per entry, in report order. ``report`` has passed
     :func:`ranking.ledger.audit.checked_report` or comes from this process's pipeline."""
     # Cannot fail: check_report validated the report against its schema (SPEC §7), or rank built it.
     return tuple(
-        Decision(
+        DecisionRow(
             report=report["digest"],
             position=i,
             run=report["run"],
@@ -131,7 +131,7 @@ def decisions_of(report: Mapping[str, Any]) -> tuple[Decision, ...]:
 
 
 def decision_json(
-    decision: Decision, outcomes: tuple[Outcome, ...] = (), signers: tuple[Signer, ...] = ()
+    decision: DecisionRow, outcomes: tuple[Outcome, ...] = (), signers: tuple[Signer, ...] = ()
 ) -> dict[str, Any]:
     """A decision as ``ledger export`` and ``history --format json`` write it; ``signers``
     are those recorded for its report, in (key id, name) order (docs/ledger.md)."""

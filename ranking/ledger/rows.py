@@ -1,5 +1,5 @@
 """A row read from a ledger file, checked before anything uses it. Pure: tuples in,
-:class:`Decision` / :class:`Outcome` out, or the reason the row is refused.
+:class:`DecisionRow` / :class:`Outcome` out, or the reason the row is refused.
 
 A ledger is an input like any other: someone else's file, merged in, or a file
 edited by hand. SQLite columns hold whatever was stored in them (a ``REAL``
@@ -20,7 +20,7 @@ import orjson
 
 from curator_io.grammar import printable
 from curator_io.signers import Signer, signer_fault
-from ranking.ledger.records import Decision, Outcome
+from ranking.ledger.records import DecisionRow, Outcome
 
 __all__ = ["RowError", "decision_row", "outcome_row", "report_row", "signer_row"]
 
@@ -122,7 +122,7 @@ _OUTCOME_CHECKS: tuple[Callable[[object], str | None], ...] = (
     _between(0.0, 1.0),  # p_improve: a probability
     _between(-1.0, 1.0),  # observed_delta: a change in a success rate
 )
-assert len(_DECISION_CHECKS) == len(Decision._fields) and len(_OUTCOME_CHECKS) == len(Outcome._fields)
+assert len(_DECISION_CHECKS) == len(DecisionRow._fields) and len(_OUTCOME_CHECKS) == len(Outcome._fields)
 
 
 def _checked(table: str, key: object, names: Sequence[str], checks: Sequence[Any], values: Sequence[object]) -> None:
@@ -140,10 +140,10 @@ def _kind(value: object) -> str:
     return "null" if value is None else _shown(value)
 
 
-def decision_row(key: object, values: Sequence[object]) -> Decision:
-    """A ``decisions`` row (its columns in :class:`Decision` order) checked; ``key`` names it."""
-    _checked("decisions", key, Decision._fields, _DECISION_CHECKS, values)
-    return Decision(*values)  # type: ignore[arg-type]  # checked column by column above
+def decision_row(key: object, values: Sequence[object]) -> DecisionRow:
+    """A ``decisions`` row (its columns in :class:`DecisionRow` order) checked; ``key`` names it."""
+    _checked("decisions", key, DecisionRow._fields, _DECISION_CHECKS, values)
+    return DecisionRow(*values)  # type: ignore[arg-type]  # checked column by column above
 
 
 def outcome_row(key: object, values: Sequence[object]) -> Outcome:

@@ -28,7 +28,7 @@ from curator_io.grammar import printable
 from curator_io.signers import Signer
 from ranking.ledger.audit import Finding, audit_ledger, checked_report, stored_report, unbacked_outcome
 from ranking.ledger.connection import Connection, remove_if_empty, storable
-from ranking.ledger.records import Decision, Outcome, Recording, outcome_key, recording_of
+from ranking.ledger.records import DecisionRow, Outcome, Recording, outcome_key, recording_of
 from ranking.ledger.rows import RowError, decision_row, outcome_row, report_row, signer_row
 from ranking.ledger.schema import APPLICATION_ID, SCHEMA_VERSION, prepare, transaction
 
@@ -36,9 +36,11 @@ __all__ = ["SCHEMA_VERSION", "APPLICATION_ID", "Ledger"]
 
 _MAX_PARAMETERS = 500  # well under SQLite's limit on bound parameters in one statement
 
-_DECISION_COLUMNS = ", ".join(Decision._fields)
+_DECISION_COLUMNS = ", ".join(DecisionRow._fields)
 _OUTCOME_COLUMNS = ", ".join(Outcome._fields)
-_INSERT_DECISION = f"INSERT INTO decisions (report_seq, {_DECISION_COLUMNS}) VALUES (?{', ?' * len(Decision._fields)})"
+_INSERT_DECISION = (
+    f"INSERT INTO decisions (report_seq, {_DECISION_COLUMNS}) VALUES (?{', ?' * len(DecisionRow._fields)})"
+)
 
 
 class Ledger:
@@ -193,7 +195,7 @@ class Ledger:
 
     def decisions(
         self, *, fingerprint: str | None = None, proposal: str | None = None, lesson: str | None = None
-    ) -> list[Decision]:
+    ) -> list[DecisionRow]:
         """Decisions matching every filter given, oldest first (insertion order, then report order)."""
         where, values = [], []
         for column, value in (("fingerprint", fingerprint), ("proposal", proposal), ("lesson", lesson)):
@@ -208,10 +210,10 @@ class Ledger:
         )
         return [self._decision(rowid, row) for rowid, *row in rows]
 
-    def on_fingerprints(self, fingerprints: Iterable[str]) -> list[Decision]:
+    def on_fingerprints(self, fingerprints: Iterable[str]) -> list[DecisionRow]:
         """Every decision on these fingerprints, oldest first (for score's "refused before" marks)."""
         wanted = sorted(f for f in set(fingerprints) if storable(f))
-        found: list[tuple[int, Decision]] = []
+        found: list[tuple[int, DecisionRow]] = []
         for start in range(0, len(wanted), _MAX_PARAMETERS):
             chunk = wanted[start : start + _MAX_PARAMETERS]
             rows = self._db.rows(
@@ -223,7 +225,7 @@ class Ledger:
         found.sort(key=lambda item: (item[0], item[1].position))
         return [d for _, d in found]
 
-    def outcomes_of(self, decisions: Iterable[Decision]) -> dict[tuple[str, str], list[Outcome]]:
+    def outcomes_of(self, decisions: Iterable[DecisionRow]) -> dict[tuple[str, str], list[Outcome]]:
         """The outcomes recorded against each (report, proposal), in the order they were recorded."""
         out: dict[tuple[str, str], list[Outcome]] = {}
         for d in decisions:
@@ -246,7 +248,7 @@ class Ledger:
                 found.setdefault(report, []).append(signer)
         return {r: tuple(sorted(s, key=_signer_order)) for r, s in found.items()}
 
-    def export(self) -> Iterator[tuple[Decision, list[Outcome]]]:
+    def export(self) -> Iterator[tuple[DecisionRow, list[Outcome]]]:
         """Every decision with its outcomes, in an order that depends on the content alone:
         (run, report digest, position); outcomes by key."""
         outcomes: dict[tuple[str, str], list[Outcome]] = {}
@@ -278,7 +280,7 @@ class Ledger:
 
     # --- internals ----------------------------------------------------------------
 
-    def _decision(self, rowid: object, row: Sequence[object]) -> Decision:
+    def _decision(self, rowid: object, row: Sequence[object]) -> DecisionRow:
         try:
             return decision_row(rowid, row)
         except RowError as e:
@@ -327,7 +329,7 @@ class Ledger:
         return None
 
     def _insert(
-        self, digest: str, run: str, body: bytes, decisions: Sequence[Decision], signer: Signer | None = None
+        self, digest: str, run: str, body: bytes, decisions: Sequence[DecisionRow], signer: Signer | None = None
     ) -> bool:
         if signer is not None:
             self._insert_signer(digest, signer)  # also when the report is there already: one more attestation

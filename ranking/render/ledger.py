@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from curator_io.catalogue import INFORMATIONAL_CODES, REFUSED
-from ranking.ledger import Decision, Outcome, refusals
+from ranking.ledger import DecisionRow, Outcome, refusals
 from ranking.ledger.notes import outcome_words
 from ranking.numbers import r2
 from ranking.render.page import format_number, render_page
@@ -51,21 +51,21 @@ class ChartLine:
 class FingerprintRow:
     fingerprint: str
     times: int
-    latest: Decision
+    latest: DecisionRow
     codes: tuple[str, ...]
     proposals: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
 class OutcomeRow:
-    decision: Decision
+    decision: DecisionRow
     outcome: Outcome
     what: str
     p_improve: str
     delta: str
 
 
-def render_ledger(entries: Iterable[tuple[Decision, Sequence[Outcome]]]) -> str:
+def render_ledger(entries: Iterable[tuple[DecisionRow, Sequence[Outcome]]]) -> str:
     """The ledger view as one self-contained HTML page; ``entries`` as ``Ledger.export()`` yields them."""
     listed = [(d, tuple(o)) for d, o in entries]
     decisions = [d for d, _ in listed]
@@ -91,7 +91,7 @@ def render_ledger(entries: Iterable[tuple[Decision, Sequence[Outcome]]]) -> str:
     )
 
 
-def _runs(decisions: Sequence[Decision]) -> dict[str, tuple[int, Counter[str]]]:
+def _runs(decisions: Sequence[DecisionRow]) -> dict[str, tuple[int, Counter[str]]]:
     """For each run, in export order: how many of its decisions were refused, and by which codes."""
     runs: dict[str, tuple[int, Counter[str]]] = {}
     for d in decisions:
@@ -122,7 +122,7 @@ def _chart(runs: dict[str, tuple[int, Counter[str]]]) -> list[ChartLine]:
     return lines
 
 
-def _fingerprints(decisions: Sequence[Decision]) -> list[FingerprintRow]:
+def _fingerprints(decisions: Sequence[DecisionRow]) -> list[FingerprintRow]:
     """Every refused fingerprint, the most often refused first (then the most recently refused)."""
     seen: dict[str, dict[str, None]] = {}
     for d in decisions:
@@ -132,7 +132,7 @@ def _fingerprints(decisions: Sequence[Decision]) -> list[FingerprintRow]:
     return [FingerprintRow(r.fingerprint, r.times, r.latest, r.codes, tuple(seen[r.fingerprint])) for r in found]
 
 
-def _outcomes(listed: Sequence[tuple[Decision, tuple[Outcome, ...]]]) -> list[OutcomeRow]:
+def _outcomes(listed: Sequence[tuple[DecisionRow, tuple[Outcome, ...]]]) -> list[OutcomeRow]:
     """What agentdescent's acceptance test did with each diff a selected proposal backed."""
     return [
         OutcomeRow(

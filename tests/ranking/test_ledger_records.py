@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import json
 
-from ranking.ledger import Decision, Outcome, decisions_of, describe_outcome, note_lines, outcome_key, refusals
+from ranking.ledger import DecisionRow, Outcome, decisions_of, describe_outcome, note_lines, outcome_key, refusals
 from tests.conftest import PARITY
 
 MIXED = json.loads((PARITY / "002-mixed-dispositions" / "expected.report.json").read_bytes())
 
 
-def _decision(report: str, fingerprint: str | None, disposition: str, rationale: str = "") -> Decision:
+def _decision(report: str, fingerprint: str | None, disposition: str, rationale: str = "") -> DecisionRow:
     reasons = '[{"code":"closure.stale_memory","subject":null}]'
-    return Decision(
+    return DecisionRow(
         report, 0, f"run-{report}", "p", fingerprint, None, "rejected", disposition, reasons, None, None, rationale
     )
 

@@ -16,7 +16,7 @@ from ranking.batch import BundleResult, Source, score_item, score_one
 from ranking.cli import main
 from ranking.cli.commands import batch as batch_command
 from ranking.ledger import Ledger, recorder
-from ranking.ledger.records import Decision, recording_of
+from ranking.ledger.records import DecisionRow, recording_of
 from tests.conftest import PARITY
 
 _CASES = sorted(p.name for p in PARITY.iterdir() if (p / "bundle.json").is_file())
@@ -104,7 +104,7 @@ def test_the_recorded_rows_are_the_rows_the_report_gives_whichever_engine_scored
     assert counts[0] == len(results)
 
 
-def _rows_of(result: BundleResult) -> tuple[Decision, ...]:
+def _rows_of(result: BundleResult) -> tuple[DecisionRow, ...]:
     body = dict(result.files)["report.json"]
     return recording_of(parse_json(body), body).decisions
 
