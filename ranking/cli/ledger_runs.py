@@ -124,7 +124,7 @@ def verified(ledger: Ledger, path: str) -> tuple[int, int, int]:
     and ``ledger.tampered`` (exit 4) when there is any."""
     counts, findings = ledger.audit()
     for finding in findings:
-        emit(f"tampered: {finding}")  # Finding escapes what the ledger stored: one finding, one line
+        emit(f"tampered: {finding}")  # AuditFinding escapes what the ledger stored: one finding, one line
     if findings:
         first = findings[0]
         raise TamperError(

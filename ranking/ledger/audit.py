@@ -19,7 +19,7 @@ from curator_io.signers import Signer
 from ranking.ledger.records import DecisionRow, Outcome, decisions_of, outcome_key
 
 __all__ = [
-    "Finding",
+    "AuditFinding",
     "audit_ledger",
     "audit_report",
     "audit_outcome",
@@ -38,7 +38,7 @@ _SOURCE = {
 _REPORT_MEMBERS = frozenset({"report", "run"})  # members of the report, not of its entry
 
 
-class Finding(NamedTuple):
+class AuditFinding(NamedTuple):
     """One thing in the ledger that its reports do not vouch for."""
 
     where: str
@@ -62,14 +62,14 @@ def audit_ledger(
     decisions: Iterable[tuple[int, DecisionRow]],
     outcomes: Iterable[tuple[str, Outcome]],
     signers: Iterable[tuple[int, str, Signer]] = (),
-) -> tuple[tuple[int, int, int], list[Finding]]:
+) -> tuple[tuple[int, int, int], list[AuditFinding]]:
     """``ledger verify`` over a ledger's rows, each table in one pass: reports (seq, digest, body)
     by seq, decisions (report_seq, decision) by report_seq and position, outcomes (key, outcome),
     signers (rowid, report, signer); ((reports, decisions, outcomes) checked, findings).
 
     A signer is an attestation: its form was checked when its row was read, and here only
     that it is about a stored report; whether that key signed that bundle cannot be derived."""
-    findings: list[Finding] = []
+    findings: list[AuditFinding] = []
     counted = [0, 0, 0]
     decided: dict[tuple[str, str], str] = {}
     stored_digests: set[str] = set()
@@ -77,7 +77,7 @@ def audit_ledger(
     group = next(grouped, None)
     for seq, digest, body in reports:
         while group is not None and group[0] < seq:
-            findings.append(Finding("decisions", None, f"rows of report_seq {group[0]} belong to no report"))
+            findings.append(AuditFinding("decisions", None, f"rows of report_seq {group[0]} belong to no report"))
             group = next(grouped, None)
         stored = [d for _, d in group[1]] if group is not None and group[0] == seq else []
         if stored:
@@ -88,51 +88,51 @@ def audit_ledger(
         counted[0] += 1
         counted[1] += len(stored)
     while group is not None:
-        findings.append(Finding("decisions", None, f"rows of report_seq {group[0]} belong to no report"))
+        findings.append(AuditFinding("decisions", None, f"rows of report_seq {group[0]} belong to no report"))
         group = next(grouped, None)
     for key, outcome in outcomes:
         findings += audit_outcome(key, outcome)
         problem = unbacked_outcome(outcome, decided.get((outcome.report, outcome.proposal)))
         if problem is not None:
-            findings.append(Finding(f"outcome {key}", None, problem))
+            findings.append(AuditFinding(f"outcome {key}", None, problem))
         counted[2] += 1
     for rowid, report, _ in signers:
         if report not in stored_digests:
             findings.append(
-                Finding(f"signers row {rowid}", None, f"it names report {report}, which the ledger does not hold")
+                AuditFinding(f"signers row {rowid}", None, f"it names report {report}, which the ledger does not hold")
             )
     return (counted[0], counted[1], counted[2]), findings
 
 
-def audit_report(digest: str, body: bytes, stored: Sequence[DecisionRow]) -> list[Finding]:
+def audit_report(digest: str, body: bytes, stored: Sequence[DecisionRow]) -> list[AuditFinding]:
     """Findings for one stored report: its bytes, its seal and invariants (SPEC §7), its rows."""
     try:
         document = parse_json(body)
         canonical = checked_report(document)
     except (InputError, EvidenceRankError) as e:
-        return [Finding(digest, e.pointer, f"the stored report is not sealed and valid: {e.message}")]
+        return [AuditFinding(digest, e.pointer, f"the stored report is not sealed and valid: {e.message}")]
     if canonical != body:
-        return [Finding(digest, None, "the stored bytes are not the report's canonical bytes")]
+        return [AuditFinding(digest, None, "the stored bytes are not the report's canonical bytes")]
     if document["digest"] != digest:
-        return [Finding(digest, "/digest", f"the report stored under this key is {document['digest']}")]
+        return [AuditFinding(digest, "/digest", f"the report stored under this key is {document['digest']}")]
     return _compare(digest, decisions_of(document), stored)
 
 
-def audit_outcome(key: str, outcome: Outcome) -> list[Finding]:
+def audit_outcome(key: str, outcome: Outcome) -> list[AuditFinding]:
     if outcome_key(outcome) == key:
         return []
-    return [Finding(f"outcome {key}", None, "the outcome's content does not match its key")]
+    return [AuditFinding(f"outcome {key}", None, "the outcome's content does not match its key")]
 
 
-def _compare(digest: str, derived: Sequence[DecisionRow], stored: Sequence[DecisionRow]) -> list[Finding]:
+def _compare(digest: str, derived: Sequence[DecisionRow], stored: Sequence[DecisionRow]) -> list[AuditFinding]:
     findings = []
     by_position = {d.position: d for d in stored}
     if len(by_position) != len(stored):
-        findings.append(Finding(digest, None, "two rows claim the same entry of the report"))
+        findings.append(AuditFinding(digest, None, "two rows claim the same entry of the report"))
     for want in derived:
         got = by_position.pop(want.position, None)
         if got is None:
-            findings.append(Finding(digest, pointer_of("proposals", want.position), "its decision row is missing"))
+            findings.append(AuditFinding(digest, pointer_of("proposals", want.position), "its decision row is missing"))
             continue
         for name, value in want._asdict().items():
             if getattr(got, name) == value:
@@ -140,9 +140,9 @@ def _compare(digest: str, derived: Sequence[DecisionRow], stored: Sequence[Decis
             member = _SOURCE.get(name, (name,))
             path: tuple[str | int, ...] = member if name in _REPORT_MEMBERS else ("proposals", want.position, *member)
             said = f"row {want.position} ({want.proposal}) says {name} = {_show(getattr(got, name))}"
-            findings.append(Finding(digest, pointer_of(*path), f"{said}, the report says {_show(value)}"))
+            findings.append(AuditFinding(digest, pointer_of(*path), f"{said}, the report says {_show(value)}"))
     for position in sorted(by_position):
-        findings.append(Finding(digest, None, f"row {position} has no entry in the report"))
+        findings.append(AuditFinding(digest, None, f"row {position} has no entry in the report"))
     return findings
 
 

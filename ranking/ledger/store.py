@@ -26,7 +26,7 @@ from typing import Any
 from curator_io.errors import ConfigError, TamperError
 from curator_io.grammar import printable
 from curator_io.signers import Signer
-from ranking.ledger.audit import Finding, audit_ledger, checked_report, stored_report, unbacked_outcome
+from ranking.ledger.audit import AuditFinding, audit_ledger, checked_report, stored_report, unbacked_outcome
 from ranking.ledger.connection import Connection, remove_if_empty, storable
 from ranking.ledger.records import DecisionRow, Outcome, Recording, outcome_key, recording_of
 from ranking.ledger.rows import RowError, decision_row, outcome_row, report_row, signer_row
@@ -260,7 +260,7 @@ class Ledger:
             d = self._decision(rowid, row)
             yield d, outcomes.get((d.report, d.proposal), [])
 
-    def audit(self) -> tuple[tuple[int, int, int], list[Finding]]:
+    def audit(self) -> tuple[tuple[int, int, int], list[AuditFinding]]:
         """Check the file (SQLite's quick_check), every report's seal and invariants, every row
         against its report, and every outcome against its key and its decision;
         ((reports, decisions, outcomes) checked, findings)."""
