@@ -41,7 +41,7 @@ def anchor(proposal_id: str) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class Reason:
+class ExplainedReason:
     code: str
     subject: str | None
     sentence: str
@@ -58,7 +58,7 @@ class Bar:
 @dataclass(frozen=True, slots=True)
 class Row:
     entry: RankingReportEntry
-    reasons: tuple[Reason, ...]
+    reasons: tuple[ExplainedReason, ...]
     bar: Bar | None
     components: tuple[tuple[str, str, str], ...]
     """(name, points, maximum) for the details, the penalty last; empty when not scored."""
@@ -118,7 +118,7 @@ def _page_order(report: RankingReport, by_id: Mapping[str, RankingReportEntry]) 
 
 
 def _row(e: RankingReportEntry, config: Mapping[str, Any], p: Proposal | None, bundle: Bundle | None) -> Row:
-    reasons = tuple(Reason(r.code, r.subject, reason_sentence(r.code, r.subject, config)) for r in e.reasons)
+    reasons = tuple(ExplainedReason(r.code, r.subject, reason_sentence(r.code, r.subject, config)) for r in e.reasons)
     score = e.score
     lesson = (
         bundle.lessons[p.lesson].text if p is not None and bundle is not None and p.lesson in bundle.lessons else None
