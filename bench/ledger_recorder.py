@@ -26,7 +26,7 @@ _CHILD = """
 import sys, tempfile, time
 from pathlib import Path
 from curator_io.config import DEFAULT_CONFIG
-from ranking.batch import Source, score_one
+from ranking.batch import BundleSource, score_one
 try:
     from ranking.ledger.recorder import recorded
     how = {"record": True}
@@ -36,7 +36,7 @@ except ImportError:
     how = {"keep": recording_of}
 raws = [(f.name, f.read_bytes()) for f in sorted(Path(sys.argv[1]).iterdir())]
 t0 = time.process_time()
-results = [score_one(Source(name, None, name), raw, DEFAULT_CONFIG, **how) for name, raw in raws]
+results = [score_one(BundleSource(name, None, name), raw, DEFAULT_CONFIG, **how) for name, raw in raws]
 t1 = time.process_time()
 with tempfile.TemporaryDirectory(dir=sys.argv[2]) as d:
     for _ in recorded(results, str(Path(d) / "ledger.db")):

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "SUMMARY_SCHEMA",
-    "Source",
+    "BundleSource",
     "Input",
     "Deferred",
     "Raw",
@@ -57,7 +57,7 @@ __all__ = [
 
 
 @dataclass(frozen=True, slots=True)
-class Source:
+class BundleSource:
     file: str
     """The path as given on the command line, or joined to the folder it was found in."""
     line: int | None = None
@@ -100,7 +100,7 @@ Raw = bytes | Deferred
 class BundleResult:
     """What scoring one bundle gives: picklable, bytes ready to write."""
 
-    source: Source
+    source: BundleSource
     outcome: str
     """``selected`` or ``no_op`` (SPEC §5.5), or ``error`` when the bundle was refused."""
     run: str | None
@@ -117,7 +117,7 @@ class BundleResult:
 # --- File access: the only place this module touches files ------------------------
 
 
-def iter_sources(inputs: Iterable[Input], *, defer: bool = False) -> Iterator[tuple[Source, Raw]]:
+def iter_sources(inputs: Iterable[Input], *, defer: bool = False) -> Iterator[tuple[BundleSource, Raw]]:
     """Each bundle's source and bytes, lazily: one document, or one JSONL line, at a time.
 
     With ``defer``, a one-document file is not read here: its bytes are a
@@ -126,15 +126,15 @@ def iter_sources(inputs: Iterable[Input], *, defer: bool = False) -> Iterator[tu
     """
     for item in inputs:
         if defer and not item.jsonl:
-            yield Source(item.display, None, item.name), Deferred(item.display, item.opener)
+            yield BundleSource(item.display, None, item.name), Deferred(item.display, item.opener)
             continue
         try:
             with item.opener() as stream:
                 if not item.jsonl:
-                    yield Source(item.display, None, item.name), stream.read()
+                    yield BundleSource(item.display, None, item.name), stream.read()
                     continue
                 for number, line in iter_jsonl_lines(stream):
-                    yield Source(item.display, number, item.name), line
+                    yield BundleSource(item.display, number, item.name), line
         except OSError as e:
             raise unreadable(item.display, e) from e
 
@@ -142,7 +142,7 @@ def iter_sources(inputs: Iterable[Input], *, defer: bool = False) -> Iterator[tu
 # --- Scoring one bundle (pure) ------------------------------------------------------
 
 
-def score_one(source: Source, raw: bytes, config: Config, record: bool = False) -> BundleResult:
+def score_one(source: BundleSource, raw: bytes, config: Config, record: bool = False) -> BundleResult:
     """The two reports of one bundle, or its input error; the same bytes as ``evidence-rank score``.
 
     With ``record``, the result also carries its :attr:`~BundleResult.recording`
@@ -165,12 +165,14 @@ def score_one(source: Source, raw: bytes, config: Config, record: bool = False) 
     return BundleResult(source, report["outcome"], report["run"], tuple(report["selected"]), None, files, recording)
 
 
-def score_item(item: tuple[int, Source, Raw], config: Config, record: bool = False) -> BundleResult:
+def score_item(item: tuple[int, BundleSource, Raw], config: Config, record: bool = False) -> BundleResult:
     """:func:`score_one` on one ``(index, source, bytes)`` item, the unit a remote engine maps."""
     return score_one(item[1], _bytes_of(item[2]), config, record)
 
 
-def score_and_write(item: tuple[int, Source, Raw], config: Config, out: Path, record: bool = False) -> BundleResult:
+def score_and_write(
+    item: tuple[int, BundleSource, Raw], config: Config, out: Path, record: bool = False
+) -> BundleResult:
     """Score one item and write its folder where it was scored; the result without its bytes.
 
     The unit a local engine maps: each worker writes its own folders, so the
@@ -192,7 +194,7 @@ def _bytes_of(raw: Raw) -> bytes:
 # --- Output layout and summary (pure) -------------------------------------------------
 
 
-def output_folder(index: int, source: Source) -> str:
+def output_folder(index: int, source: BundleSource) -> str:
     """``reports/<index>-<name>[-L<line>]`` (``ranking.outputs.bundle_folder``), after the source,
     so a user can find it: its path from the PATH it was found under (the PATH's last part,
     then the path inside a folder)."""
@@ -224,7 +226,7 @@ def render_summary(summary: Mapping[str, Any]) -> str:
     or error code; then the totals."""
     rows = [("source", "outcome", "selected / error")]
     for e in summary["bundles"]:
-        source = printable(Source(e["source"]["file"], e["source"]["line"]).label)
+        source = printable(BundleSource(e["source"]["file"], e["source"]["line"]).label)
         detail = e["error"]["code"] if e["error"] is not None else ", ".join(e["selected"]) or "-"
         rows.append((source, e["outcome"], detail))
     widths = [max(len(r[i]) for r in rows) for i in range(2)]

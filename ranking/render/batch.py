@@ -20,7 +20,7 @@ from curator_io.canonical import is_sealed
 from curator_io.catalogue import BATCH_OUTCOMES, INFORMATIONAL_CODES, REFUSED, SUMMARY_SCHEMA
 from curator_io.errors import TamperError, pointer_of
 from curator_io.report_model import RankingReport, ReportCounts
-from ranking.batch import Source
+from ranking.batch import BundleSource
 from ranking.numbers import r2
 from ranking.outputs import REPORT
 from ranking.render.page import format_number, render_page
@@ -76,7 +76,7 @@ def render_batch(
         report = checked.get(e["index"])
         if report is not None:
             codes += refusing_codes(report)
-        source = Source(e["source"]["file"], e["source"]["line"]).label
+        source = BundleSource(e["source"]["file"], e["source"]["line"]).label
         rows.append(BundleRow(e, source, None if report is None else report.counts, links.get(e["index"])))
     errors = Counter(e["error"]["code"] for e in summary["bundles"] if e["error"] is not None)
     ranked = sorted(codes.items(), key=lambda kv: (-kv[1], kv[0]))

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ranking.batch import Source, output_folder
+from ranking.batch import BundleSource, output_folder
 from ranking.cli import main
 from tests.conftest import PARITY
 from tests.ranking.batch_support import EXAMPLE, example_line
@@ -139,8 +139,8 @@ LONG = "x/" + "a" * 100 + "/tail.json"
     ],
 )
 def test_a_bundles_folder_is_named_after_its_source_safely(name: str, line: int | None, folder: str) -> None:
-    assert output_folder(7, Source(f"/given/{name}", line, name)) == f"reports/{folder}"
+    assert output_folder(7, BundleSource(f"/given/{name}", line, name)) == f"reports/{folder}"
 
 
 def test_a_source_without_a_name_is_named_after_its_files_stem() -> None:
-    assert output_folder(7, Source("old/style.json")) == "reports/000007-style"
+    assert output_folder(7, BundleSource("old/style.json")) == "reports/000007-style"

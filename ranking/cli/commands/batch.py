@@ -33,8 +33,8 @@ from curator_io.errors import ConfigError
 from curator_io.grammar import printable
 from ranking.batch import (
     BundleResult,
+    BundleSource,
     Raw,
-    Source,
     build_summary,
     find_inputs,
     iter_sources,
@@ -234,7 +234,9 @@ def _score_all(args: argparse.Namespace, out: Path) -> dict[str, Any]:
     return build_summary(entries, config)
 
 
-def _numbered(sources: Iterable[tuple[Source, Raw]], progress: Progress) -> Iterator[tuple[int, Source, Raw]]:
+def _numbered(
+    sources: Iterable[tuple[BundleSource, Raw]], progress: Progress
+) -> Iterator[tuple[int, BundleSource, Raw]]:
     """``(index, source, raw)`` items; the progress learns the total when the last is read."""
     index = 0
     for index, (source, raw) in enumerate(sources, start=1):

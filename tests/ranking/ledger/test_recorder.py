@@ -12,7 +12,7 @@ import pytest
 
 from curator_io import parse_json
 from curator_io.config import DEFAULT_CONFIG
-from ranking.batch import BundleResult, Source, score_item, score_one
+from ranking.batch import BundleResult, BundleSource, score_item, score_one
 from ranking.cli import main
 from ranking.cli.commands import batch as batch_command
 from ranking.ledger import Ledger, recorder
@@ -27,7 +27,7 @@ def _results(count: int, *, record: bool = True) -> list[BundleResult]:
     found = []
     for name in _CASES:
         raw = (PARITY / name / "bundle.json").read_bytes()
-        result = score_one(Source(name, None, name), raw, DEFAULT_CONFIG, record)
+        result = score_one(BundleSource(name, None, name), raw, DEFAULT_CONFIG, record)
         if result.outcome != "error" and '"proposals":[]' not in dict(result.files)["report.json"].decode():
             found.append(result)
         if len(found) == count:
