@@ -10,7 +10,7 @@ from validator.reasons import Reason
 
 __all__ = ["check_closure", "Cited", "integrity_points", "COMPLETE", "PREFIX", "UNVERIFIED"]
 
-#: §3.5.2 integrity points.
+#: §3.5.2 integrity points (``integrity`` on a model is §3.3's digest verdict, a different thing).
 COMPLETE, PREFIX, UNVERIFIED = 20, 12, 0
 
 
@@ -25,7 +25,7 @@ Cited = tuple[str, int, str, "str | None", str, int, str, str, str, str]
 """One cited evidence item, resolved to what §3.5 reads of it, its trace and its
 materialization: ``(status, points, repository, path, lineage, weight, signal,
 materialization, source_revision, observed_at)``. ``points`` is the item's
-§3.5.2 integrity, ``weight`` its signal's weight, ``status``,
+§3.5.2 integrity points, ``weight`` its signal's weight, ``status``,
 ``repository`` and ``source_revision`` its materialization's."""
 
 

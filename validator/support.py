@@ -29,7 +29,7 @@ class SupportFacts(NamedTuple):
     quarantined: int
     earliest: str | None
     integrity_points: tuple[int, ...]
-    """The integrity of each item of S' (§4 provenance)."""
+    """The §3.5.2 integrity points of each item of S' (§4 provenance)."""
     source_signal: int
     """The largest signal weight in V (0 when V is empty)."""
     materializations: int
@@ -57,7 +57,7 @@ def check_support(p: Proposal, cited: list[Cited], ctx: Context) -> tuple[list[R
     step's result is gathered as its items go by, numbered as in §3.5.
     """
     quarantined: set[str] = set()
-    points: list[int] = []  # 2. the integrity of each item of S'
+    points: list[int] = []  # 2. the integrity points of each item of S'
     best: dict[str, int] = {}  # 4-5. lineage of V -> the largest signal weight in it
     revisions: dict[str, tuple[str, str]] = {}  # materialization of V's traces -> (repository, source_revision) (§4)
     repositories: set[str] = set()  # 9. of S'
