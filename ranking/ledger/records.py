@@ -58,13 +58,14 @@ class DecisionRow(NamedTuple):
     rationale: str
 
     @property
-    def codes(self) -> tuple[str, ...]:
-        """The reason codes with their subjects, as the score table prints them."""
+    def labels(self) -> tuple[str, ...]:
+        """Each reason as ``code`` or ``code(subject)``, as the score table prints them
+        (what :func:`ranking.testing.reason_codes` gives for a report entry)."""
         return tuple(reason_label(r["code"], r["subject"]) for r in _json(self.reasons))
 
     @property
-    def reason_codes(self) -> tuple[str, ...]:
-        """The reason codes alone, each once, in report order (as ``rejected_notes`` gives them)."""
+    def codes(self) -> tuple[str, ...]:
+        """The reason codes alone, each once, in report order (as ``RankedProposal.codes`` holds them)."""
         return tuple(dict.fromkeys(r["code"] for r in _json(self.reasons)))
 
 
