@@ -27,7 +27,7 @@ from fuzz.prop import Violation, check_error
 from fuzz.seeds import FIXTURES, Case, fuzz_trust
 from ranking.apply import apply_selection
 from ranking.explain import explain
-from ranking.gate import compare_memory, render_github, render_json, render_summary, render_text, selected_edits
+from ranking.gate import compare_memory, render_github, render_json, render_step_summary, render_text, selected_edits
 from ranking.pipeline import rank
 from ranking.verification import check_report, replay_report
 from validator import proposals_of
@@ -226,7 +226,7 @@ def run_gate(case: Case) -> None:
     except EvidenceRankError as e:
         _expect(e, raw, "input")
         return
-    render_text(result), render_json(result), render_github(result, file="memory.json"), render_summary(result)
+    render_text(result), render_json(result), render_github(result, file="memory.json"), render_step_summary(result)
 
 
 # --- Signatures: check_signature over the case's bundle -----------------------------------------

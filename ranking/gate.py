@@ -56,7 +56,7 @@ __all__ = [
     "render_text",
     "render_json",
     "render_github",
-    "render_summary",
+    "render_step_summary",
     "escape_data",
     "escape_property",
     "escape_markdown",
@@ -414,7 +414,7 @@ def _link(target: str) -> str:
     return "<" + quote(target, safe="/:?#&=%@+~.,;!$'*()[]-_") + ">"
 
 
-def render_summary(result: GateResult, html: str | None = None) -> str:
+def render_step_summary(result: GateResult, html: str | None = None) -> str:
     """A Markdown section for ``$GITHUB_STEP_SUMMARY``: the verdict, a link to the run view
     (``evidence-rank render``) when ``html`` is given, and a table of findings."""
     status = "passed" if result.passed else "failed"

@@ -16,7 +16,7 @@ import pytest
 from curator_io import InputError, canon, load_bundle, parse_config, seal
 from ranking.apply import apply_selection
 from ranking.cli import main
-from ranking.gate import KINDS, compare_memory, render_github, render_summary, render_text
+from ranking.gate import KINDS, compare_memory, render_github, render_step_summary, render_text
 from ranking.pipeline import rank
 from tests.conftest import PARITY
 
@@ -189,7 +189,7 @@ def test_github_output_escapes_messages_and_the_summary_escapes_table_cells() ->
         "but no selected proposal changes it (/instructions/0)"
     )
     assert verdict == "gate failed: 1 finding(s) (1 unexpected_change)"
-    summary = render_summary(result)
+    summary = render_step_summary(result)
     assert summary.startswith("### evidence-rank gate: failed\n")
     assert (
         "| unexpected_change | a | /instructions/0 | "

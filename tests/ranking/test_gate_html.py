@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from ranking.cli import main
-from ranking.gate import GateResult, render_summary
+from ranking.gate import GateResult, render_step_summary
 from tests.conftest import PARITY
 
 CASE = PARITY / "003-empty-proposals"
@@ -19,12 +19,14 @@ def _passed() -> GateResult:
 
 
 def test_the_summary_links_to_the_page_when_one_is_given() -> None:
-    assert "Run view" not in render_summary(_passed())
-    assert "Run view: [artifacts/run.html](<artifacts/run.html>)\n" in render_summary(_passed(), "artifacts/run.html")
+    assert "Run view" not in render_step_summary(_passed())
+    assert "Run view: [artifacts/run.html](<artifacts/run.html>)\n" in render_step_summary(
+        _passed(), "artifacts/run.html"
+    )
 
 
 def test_a_link_with_spaces_parentheses_or_angle_brackets_stays_one_link() -> None:
-    summary = render_summary(_passed(), "out/run (1) <x>.html")
+    summary = render_step_summary(_passed(), "out/run (1) <x>.html")
 
     assert "(<out/run%20(1)%20%3Cx%3E.html>)" in summary
 

@@ -28,7 +28,7 @@ from ranking.gate import (
     policy_result,
     render_github,
     render_json,
-    render_summary,
+    render_step_summary,
     render_text,
     selected_edits,
 )
@@ -149,7 +149,7 @@ def _gate(args: argparse.Namespace) -> int:
         write_stdout(render_json(result) + b"\n")
     elif args.format == "github":
         emit(render_github(result, file=args.memory_after, report_file=args.report))
-        _append_summary(os.environ.get("GITHUB_STEP_SUMMARY"), render_summary(result, args.html))
+        _append_summary(os.environ.get("GITHUB_STEP_SUMMARY"), render_step_summary(result, args.html))
     else:
         emit(render_text(result))
     return 0 if result.passed else 1
