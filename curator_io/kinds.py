@@ -10,7 +10,7 @@ Everything else is derived from these tables, never restated:
   (:func:`curator_io.artifacts.build_chunk`);
 - whether orjson writes a checked artifact exactly as RFC 8785 does
   (:meth:`Kind.orjson_exact`), so its seal is hashed without the canonicalizer's walk;
-- the published JSON Schema of a bundle (:func:`curator_io.reports.generate_schema`),
+- the published JSON Schema of a bundle (:func:`curator_io.schema_generator.generate_schema`),
   proposals and operations included, so an editor flags a misspelled member;
 - the members a proposal and each operation may have (:mod:`validator.proposal`, SPEC §3.1).
 """

@@ -1,5 +1,5 @@
 """The published JSON Schemas (``curator_io/schemas/``), read without building
-the pydantic models they are generated from (:mod:`curator_io.reports`):
+the pydantic models they are generated from (:mod:`curator_io.schema_generator`):
 checking a report should not pay for pydantic's start-up."""
 
 from __future__ import annotations

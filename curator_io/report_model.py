@@ -3,7 +3,7 @@
 
 One description serves two purposes. Code that reads a report reads these
 attributes (``report.proposals[0].score.final``), not string keys; and
-:mod:`curator_io.reports` generates the published JSON Schemas from these same
+:mod:`curator_io.schema_generator` generates the published JSON Schemas from these same
 classes through pydantic, so the schema and the type cannot drift apart. The
 ``Annotated`` metadata below is for the schema only: a dataclass checks nothing
 when it is built.

@@ -20,7 +20,7 @@ def _example() -> dict:
 
 
 def test_reading_a_report_imports_no_pydantic() -> None:
-    # Only generating the schema needs pydantic (curator_io.reports); verify and batch pay nothing for it.
+    # Only generating the schema needs pydantic (curator_io.schema_generator); verify and batch pay nothing for it.
     script = (
         "import sys\n"
         "from curator_io.report_model import ranking_report_of\n"

@@ -12,14 +12,14 @@ from pydantic import TypeAdapter
 from curator_io import canon, load_bundle, parse_config, parse_json
 from curator_io.published import SCHEMA_IDS
 from curator_io.report_model import RankingReport, ValidationReport, ranking_report_of
-from curator_io.reports import generate_schema, published_schema
+from curator_io.schema_generator import generate_schema, published_schema
 from ranking.pipeline import rank
 from tests.conftest import FIXTURES, parity_cases
 
 
 @pytest.mark.parametrize("name", sorted(SCHEMA_IDS))
 def test_the_published_schema_is_the_one_its_source_generates(name: str) -> None:
-    # On failure: python -m curator_io.reports, and review the diff.
+    # On failure: python -m curator_io.schema_generator, and review the diff.
     assert published_schema(name) == generate_schema(name)
 
 

@@ -54,8 +54,8 @@ def test_the_schema_command_offers_exactly_the_published_schemas() -> None:
 
 @pytest.mark.parametrize("name", schema.NAMES)
 def test_the_schema_command_prints_the_shipped_file_without_importing_pydantic(name: str) -> None:
-    # The files are generated (python -m curator_io.reports); printing one needs no model.
-    assert _imported(["schema", name], ("pydantic", "jsonschema", "curator_io.reports")) == (0, [])
+    # The files are generated (python -m curator_io.schema_generator); printing one needs no model.
+    assert _imported(["schema", name], ("pydantic", "jsonschema", "curator_io.schema_generator")) == (0, [])
 
 
 def test_score_at_the_default_level_imports_no_logging_and_no_other_commands_library(tmp_path: Path) -> None:

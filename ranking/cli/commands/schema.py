@@ -22,7 +22,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    # The shipped files, read as they are: generating them (curator_io.reports) needs pydantic,
+    # The shipped files, read as they are: generating them (curator_io.schema_generator) needs pydantic,
     # printing them does not, and a test holds the files to what the generator writes.
     from curator_io.published import published_schema
 

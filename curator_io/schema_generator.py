@@ -2,7 +2,7 @@
 bundle's generated from its description in :mod:`curator_io.kinds`, each
 report's by pydantic from its type in :mod:`curator_io.report_model`.
 
-The published files are generated (``python -m curator_io.reports``) and a
+The published files are generated (``python -m curator_io.schema_generator``) and a
 test fails when they and their sources drift apart. The schemas describe the
 shape of a document; the rules no schema can state (calendar dates, UTF-8 byte
 lengths, seals, the invariants of SPEC §7) are checked by the loader and by
@@ -87,7 +87,7 @@ def generate_schema(name: str) -> dict[str, Any]:
     }
 
 
-if __name__ == "__main__":  # regenerate the published files: python -m curator_io.reports
+if __name__ == "__main__":  # regenerate the published files: python -m curator_io.schema_generator
     from pathlib import Path
 
     folder = Path(__file__).with_name("schemas")
