@@ -40,7 +40,7 @@ class Refusal:
     @property
     def codes(self) -> tuple[str, ...]:
         """The latest refusal's reason codes, each once, in report order."""
-        return self.latest.codes
+        return self.latest.distinct_codes
 
 
 def refusals(decisions: Iterable[DecisionRow], *, excluding: str | None = None) -> list[Refusal]:
@@ -115,7 +115,7 @@ def render_history(
             printable(d.proposal),
             printable(d.disposition),
             _score(d.score),
-            printable(", ".join(d.labels)),
+            printable(", ".join(d.codes)),
         )
         for d, _ in entries
     ]

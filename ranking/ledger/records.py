@@ -58,14 +58,15 @@ class DecisionRow(NamedTuple):
     rationale: str
 
     @property
-    def labels(self) -> tuple[str, ...]:
+    def codes(self) -> tuple[str, ...]:
         """Each reason as ``code`` or ``code(subject)``, as the score table prints them
-        (what :func:`ranking.testing.reason_codes` gives for a report entry)."""
+        (what :func:`ranking.testing.reason_codes` gives for a report entry; docs/ledger.md)."""
         return tuple(reason_label(r["code"], r["subject"]) for r in _json(self.reasons))
 
     @property
-    def codes(self) -> tuple[str, ...]:
-        """The reason codes alone, each once, in report order (as ``RankedProposal.codes`` holds them)."""
+    def distinct_codes(self) -> tuple[str, ...]:
+        """The reason codes alone, without subjects, each once, in report order
+        (as ``RankedProposal.codes`` and :attr:`Refusal.codes` hold them)."""
         return tuple(dict.fromkeys(r["code"] for r in _json(self.reasons)))
 
 

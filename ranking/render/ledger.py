@@ -97,7 +97,7 @@ def _runs(decisions: Sequence[DecisionRow]) -> dict[str, tuple[int, Counter[str]
     for d in decisions:
         refused, counts = runs.setdefault(d.run, (0, Counter()))
         if d.disposition in REFUSED:
-            counts.update(set(d.codes) - INFORMATIONAL_CODES)
+            counts.update(set(d.distinct_codes) - INFORMATIONAL_CODES)
             runs[d.run] = (refused + 1, counts)
     return runs
 
