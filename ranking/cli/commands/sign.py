@@ -58,12 +58,11 @@ def load_key(path: str) -> Any:
 
 
 def _tool() -> str:
-    from importlib.metadata import PackageNotFoundError, version
+    """The statement's tool: this version of evidence-rank, as ``ranking.__version__`` reads it."""
+    import ranking
 
-    try:
-        return f"evidence-rank {version('evidence-rank')}"
-    except PackageNotFoundError:  # run from a checkout that was never installed
-        return "evidence-rank"
+    version: str = ranking.__version__
+    return "evidence-rank" if version == "unknown" else f"evidence-rank {version}"  # "unknown": never installed
 
 
 def _subject(path: str) -> tuple[str, str]:
