@@ -202,11 +202,20 @@ def write_pages(page: Path, html: bytes, views: Iterable[tuple[str, bytes]]) -> 
     the batch page that links to them, last.
 
     A killed run's stale temporary files in the runs folder are swept once, not
-    once per view; the views are flushed to disk together before the page.
+    once per view; the views are flushed to disk together before the page. A run
+    that fails removes the runs folder again if it created it.
     """
     runs = runs_folder(page)
+    created = not runs.exists()
     sweep_stale(runs)
-    for name, data in views:
-        write_file(runs / name, data, durable=False, sweep=False)
-    flush_to_disk()
-    write_file(page, html)
+    try:
+        for name, data in views:
+            write_file(runs / name, data, durable=False, sweep=False)
+        flush_to_disk()
+        write_file(page, html)
+    except BaseException:
+        if created:  # this run made the folder: a failed run leaves none behind, empty or half written
+            import shutil  # here: score imports this module, and shutil costs its start-up
+
+            shutil.rmtree(runs, ignore_errors=True)
+        raise

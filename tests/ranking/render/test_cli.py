@@ -134,3 +134,15 @@ def test_an_unsealed_summary_is_refused(batch_dir: Path, tmp_path: Path, capsys:
 
     assert code == 4
     assert "summary.tampered" in err
+
+
+def test_a_batch_view_that_fails_to_write_leaves_no_runs_folder_behind(batch_dir: Path, tmp_path: Path) -> None:
+    from tests.ranking.ledger.processes import on_a_full_disk
+
+    page = tmp_path / "pages" / "batch.html"
+    page.parent.mkdir()
+    done = on_a_full_disk("render", "--batch", str(batch_dir), "--out", str(page), limit=100)
+
+    assert done.returncode == 2, done.stderr
+    assert "usage.unwritable" in done.stderr
+    assert sorted(p.name for p in page.parent.iterdir()) == []  # no page, and no empty batch-runs/ beside it
