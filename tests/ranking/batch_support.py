@@ -21,6 +21,11 @@ EXAMPLE = FIXTURES / "example.json"
 FOLDER_NAME = re.compile(r"[0-9]{6,}-[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
+def read_summary(out: Path) -> dict:
+    """The batch's summary.json in ``out``, parsed."""
+    return json.loads((out / "summary.json").read_bytes())  # type: ignore[no-any-return]
+
+
 def cli(*argv: str, **kwargs) -> subprocess.Popen:
     """``evidence-rank ARGV`` as a user starts it, stdout discarded, stderr piped."""
     kwargs.setdefault("stdout", subprocess.DEVNULL)

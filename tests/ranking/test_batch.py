@@ -17,6 +17,7 @@ from ranking.batch import Input, iter_sources
 from ranking.cli import main
 from ranking.outputs import LOCK_NAME
 from tests.conftest import FIXTURES, PARITY, REPO
+from tests.ranking.batch_support import read_summary
 
 SCORED = (
     "001-basic-accepted-selected",
@@ -53,10 +54,6 @@ def tree_bytes(folder: Path) -> dict[str, bytes]:
         for p in sorted(folder.rglob("*"))
         if p.is_file() and p.name != LOCK_NAME
     }
-
-
-def read_summary(out: Path) -> dict:
-    return json.loads((out / "summary.json").read_bytes())
 
 
 @pytest.fixture

@@ -18,6 +18,7 @@ from curator_io import seal
 from ranking.batch_summary import check_summary_form
 from ranking.cli import main
 from tests.conftest import MISSING, PARITY, resolve_pointer
+from tests.ranking.batch_support import read_summary
 
 MIXED = PARITY / "002-mixed-dispositions"
 
@@ -108,4 +109,4 @@ def test_hostile_strings_in_a_genuine_form_are_shown_escaped(batch_dir: Path, tm
 
 
 def test_the_summary_batch_writes_has_the_form(batch_dir: Path) -> None:
-    check_summary_form(json.loads((batch_dir / "summary.json").read_bytes()))
+    check_summary_form(read_summary(batch_dir))

@@ -12,6 +12,7 @@ from curator_io.canonical import seal
 from ranking.cli import main
 from ranking.render.batch import refusing_codes
 from ranking.verification import check_report
+from tests.ranking.batch_support import read_summary
 from tests.ranking.render.conftest import CONFLICT, MIXED, case_report
 
 
@@ -114,7 +115,7 @@ def test_the_batch_chart_counts_the_codes_that_refused_proposals(
 def test_a_summary_that_disagrees_with_its_report_is_refused(
     batch_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    summary = json.loads((batch_dir / "summary.json").read_bytes())
+    summary = read_summary(batch_dir)
     summary["bundles"][0]["selected"] = []
     (batch_dir / "summary.json").write_text(json.dumps(seal(summary)))
 
@@ -126,7 +127,7 @@ def test_a_summary_that_disagrees_with_its_report_is_refused(
 
 
 def test_an_unsealed_summary_is_refused(batch_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    summary = json.loads((batch_dir / "summary.json").read_bytes())
+    summary = read_summary(batch_dir)
     summary["counts"]["error"] = 0
     (batch_dir / "summary.json").write_text(json.dumps(summary))
 
