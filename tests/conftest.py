@@ -16,6 +16,15 @@ PARITY = REPO / "tests" / "parity" / "cases"
 SHARED = REPO.parent / "shared"
 
 
+def run_main(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> tuple[int, str, str]:
+    """``evidence-rank ARGV`` in this process: its exit code, stdout and stderr."""
+    from ranking.cli import main
+
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
 def visible_files(folder: Path) -> list[str]:
     """The names in ``folder`` a user sees: without the hidden lock an output folder keeps."""
     return sorted(p.name for p in folder.iterdir() if not p.name.startswith("."))

@@ -12,14 +12,13 @@ from curator_io.canonical import seal
 from ranking.cli import main
 from ranking.render.batch import refusing_codes
 from ranking.verification import check_report
+from tests.conftest import run_main
 from tests.ranking.batch_support import read_summary
 from tests.ranking.render.conftest import CONFLICT, MIXED, case_report
 
 
 def _render(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(["render", *args])
-    out, err = capsys.readouterr()
-    return code, out, err
+    return run_main(capsys, "render", *args)
 
 
 @pytest.fixture
