@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -82,3 +83,19 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 #: tests/ranking/test_pytest_plugin.py runs the README's snapshot example in a scratch project.
 pytest_plugins = ["pytester"]
+
+
+def set_at(path: tuple[Any, ...], value: Any) -> Callable[[dict[str, Any]], None]:
+    """An edit that sets the member or item at ``path`` to ``value``, or deletes it when
+    ``value`` is ``MISSING``."""
+
+    def edit(doc: dict[str, Any]) -> None:
+        node = doc
+        for token in path[:-1]:
+            node = node[token]
+        if value is MISSING:
+            del node[path[-1]]
+        else:
+            node[path[-1]] = value
+
+    return edit
