@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,11 @@ PARITY = REPO / "tests" / "parity" / "cases"
 #: Where the reference's own copy sits when this checkout is the project's working tree:
 #: tests/test_parity.py checks the in-repo copies against it when it is there.
 SHARED = REPO.parent / "shared"
+
+
+def expected_report(case: Path) -> dict[str, Any]:
+    """A parity case's reference report (``expected.report.json``), parsed."""
+    return json.loads((case / "expected.report.json").read_bytes())  # type: ignore[no-any-return]
 
 
 def run_main(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> tuple[int, str, str]:

@@ -12,9 +12,9 @@ from curator_io.canonical import seal
 from ranking.cli import main
 from ranking.render.batch import refusing_codes
 from ranking.verification import check_report
-from tests.conftest import run_main
+from tests.conftest import expected_report, run_main
 from tests.ranking.batch_support import read_summary
-from tests.ranking.render.conftest import CONFLICT, MIXED, case_report
+from tests.ranking.render.conftest import CONFLICT, MIXED
 
 
 def _render(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -54,7 +54,7 @@ def test_render_with_the_bundle_replays_the_report_first(tmp_path: Path, capsys:
 
 
 def test_render_refuses_a_report_that_breaks_an_invariant(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    report = case_report(MIXED)
+    report = expected_report(MIXED)
     report["counts"]["selected"] = 2
     (tmp_path / "report.json").write_text(json.dumps(seal(report)))
 
@@ -102,7 +102,9 @@ def test_the_batch_chart_counts_the_codes_that_refused_proposals(
 ) -> None:
     _render(capsys, "--batch", str(batch_dir), "--out", str(tmp_path / "batch.html"))
     page = (tmp_path / "batch.html").read_text(encoding="utf-8")
-    expected = refusing_codes(check_report(case_report(MIXED))) + refusing_codes(check_report(case_report(CONFLICT)))
+    expected = refusing_codes(check_report(expected_report(MIXED))) + refusing_codes(
+        check_report(expected_report(CONFLICT))
+    )
 
     assert "evidence.quarantined" not in expected and "rank.selected" not in expected
     for code, n in expected.items():
