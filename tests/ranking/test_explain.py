@@ -14,7 +14,7 @@ import pytest
 from curator_io import DEFAULT_CONFIG, InvariantError, TamperError, canon, load_bundle
 from ranking.cli import main
 from ranking.explain import SENTENCES, UnknownProposal, explain, reason_sentence
-from tests.conftest import PARITY, expected_report
+from tests.conftest import PARITY, expected_report, run_main
 from validator.reasons import DISPOSITION_OF
 
 DUPLICATE = PARITY / "068-rank-duplicate-different-rationale"
@@ -27,9 +27,7 @@ RANK_CODES = {"rank.selected", "rank.limit", "rank.duplicate", "rank.conflict", 
 
 
 def _explain(capsys: pytest.CaptureFixture[str], case: Path, pid: str, *extra: str) -> tuple[int, str, str]:
-    rc = main(["explain", str(case / "expected.report.json"), pid, *extra])
-    out, err = capsys.readouterr()
-    return rc, out, err
+    return run_main(capsys, "explain", case / "expected.report.json", pid, *extra)
 
 
 def test_every_reason_code_has_a_sentence() -> None:
