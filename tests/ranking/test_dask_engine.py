@@ -15,8 +15,7 @@ from distributed.diagnostics.plugin import WorkerPlugin
 from ranking.cli import main
 from ranking.integrations.dask_engine import DaskEngine
 from tests.conftest import FIXTURES
-from tests.ranking.batch_support import read_summary
-from tests.ranking.test_batch import tree_bytes, write_mixed_batch
+from tests.ranking.batch_support import read_summary, tree_bytes, write_mixed_batch
 
 
 @pytest.fixture
