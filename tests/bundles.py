@@ -55,6 +55,15 @@ def one(doc: dict[str, Any], kind: str, ident: str) -> dict[str, Any]:
     return found  # type: ignore[no-any-return]
 
 
+def set_members(kind: str, ident: str, **members: Any) -> Edit:
+    """An edit that sets ``members`` on the artifact of list ``kind`` with this id."""
+
+    def edit(doc: dict[str, Any]) -> None:
+        one(doc, kind, ident).update(members)
+
+    return edit
+
+
 def add_lineage(
     doc: dict[str, Any],
     lineage: str,

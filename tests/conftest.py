@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +16,20 @@ PARITY = REPO / "tests" / "parity" / "cases"
 #: Where the reference's own copy sits when this checkout is the project's working tree:
 #: tests/test_parity.py checks the in-repo copies against it when it is there.
 SHARED = REPO.parent / "shared"
+
+
+def expected_report(case: Path) -> dict[str, Any]:
+    """A parity case's reference report (``expected.report.json``), parsed."""
+    return json.loads((case / "expected.report.json").read_bytes())  # type: ignore[no-any-return]
+
+
+def run_main(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> tuple[int, str, str]:
+    """``evidence-rank ARGV`` in this process: its exit code, stdout and stderr."""
+    from ranking.cli import main
+
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
 
 
 def visible_files(folder: Path) -> list[str]:
@@ -73,3 +89,19 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 #: tests/ranking/test_pytest_plugin.py runs the README's snapshot example in a scratch project.
 pytest_plugins = ["pytester"]
+
+
+def set_at(path: tuple[Any, ...], value: Any) -> Callable[[dict[str, Any]], None]:
+    """An edit that sets the member or item at ``path`` to ``value``, or deletes it when
+    ``value`` is ``MISSING``."""
+
+    def edit(doc: dict[str, Any]) -> None:
+        node = doc
+        for token in path[:-1]:
+            node = node[token]
+        if value is MISSING:
+            del node[path[-1]]
+        else:
+            node[path[-1]] = value
+
+    return edit

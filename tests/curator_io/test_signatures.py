@@ -6,7 +6,6 @@ import base64
 import binascii
 import copy
 import re
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -20,6 +19,7 @@ from curator_io.errors import ConfigError, SignatureError
 from curator_io.keys import KeyFormatError, b64decode, b64encode
 from curator_io.private_keys import generate_private_key, load_private_key
 from curator_io.trust import Signer, check_signature, parse_trust
+from tests.conftest import set_at
 from tests.signing import (
     edited,
     envelope,
@@ -134,19 +134,9 @@ def test_a_p256_signature_verifies_and_a_spki_trust_line_is_the_same_key() -> No
 # -- a tampered envelope, each field in turn ------------------------------------------------------
 
 
-def _set(*path: Any, value: Any) -> Callable[[dict[str, Any]], None]:
-    def edit(doc: dict[str, Any]) -> None:
-        target = doc
-        for token in path[:-1]:
-            target = target[token]
-        target[path[-1]] = value
-
-    return edit
-
-
 def _statement_with(*path: Any, value: Any) -> dict[str, Any]:
     statement = copy.deepcopy(payload_of(SIGNED))
-    _set(*path, value=value)(statement)
+    set_at(path, value)(statement)
     return statement
 
 
@@ -154,8 +144,8 @@ OTHER_KEY = signing_key("other")
 BOTH = parse_trust(trust_file((CURATOR, "Curator CI"), (OTHER_KEY, "Other")), "both")
 MAL, INV, SIG = "signature.malformed", "signature.invalid", "/signatures/0/sig"
 TAMPERED = {
-    "payloadType": (edited(SIGNED, _set("payloadType", value="application/json")), MAL, "/payloadType"),
-    "payload": (edited(SIGNED, _set("payload", value=base64.b64encode(b"{}").decode())), INV, SIG),
+    "payloadType": (edited(SIGNED, set_at(("payloadType",), "application/json")), MAL, "/payloadType"),
+    "payload": (edited(SIGNED, set_at(("payload",), base64.b64encode(b"{}").decode())), INV, SIG),
     "_type": (with_payload(SIGNED, _statement_with("_type", value="https://in-toto.io/Statement/v0.1")), INV, SIG),
     "subject digest": (
         with_payload(SIGNED, _statement_with("subject", 0, "digest", "sha256", value="cd" * 32)),
@@ -170,16 +160,16 @@ TAMPERED = {
     ),
     "predicate": (with_payload(SIGNED, _statement_with("predicate", "kind", value="report")), INV, SIG),
     "keyid, unknown": (
-        edited(SIGNED, _set("signatures", 0, "keyid", value="sha256:" + "0" * 64)),
+        edited(SIGNED, set_at(("signatures", 0, "keyid"), "sha256:" + "0" * 64)),
         "signature.unknown_key",
         "/signatures/0/keyid",
     ),
-    "sig": (edited(SIGNED, _set("signatures", 0, "sig", value=base64.b64encode(b"\0" * 64).decode())), INV, SIG),
-    "sig, not base64": (edited(SIGNED, _set("signatures", 0, "sig", value="not base64!")), MAL, "/signatures/0/sig"),
-    "extra member": (edited(SIGNED, _set("note", value="trust me")), MAL, "/note"),
-    "extra signature member": (edited(SIGNED, _set("signatures", 0, "cert", value="x")), MAL, "/signatures/0/cert"),
+    "sig": (edited(SIGNED, set_at(("signatures", 0, "sig"), base64.b64encode(b"\0" * 64).decode())), INV, SIG),
+    "sig, not base64": (edited(SIGNED, set_at(("signatures", 0, "sig"), "not base64!")), MAL, "/signatures/0/sig"),
+    "extra member": (edited(SIGNED, set_at(("note",), "trust me")), MAL, "/note"),
+    "extra signature member": (edited(SIGNED, set_at(("signatures", 0, "cert"), "x")), MAL, "/signatures/0/cert"),
     "duplicated signature": (edited(SIGNED, lambda d: d["signatures"].append(d["signatures"][0])), MAL, "/signatures"),
-    "no signature": (edited(SIGNED, _set("signatures", value=[])), MAL, "/signatures"),
+    "no signature": (edited(SIGNED, set_at(("signatures",), [])), MAL, "/signatures"),
     "not JSON": (SIGNED[:-1], "signature.malformed", ""),
 }
 
@@ -194,7 +184,7 @@ def test_an_envelope_with_any_field_tampered_is_refused(field: str) -> None:
 
 
 def test_an_envelope_whose_keyid_names_another_trusted_key_does_not_verify_with_it() -> None:
-    raw = edited(SIGNED, _set("signatures", 0, "keyid", value=OTHER_KEY.public.keyid))
+    raw = edited(SIGNED, set_at(("signatures", 0, "keyid"), OTHER_KEY.public.keyid))
 
     with pytest.raises(SignatureError, match=r"signature\.invalid .*does not verify with key Other \(sha256:"):
         check_signature(raw, BOTH, kind="bundle", digest=DIGEST)

@@ -18,7 +18,7 @@ from curator_io.diffing import differences
 from curator_io.sealing import seal_bundle, unsealed_places
 from ranking.cli import main
 from ranking.verification import check_report, check_validation, replay_report
-from tests.conftest import FIXTURES, PARITY, resolve_pointer
+from tests.conftest import FIXTURES, PARITY, expected_report, resolve_pointer
 
 LIMIT_CASE = PARITY / "074-rank-limit-more-than-5-survivors"
 
@@ -97,7 +97,7 @@ def test_a_scored_proposal_without_its_support_summary_breaks_components(tmp_pat
 
 
 def _parity_report(case: str) -> dict[str, Any]:
-    return json.loads((PARITY / case / "expected.report.json").read_bytes())
+    return expected_report(PARITY / case)
 
 
 @pytest.mark.parametrize(("member", "value"), [("threshold", 101), ("max_selected", 6), ("min_lineages", 0)])

@@ -9,7 +9,7 @@ from typing import Any
 
 from agentdescent import AggregatorConfig, Diff, Policies, Task, evolve
 
-from tests.conftest import PARITY
+from tests.conftest import PARITY, expected_report
 
 #: Ten tasks, four of them held out by the aggregator's default split.
 TASKS = [Task(id=f"t{i}", prompt="say the rule") for i in range(10)]
@@ -24,8 +24,7 @@ def bundle_path(case: str) -> Path:
 
 
 def report_of(case: str) -> dict[str, Any]:
-    doc: dict[str, Any] = json.loads(report_path(case).read_bytes())
-    return doc
+    return expected_report(PARITY / case)
 
 
 def op_map(case: str, proposal_id: str) -> dict[str, str | None]:

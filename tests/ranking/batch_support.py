@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -14,11 +15,56 @@ from pathlib import Path
 import orjson
 
 from curator_io import canon, parse_json
-from tests.conftest import FIXTURES, REPO
+from ranking.outputs import LOCK_NAME
+from tests.conftest import FIXTURES, PARITY, REPO
 
 EXAMPLE = FIXTURES / "example.json"
 #: What ``ranking.batch.output_folder`` names a bundle's folder.
 FOLDER_NAME = re.compile(r"[0-9]{6,}-[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+#: Parity cases a batch scores, and two it refuses.
+SCORED = (
+    "001-basic-accepted-selected",
+    "002-mixed-dispositions",
+    "004-no-op-all-rejected-or-deferred",
+    "072-rank-superseded-does-not-block",
+)
+REFUSED = ("076-input-malformed-not-json", "087-input-frozen-digest-mismatch-random")
+
+
+def one_line(case: str) -> bytes:
+    """A parity bundle as one compact JSONL line (digests do not depend on whitespace)."""
+    return orjson.dumps(parse_json((PARITY / case / "bundle.json").read_bytes()))
+
+
+def write_mixed_batch(root: Path) -> list[str]:
+    """A folder of parity bundles (two refused), a JSONL with a blank and a bad line, and a lone file.
+
+    Returns the PATH arguments, relative to ``root``.
+    """
+    cases = root / "in" / "cases"
+    cases.mkdir(parents=True)
+    for case in (*SCORED, *REFUSED):
+        shutil.copy(PARITY / case / "bundle.json", cases / f"{case}.json")
+    lines = [one_line(SCORED[0]), b"", b"{not json", one_line(SCORED[1]) + b"\r", one_line(SCORED[2])]
+    (root / "in" / "stream.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+    shutil.copy(FIXTURES / "example.json", root / "example.json")
+    return ["in", "example.json"]
+
+
+def tree_bytes(folder: Path) -> dict[str, bytes]:
+    """Every file under ``folder`` (the lock left out) by its relative path: its bytes."""
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and p.name != LOCK_NAME
+    }
+
+
+def read_summary(out: Path) -> dict:
+    """The batch's summary.json in ``out``, parsed."""
+    return json.loads((out / "summary.json").read_bytes())  # type: ignore[no-any-return]
 
 
 def cli(*argv: str, **kwargs) -> subprocess.Popen:

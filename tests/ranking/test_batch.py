@@ -17,46 +17,7 @@ from ranking.batch import Input, iter_sources
 from ranking.cli import main
 from ranking.outputs import LOCK_NAME
 from tests.conftest import FIXTURES, PARITY, REPO
-
-SCORED = (
-    "001-basic-accepted-selected",
-    "002-mixed-dispositions",
-    "004-no-op-all-rejected-or-deferred",
-    "072-rank-superseded-does-not-block",
-)
-REFUSED = ("076-input-malformed-not-json", "087-input-frozen-digest-mismatch-random")
-
-
-def one_line(case: str) -> bytes:
-    """A parity bundle as one compact JSONL line (digests do not depend on whitespace)."""
-    return orjson.dumps(parse_json((PARITY / case / "bundle.json").read_bytes()))
-
-
-def write_mixed_batch(root: Path) -> list[str]:
-    """A folder of parity bundles (two refused), a JSONL with a blank and a bad line, and a lone file.
-
-    Returns the PATH arguments, relative to ``root``.
-    """
-    cases = root / "in" / "cases"
-    cases.mkdir(parents=True)
-    for case in (*SCORED, *REFUSED):
-        shutil.copy(PARITY / case / "bundle.json", cases / f"{case}.json")
-    lines = [one_line(SCORED[0]), b"", b"{not json", one_line(SCORED[1]) + b"\r", one_line(SCORED[2])]
-    (root / "in" / "stream.jsonl").write_bytes(b"\n".join(lines) + b"\n")
-    shutil.copy(FIXTURES / "example.json", root / "example.json")
-    return ["in", "example.json"]
-
-
-def tree_bytes(folder: Path) -> dict[str, bytes]:
-    return {
-        p.relative_to(folder).as_posix(): p.read_bytes()
-        for p in sorted(folder.rglob("*"))
-        if p.is_file() and p.name != LOCK_NAME
-    }
-
-
-def read_summary(out: Path) -> dict:
-    return json.loads((out / "summary.json").read_bytes())
+from tests.ranking.batch_support import SCORED, one_line, read_summary, tree_bytes, write_mixed_batch
 
 
 @pytest.fixture

@@ -3,7 +3,6 @@ streams as JSONL, hostile names escaped or kept exact."""
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import socket
@@ -16,13 +15,9 @@ import pytest
 
 from ranking.cli import main
 from tests.conftest import REPO
-from tests.ranking.batch_support import EXAMPLE, assert_summary_agrees_with_the_folders, cli, example_line
+from tests.ranking.batch_support import EXAMPLE, assert_summary_agrees_with_the_folders, cli, example_line, read_summary
 
 HUGE = b"7" * 5000  # past Python's 4,300-digit limit for int()
-
-
-def read_summary(out: Path) -> dict:
-    return json.loads((out / "summary.json").read_bytes())
 
 
 def finish(run: subprocess.Popen, timeout: float = 60) -> bytes:

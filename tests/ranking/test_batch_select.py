@@ -3,7 +3,6 @@ folders named after their source, so a user can find them."""
 
 from __future__ import annotations
 
-import json
 import shutil
 from pathlib import Path
 
@@ -12,13 +11,9 @@ import pytest
 from ranking.batch import BundleSource, output_folder
 from ranking.cli import main
 from tests.conftest import PARITY
-from tests.ranking.batch_support import EXAMPLE, example_line
+from tests.ranking.batch_support import EXAMPLE, example_line, read_summary
 
 CASES = ("001-basic-accepted-selected", "002-mixed-dispositions", "004-no-op-all-rejected-or-deferred")
-
-
-def read_summary(out: Path) -> dict:
-    return json.loads((out / "summary.json").read_bytes())
 
 
 def sources(out: Path) -> list[str]:

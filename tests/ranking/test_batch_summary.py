@@ -17,7 +17,8 @@ import pytest
 from curator_io import seal
 from ranking.batch_summary import check_summary_form
 from ranking.cli import main
-from tests.conftest import MISSING, PARITY, resolve_pointer
+from tests.conftest import MISSING, PARITY, resolve_pointer, set_at
+from tests.ranking.batch_support import read_summary
 
 MIXED = PARITY / "002-mixed-dispositions"
 
@@ -34,37 +35,24 @@ def batch_dir(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
     return tmp_path / "out"
 
 
-def _set(path: tuple[Any, ...], value: Any) -> Callable[[dict[str, Any]], None]:
-    def change(doc: dict[str, Any]) -> None:
-        node = doc
-        for token in path[:-1]:
-            node = node[token]
-        if value is MISSING:
-            del node[path[-1]]
-        else:
-            node[path[-1]] = value
-
-    return change
-
-
 #: name -> (change to the summary, the pointer the refusal names).
 BROKEN = {
-    "bundles not an array": (_set(("bundles",), {"0": {}}), "/bundles"),
-    "counts missing": (_set(("counts",), MISSING), "/counts"),
-    "a count as text": (_set(("counts", "error"), "1"), "/counts/error"),
-    "config outside SPEC §2": (_set(("config", "threshold"), "high"), "/config/threshold"),
-    "an entry not an object": (_set(("bundles", 0), "reports/000001-a"), "/bundles/0"),
-    "an index out of place": (_set(("bundles", 1, "index"), 1), "/bundles/1/index"),
-    "an index as text": (_set(("bundles", 0, "index"), "1"), "/bundles/0/index"),
-    "a source file as a number": (_set(("bundles", 0, "source", "file"), 7), "/bundles/0/source/file"),
-    "an unknown outcome": (_set(("bundles", 0, "outcome"), "<b>pwned</b>"), "/bundles/0/outcome"),
-    "selected not strings": (_set(("bundles", 0, "selected"), [1]), "/bundles/0/selected"),
-    "an error entry without its error": (_set(("bundles", 1, "error"), None), "/bundles/1/error"),
-    "an error without a code": (_set(("bundles", 1, "error", "code"), MISSING), "/bundles/1/error/code"),
-    "an output outside the folder": (_set(("bundles", 0, "output"), "../../../etc"), "/bundles/0/output"),
-    "an absolute output": (_set(("bundles", 0, "output"), "/etc/passwd"), "/bundles/0/output"),
-    "another bundle's output": (_set(("bundles", 0, "output"), "reports/000002-b"), "/bundles/0/output"),
-    "an output through a parent": (_set(("bundles", 0, "output"), "reports/000001-a/../.."), "/bundles/0/output"),
+    "bundles not an array": (set_at(("bundles",), {"0": {}}), "/bundles"),
+    "counts missing": (set_at(("counts",), MISSING), "/counts"),
+    "a count as text": (set_at(("counts", "error"), "1"), "/counts/error"),
+    "config outside SPEC §2": (set_at(("config", "threshold"), "high"), "/config/threshold"),
+    "an entry not an object": (set_at(("bundles", 0), "reports/000001-a"), "/bundles/0"),
+    "an index out of place": (set_at(("bundles", 1, "index"), 1), "/bundles/1/index"),
+    "an index as text": (set_at(("bundles", 0, "index"), "1"), "/bundles/0/index"),
+    "a source file as a number": (set_at(("bundles", 0, "source", "file"), 7), "/bundles/0/source/file"),
+    "an unknown outcome": (set_at(("bundles", 0, "outcome"), "<b>pwned</b>"), "/bundles/0/outcome"),
+    "selected not strings": (set_at(("bundles", 0, "selected"), [1]), "/bundles/0/selected"),
+    "an error entry without its error": (set_at(("bundles", 1, "error"), None), "/bundles/1/error"),
+    "an error without a code": (set_at(("bundles", 1, "error", "code"), MISSING), "/bundles/1/error/code"),
+    "an output outside the folder": (set_at(("bundles", 0, "output"), "../../../etc"), "/bundles/0/output"),
+    "an absolute output": (set_at(("bundles", 0, "output"), "/etc/passwd"), "/bundles/0/output"),
+    "another bundle's output": (set_at(("bundles", 0, "output"), "reports/000002-b"), "/bundles/0/output"),
+    "an output through a parent": (set_at(("bundles", 0, "output"), "reports/000001-a/../.."), "/bundles/0/output"),
 }
 
 
@@ -108,4 +96,4 @@ def test_hostile_strings_in_a_genuine_form_are_shown_escaped(batch_dir: Path, tm
 
 
 def test_the_summary_batch_writes_has_the_form(batch_dir: Path) -> None:
-    check_summary_form(json.loads((batch_dir / "summary.json").read_bytes()))
+    check_summary_form(read_summary(batch_dir))

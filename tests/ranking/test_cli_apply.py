@@ -15,7 +15,7 @@ import pytest
 
 from curator_io import canon, seal
 from ranking.cli import main
-from tests.conftest import PARITY, REPO
+from tests.conftest import PARITY, REPO, run_main
 
 #: Add only, replace, add and remove, two identical ops, and a no_op.
 APPLY_CASES = (
@@ -33,9 +33,7 @@ def _case(name: str) -> Path:
 
 
 def _apply(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    rc = main(["apply", *argv])
-    out, err = capsys.readouterr()
-    return rc, out, err
+    return run_main(capsys, "apply", *argv)
 
 
 @pytest.mark.parametrize("name", APPLY_CASES)

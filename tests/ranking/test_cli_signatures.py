@@ -23,18 +23,11 @@ import pytest
 from curator_io import canon, parse_json
 from curator_io.sealing import seal_bundle
 from curator_io.trust import parse_trust
-from ranking.cli import main
-from tests.conftest import FIXTURES, REPO
+from tests.conftest import FIXTURES, REPO, run_main
 from tests.signing import key_pem, payload_of, signing_key, trust_file
 
 CURATOR = signing_key("curator")
 ATTACKER = signing_key("attacker")
-
-
-def _run(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> tuple[int, str, str]:
-    rc = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return rc, out, err
 
 
 def _forged() -> dict[str, Any]:
@@ -60,21 +53,21 @@ def ci(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
     (tmp_path / "trusted-signers").write_bytes(trust_file((CURATOR, "Curator CI")))
     (tmp_path / "bundle.json").write_bytes((FIXTURES / "example.json").read_bytes())
     (tmp_path / "forged.json").write_bytes(canon(_forged()))
-    assert _run(capsys, "sign", tmp_path / "bundle.json", "--key", tmp_path / "curator.key")[0] == 0
+    assert run_main(capsys, "sign", tmp_path / "bundle.json", "--key", tmp_path / "curator.key")[0] == 0
     return tmp_path
 
 
 def _score_and_apply(capsys: pytest.CaptureFixture[str], bundle: Path) -> tuple[Path, Path]:
     out = bundle.parent / (bundle.stem + "-out")
-    assert _run(capsys, "score", bundle, "--out-dir", out, "--quiet")[0] == 0
+    assert run_main(capsys, "score", bundle, "--out-dir", out, "--quiet")[0] == 0
     memory = out / "memory.json"
-    assert _run(capsys, "apply", bundle, out / "report.json", "--out", memory)[0] == 0
+    assert run_main(capsys, "apply", bundle, out / "report.json", "--out", memory)[0] == 0
     return out / "report.json", memory
 
 
 def _gate(capsys: pytest.CaptureFixture[str], bundle: Path, *extra: str | Path) -> tuple[int, str, str]:
     report, memory = _score_and_apply(capsys, bundle)
-    return _run(capsys, "gate", "--bundle", bundle, "--report", report, "--memory-after", memory, *extra)
+    return run_main(capsys, "gate", "--bundle", bundle, "--report", report, "--memory-after", memory, *extra)
 
 
 # -- the forged-and-resealed example ---------------------------------------------------------------
@@ -121,7 +114,7 @@ def test_the_genuine_signature_beside_the_forged_bundle_is_a_subject_mismatch(
 def test_the_forged_bundle_signed_with_the_forgers_own_key_names_the_unknown_key(
     ci: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert _run(capsys, "sign", ci / "forged.json", "--key", ci / "attacker.key")[0] == 0
+    assert run_main(capsys, "sign", ci / "forged.json", "--key", ci / "attacker.key")[0] == 0
 
     rc, _, err = _gate(capsys, ci / "forged.json", "--trust", ci / "trusted-signers")
 
@@ -132,7 +125,7 @@ def test_the_forged_bundle_signed_with_the_forgers_own_key_names_the_unknown_key
 def test_score_with_trust_refuses_the_forged_bundle_and_records_why_in_error_json(
     ci: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    rc, out, _ = _run(capsys, "score", ci / "forged.json", "--trust", ci / "trusted-signers", "--out-dir", ci / "o")
+    rc, out, _ = run_main(capsys, "score", ci / "forged.json", "--trust", ci / "trusted-signers", "--out-dir", ci / "o")
 
     assert rc == 4 and out == ""
     assert json.loads((ci / "o" / "error.json").read_bytes())["code"] == "signature.unsigned"
@@ -143,10 +136,10 @@ def test_a_report_of_the_forged_bundle_signed_by_the_curator_cannot_pass_a_gate_
     ci: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     forged_report, memory = _score_and_apply(capsys, ci / "forged.json")
-    assert _run(capsys, "sign", forged_report, "--key", ci / "curator.key")[0] == 0
+    assert run_main(capsys, "sign", forged_report, "--key", ci / "curator.key")[0] == 0
     argv = ("--report", forged_report, "--memory-after", memory, "--trust", ci / "trusted-signers")
 
-    rc, _, err = _run(capsys, "gate", "--bundle", ci / "bundle.json", *argv)
+    rc, _, err = run_main(capsys, "gate", "--bundle", ci / "bundle.json", *argv)
 
     assert rc == 4 and "report.tampered" in err
 
@@ -194,8 +187,8 @@ def test_a_reindented_bundle_keeps_its_signature_and_an_edited_one_loses_it(
     indented.write_text(json.dumps(json.loads((ci / "bundle.json").read_bytes()), indent=4))
     signature = ("--signature", ci / "bundle.json.intoto.json", "--trust", ci / "trusted-signers")
 
-    assert _run(capsys, "score", indented, *signature, "--out-dir", ci / "o", "--quiet")[0] == 0
-    rc, _, err = _run(capsys, "score", ci / "forged.json", *signature, "--out-dir", ci / "o", "--quiet")
+    assert run_main(capsys, "score", indented, *signature, "--out-dir", ci / "o", "--quiet")[0] == 0
+    rc, _, err = run_main(capsys, "score", ci / "forged.json", *signature, "--out-dir", ci / "o", "--quiet")
     assert rc == 4 and "signature.subject_mismatch" in err
 
 
@@ -204,24 +197,24 @@ def test_sign_tells_a_bundle_from_a_report_and_a_report_signature_is_verified_al
 ) -> None:
     report, _ = _score_and_apply(capsys, ci / "bundle.json")
 
-    rc, out, _ = _run(capsys, "sign", report, "--key", ci / "curator.key", "--out", ci / "report.sig")
+    rc, out, _ = run_main(capsys, "sign", report, "--key", ci / "curator.key", "--out", ci / "report.sig")
     digest = json.loads(report.read_bytes())["digest"]
     assert rc == 0 and out == f"{ci / 'report.sig'}: signed the report {digest} with key {CURATOR.public.keyid}\n"
     assert payload_of((ci / "report.sig").read_bytes())["predicateType"] == "https://evidence-rank.dev/report/v1"
     assert payload_of((ci / "bundle.json.intoto.json").read_bytes())["subject"][0]["name"] == "bundle.json"
 
     trust = ("--trust", ci / "trusted-signers")
-    rc, out, _ = _run(capsys, "verify", report, *trust, "--signature", ci / "report.sig")
+    rc, out, _ = run_main(capsys, "verify", report, *trust, "--signature", ci / "report.sig")
     assert rc == 0 and f"the report is signed by Curator CI ({CURATOR.public.keyid})" in out
-    rc, _, err = _run(capsys, "verify", report, *trust)
+    rc, _, err = run_main(capsys, "verify", report, *trust)
     assert rc == 4 and "signature.unsigned" in err
-    rc, out, _ = _run(capsys, "verify", report, *trust, "--bundle", ci / "bundle.json")
+    rc, out, _ = run_main(capsys, "verify", report, *trust, "--bundle", ci / "bundle.json")
     assert rc == 0 and "the bundle is signed by Curator CI" in out
 
 
 def test_signing_the_same_document_twice_writes_the_same_bytes(ci: Path, capsys: pytest.CaptureFixture[str]) -> None:
     first = (ci / "bundle.json.intoto.json").read_bytes()
-    assert _run(capsys, "sign", ci / "bundle.json", "--key", ci / "curator.key")[0] == 0
+    assert run_main(capsys, "sign", ci / "bundle.json", "--key", ci / "curator.key")[0] == 0
 
     assert (ci / "bundle.json.intoto.json").read_bytes() == first == canon(json.loads(first))
 
@@ -238,7 +231,7 @@ def test_sign_refuses_a_document_that_does_not_hold(
 ) -> None:
     (ci / "bad.json").write_bytes(canon(edit(json.loads((ci / "bundle.json").read_bytes()))))
 
-    got, _, err = _run(capsys, "sign", ci / "bad.json", "--key", ci / "curator.key")
+    got, _, err = run_main(capsys, "sign", ci / "bad.json", "--key", ci / "curator.key")
 
     assert (got, code in err) == (rc, True)
     assert not (ci / "bad.json.intoto.json").exists()
@@ -250,8 +243,8 @@ def test_sign_refuses_a_tampered_report_and_a_file_that_is_no_key(ci: Path, caps
     doc["selected"] = []
     report.write_bytes(canon(doc))
 
-    assert _run(capsys, "sign", report, "--key", ci / "curator.key")[0] == 4
-    rc, _, err = _run(capsys, "sign", ci / "bundle.json", "--key", ci / "trusted-signers")
+    assert run_main(capsys, "sign", report, "--key", ci / "curator.key")[0] == 4
+    rc, _, err = run_main(capsys, "sign", ci / "bundle.json", "--key", ci / "trusted-signers")
     assert rc == 2 and f"{ci / 'trusted-signers'}: key.invalid: not a PEM or OpenSSH private key" in err
 
 
@@ -263,15 +256,17 @@ def test_keygen_writes_an_owner_only_key_whose_printed_line_trusts_what_it_signs
     tmp_path: Path, capsys: pytest.CaptureFixture[str], key_type: str
 ) -> None:
     key = tmp_path / "keys" / "curator.key"
-    rc, out, _ = _run(capsys, "keygen", "--out", key, "--type", key_type, "--name", "Curator CI")
+    rc, out, _ = run_main(capsys, "keygen", "--out", key, "--type", key_type, "--name", "Curator CI")
     assert rc == 0 and stat.S_IMODE(os.stat(key).st_mode) == 0o600
     (tmp_path / "trust").write_text(out)
     assert parse_trust(out.encode(), "trust").keys[out.split()[0]][1] == "Curator CI"
 
     bundle = tmp_path / "bundle.json"
     bundle.write_bytes((FIXTURES / "example.json").read_bytes())
-    assert _run(capsys, "sign", bundle, "--key", key)[0] == 0
-    rc, out, _ = _run(capsys, "score", bundle, "--trust", tmp_path / "trust", "--out-dir", tmp_path / "o", "--summary")
+    assert run_main(capsys, "sign", bundle, "--key", key)[0] == 0
+    rc, out, _ = run_main(
+        capsys, "score", bundle, "--trust", tmp_path / "trust", "--out-dir", tmp_path / "o", "--summary"
+    )
     assert rc == 0 and out.endswith(f"signed by Curator CI ({out.split('(')[-1]}")
 
 
@@ -279,7 +274,7 @@ def test_keygen_never_overwrites_a_key(tmp_path: Path, capsys: pytest.CaptureFix
     key = tmp_path / "curator.key"
     key.write_bytes(b"the key CI holds")
 
-    rc, out, err = _run(capsys, "keygen", "--out", key)
+    rc, out, err = run_main(capsys, "keygen", "--out", key)
 
     assert (rc, out) == (2, "")
     assert "usage.unwritable" in err and "exists: it is not overwritten" in err
@@ -288,7 +283,7 @@ def test_keygen_never_overwrites_a_key(tmp_path: Path, capsys: pytest.CaptureFix
 
 
 def test_signature_without_trust_is_a_usage_error(ci: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    rc, _, err = _run(capsys, "score", ci / "bundle.json", "--signature", ci / "x", "--out-dir", ci / "o")
+    rc, _, err = run_main(capsys, "score", ci / "bundle.json", "--signature", ci / "x", "--out-dir", ci / "o")
 
     assert rc == 2 and "usage.invalid_option" in err
 
@@ -302,10 +297,10 @@ def test_a_bundle_from_standard_input_needs_signature_with_trust(
     monkeypatch.setattr("sys.stdin", stdin)
     trust = ("--trust", ci / "trusted-signers")
 
-    rc, _, err = _run(capsys, "score", "-", *trust, "--out-dir", ci / "o")
+    rc, _, err = run_main(capsys, "score", "-", *trust, "--out-dir", ci / "o")
     assert rc == 2 and "needs --signature with --trust" in err
     stdin.seek(0)
-    rc, out, _ = _run(
+    rc, out, _ = run_main(
         capsys, "score", "-", *trust, "--signature", ci / "bundle.json.intoto.json", "--out-dir", ci / "o"
     )
     assert rc == 0 and out.endswith(f"signed by Curator CI ({CURATOR.public.keyid})\n")

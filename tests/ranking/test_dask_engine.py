@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import json
 import logging
 import os
 import shutil
@@ -16,7 +15,7 @@ from distributed.diagnostics.plugin import WorkerPlugin
 from ranking.cli import main
 from ranking.integrations.dask_engine import DaskEngine
 from tests.conftest import FIXTURES
-from tests.ranking.test_batch import read_summary, tree_bytes, write_mixed_batch
+from tests.ranking.batch_support import read_summary, tree_bytes, write_mixed_batch
 
 
 @pytest.fixture
@@ -187,5 +186,5 @@ def test_an_input_error_is_a_result_not_a_task_failure(tmp_path, cluster) -> Non
     )
 
     assert rc == 3
-    (entry,) = json.loads((tmp_path / "out" / "summary.json").read_bytes())["bundles"]
+    (entry,) = read_summary(tmp_path / "out")["bundles"]
     assert (entry["outcome"], entry["error"]["code"]) == ("error", "input.malformed_json")

@@ -7,7 +7,6 @@ Reports and bundles are the parity corpus's. 068 has two duplicates of
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -15,7 +14,7 @@ import pytest
 from curator_io import DEFAULT_CONFIG, InvariantError, TamperError, canon, load_bundle
 from ranking.cli import main
 from ranking.explain import SENTENCES, UnknownProposal, explain, reason_sentence
-from tests.conftest import PARITY
+from tests.conftest import PARITY, expected_report, run_main
 from validator.reasons import DISPOSITION_OF
 
 DUPLICATE = PARITY / "068-rank-duplicate-different-rationale"
@@ -27,14 +26,8 @@ TWO_REASONS = (
 RANK_CODES = {"rank.selected", "rank.limit", "rank.duplicate", "rank.conflict", "rank.below_threshold"}
 
 
-def _report(case: Path) -> dict:
-    return json.loads((case / "expected.report.json").read_bytes())
-
-
 def _explain(capsys: pytest.CaptureFixture[str], case: Path, pid: str, *extra: str) -> tuple[int, str, str]:
-    rc = main(["explain", str(case / "expected.report.json"), pid, *extra])
-    out, err = capsys.readouterr()
-    return rc, out, err
+    return run_main(capsys, "explain", case / "expected.report.json", pid, *extra)
 
 
 def test_every_reason_code_has_a_sentence() -> None:
@@ -87,7 +80,7 @@ def test_explain_on_a_duplicate_names_the_survivor_and_what_differs(capsys: pyte
         "  [rank.duplicate] It makes exactly the same edits as p.pytest_import-31, "
         "which ranks higher (same fingerprint)." in lines
     )
-    fingerprint = {p["id"]: p["fingerprint"] for p in _report(DUPLICATE)["proposals"]}["p-hook-make-10"]
+    fingerprint = {p["id"]: p["fingerprint"] for p in expected_report(DUPLICATE)["proposals"]}["p-hook-make-10"]
     assert f"  Both make the same edits in the same scope: the same fingerprint {fingerprint} (SPEC §3.6)." in lines
     assert (
         "  They differ only in: lesson, confidence, rationale, support — none of which enters the fingerprint." in lines
@@ -97,7 +90,7 @@ def test_explain_on_a_duplicate_names_the_survivor_and_what_differs(capsys: pyte
 def test_explain_on_a_rejected_proposal_renders_a_sentence_for_each_reason(capsys: pytest.CaptureFixture[str]) -> None:
     rc, out, _ = _explain(capsys, TWO_REASONS, "p.vendor-merge-50")
     assert rc == 0
-    config = _report(TWO_REASONS)["config"]
+    config = expected_report(TWO_REASONS)["config"]
     assert out.splitlines()[0] == "p.vendor-merge-50: rejected (validation rejected)"
     for code in ("artifact.invalid_digest", "closure.stale_instruction"):
         assert f"  [{code}] {reason_sentence(code, 'style/docker-42', config)}" in out.splitlines()
@@ -130,7 +123,7 @@ def test_explain_says_when_evidence_is_quarantined(capsys: pytest.CaptureFixture
 
 def test_explain_works_on_a_proposal_reported_by_its_index(capsys: pytest.CaptureFixture[str]) -> None:
     case = PARITY / "006-incomplete-non-object"
-    ids = [p["id"] for p in _report(case)["proposals"] if p["id"].startswith("@")]
+    ids = [p["id"] for p in expected_report(case)["proposals"] if p["id"].startswith("@")]
     rc, out, _ = _explain(capsys, case, ids[0], "--bundle", str(case / "bundle.json"))
     assert rc == 0
     assert out.startswith(f"{ids[0]}: rejected (validation rejected)")
@@ -147,7 +140,7 @@ def test_explain_on_an_unknown_proposal_is_a_usage_error_listing_the_ids(capsys:
         in err
     )
     with pytest.raises(UnknownProposal, match="no proposal 'p-nope'") as caught:
-        explain(_report(MIXED), "p-nope")
+        explain(expected_report(MIXED), "p-nope")
     assert caught.value.code == "usage.unknown_proposal"
 
 
@@ -157,12 +150,12 @@ def test_explain_refuses_a_bundle_that_is_not_the_reports(capsys: pytest.Capture
     assert out == ""
     assert ".json: report.tampered at '/input_digest': the report is not this bundle's" in err
     with pytest.raises(TamperError, match="input_digest differs") as caught:
-        explain(_report(MIXED), "p_hook-9", load_bundle((CONFLICT / "bundle.json").read_bytes()))
+        explain(expected_report(MIXED), "p_hook-9", load_bundle((CONFLICT / "bundle.json").read_bytes()))
     assert caught.value.code == "report.tampered"
 
 
 def test_explain_refuses_an_edited_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    report = _report(MIXED)
+    report = expected_report(MIXED)
     report["proposals"][0]["rationale"] = "edited after the fact"
     path = tmp_path / "report.json"
     path.write_bytes(canon(report))

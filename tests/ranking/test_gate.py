@@ -18,7 +18,7 @@ from ranking.apply import apply_selection
 from ranking.cli import main
 from ranking.gate import KINDS, compare_memory, render_github, render_step_summary, render_text
 from ranking.pipeline import rank
-from tests.conftest import PARITY
+from tests.conftest import PARITY, run_main
 
 REPLACE_AND_ADD = PARITY / "069-rank-conflict-same-key-different-text"
 REMOVE = PARITY / "071-rank-identical-op-is-not-a-conflict"
@@ -214,11 +214,9 @@ def _gate(
     capsys: pytest.CaptureFixture[str], case: Path, memory: Path, *extra: str, report: Path | None = None
 ) -> tuple[int, str, str]:
     report = report or case / "expected.report.json"
-    rc = main(
-        ["gate", "--bundle", str(case / "bundle.json"), "--report", str(report), "--memory-after", str(memory), *extra]
+    return run_main(
+        capsys, "gate", "--bundle", case / "bundle.json", "--report", report, "--memory-after", memory, *extra
     )
-    out, err = capsys.readouterr()
-    return rc, out, err
 
 
 @pytest.mark.parametrize("case", [REPLACE_AND_ADD, REMOVE, PARITY / "003-empty-proposals"], ids=lambda c: c.name)

@@ -14,10 +14,9 @@ from typing import Any
 import pytest
 
 from curator_io import DEFAULT_CONFIG, PolicyError, TamperError, canon, load_bundle, parse_config, seal
-from ranking.cli import main
 from ranking.pipeline import rank
 from ranking.policy import check_policy, config_mismatches
-from tests.conftest import PARITY
+from tests.conftest import PARITY, run_main
 
 MIXED = PARITY / "002-mixed-dispositions"
 LOOSE = {"threshold": 0, "min_lineages": 1}
@@ -100,9 +99,7 @@ def loosened(tmp_path: Path) -> str:
 
 
 def _verify(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    rc = main(["verify", *argv])
-    out, err = capsys.readouterr()
-    return rc, out, err
+    return run_main(capsys, "verify", *argv)
 
 
 def test_verify_without_config_trusts_the_loosened_report_and_says_it_did_not_pin(

@@ -9,15 +9,8 @@ import pytest
 
 from curator_io.config import DEFAULT_CONFIG
 from ranking.scoring import Score, score_entry
-from tests.bundles import Edit, add_lineage, bundle_of, one, proposal
+from tests.bundles import Edit, add_lineage, bundle_of, one, proposal, set_members
 from validator import validate
-
-
-def _set(kind: str, ident: str, **members: Any) -> Edit:
-    def edit(doc: dict[str, Any]) -> None:
-        one(doc, kind, ident).update(members)
-
-    return edit
 
 
 def _counter(signal: str) -> Edit:
@@ -54,7 +47,7 @@ CASES: list[tuple[str, dict[str, Any], Edit | None, Score]] = [
     (
         "one revision checked out twice is one R",
         {},
-        _set("materializations", "mat-api-b71e004", source_revision="a3f9c21"),
+        set_members("materializations", "mat-api-b71e004", source_revision="a3f9c21"),
         BASE._replace(scope_coverage=1000, final=7600),
     ),
     (

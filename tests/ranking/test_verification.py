@@ -18,16 +18,12 @@ from curator_io import InvariantError, TamperError, canon, load_bundle, parse_js
 from curator_io.config import DEFAULT_CONFIG
 from curator_io.sealing import seal_bundle
 from ranking.verification import INVARIANTS, check_report, check_validation, replay_report
-from tests.conftest import PARITY, REPO
+from tests.conftest import PARITY, REPO, expected_report
 from validator import proposals_of, validate
 
 LIMIT_CASE = PARITY / "074-rank-limit-more-than-5-survivors"
 CONFLICT_CASE = PARITY / "069-rank-conflict-same-key-different-text"
 DUPLICATE_CASE = PARITY / "068-rank-duplicate-different-rationale"
-
-
-def report_of(case) -> dict[str, Any]:
-    return json.loads((case / "expected.report.json").read_bytes())
 
 
 def entry(report: dict[str, Any], pid: str) -> dict[str, Any]:
@@ -46,39 +42,39 @@ def test_every_parity_report_satisfies_every_invariant() -> None:
     for case in sorted(PARITY.iterdir()):
         if (case / "expected.report.json").exists():
             bundle = load_bundle((case / "bundle.json").read_bytes())
-            check_report(report_of(case), proposals=proposals_of(bundle))
+            check_report(expected_report(case), proposals=proposals_of(bundle))
 
 
 def test_an_edited_byte_without_resealing_breaks_sealed() -> None:
-    report = report_of(LIMIT_CASE)
+    report = expected_report(LIMIT_CASE)
     report["run"] = report["run"] + "x"
     err = assert_invariant(report, "sealed")
     assert err.pointer == "/digest"
 
 
 def test_a_resealed_report_with_a_wrong_type_breaks_schema() -> None:
-    report = report_of(LIMIT_CASE)
+    report = expected_report(LIMIT_CASE)
     report["outcome"] = "maybe"
     err = assert_invariant(seal(report), "schema")
     assert err.pointer == "/outcome"
 
 
 def test_a_dropped_proposal_breaks_partition() -> None:
-    report = report_of(LIMIT_CASE)
+    report = expected_report(LIMIT_CASE)
     report["proposals"] = [p for p in report["proposals"] if p["disposition"] not in ("unselected", "superseded")][1:]
     err = assert_invariant(seal(report), "partition")
     assert "counts" in err.message
 
 
 def test_a_flipped_disposition_breaks_partition() -> None:
-    report = report_of(LIMIT_CASE)
+    report = expected_report(LIMIT_CASE)
     entry(report, "p-env-59")["disposition"] = "selected"
     err = assert_invariant(seal(report), "partition")
     assert err.pointer == "/counts/selected"
 
 
 def test_a_changed_component_breaks_components() -> None:
-    report = report_of(LIMIT_CASE)
+    report = expected_report(LIMIT_CASE)
     score = entry(report, "p:build_zone-9")["score"]
     score["recurrence"] = score["recurrence"] - 10
     err = assert_invariant(seal(report), "components")
@@ -86,28 +82,28 @@ def test_a_changed_component_breaks_components() -> None:
 
 
 def test_a_final_that_is_not_the_sum_breaks_components() -> None:
-    report = report_of(LIMIT_CASE)
+    report = expected_report(LIMIT_CASE)
     entry(report, "p:build_zone-9")["score"]["final"] += 1
     err = assert_invariant(seal(report), "components")
     assert err.pointer.endswith("/score/final")
 
 
 def test_a_raised_threshold_breaks_threshold() -> None:
-    report = report_of(LIMIT_CASE)
+    report = expected_report(LIMIT_CASE)
     report["config"]["threshold"] = 99
     err = assert_invariant(seal(report), "threshold")
     assert "ranked" in err.message
 
 
 def test_a_reordered_ranking_breaks_order() -> None:
-    report = report_of(LIMIT_CASE)
+    report = expected_report(LIMIT_CASE)
     report["ranking"][0], report["ranking"][1] = report["ranking"][1], report["ranking"][0]
     err = assert_invariant(seal(report), "order")
     assert err.pointer == "/ranking/1"
 
 
 def test_a_rejected_proposal_given_a_rank_breaks_order_and_does_not_crash() -> None:
-    report = report_of(PARITY / "002-mixed-dispositions")
+    report = expected_report(PARITY / "002-mixed-dispositions")
     entry(report, "p_retry-build-37")["rank"] = len(report["ranking"]) + 1
     report["ranking"].append("p_retry-build-37")
     report["counts"]["eligible"] += 1
@@ -117,7 +113,7 @@ def test_a_rejected_proposal_given_a_rank_breaks_order_and_does_not_crash() -> N
 
 
 def test_a_sixth_selected_proposal_breaks_limit() -> None:
-    report = report_of(LIMIT_CASE)
+    report = expected_report(LIMIT_CASE)
     entry(report, "p-env-59").update(disposition="selected", reasons=[{"code": "rank.selected", "subject": None}])
     report["selected"] = report["selected"] + ["p-env-59"]
     report["counts"]["selected"] += 1
@@ -134,7 +130,7 @@ def test_a_sixth_selected_proposal_breaks_limit() -> None:
 
 
 def test_selecting_a_later_survivor_instead_of_an_earlier_one_breaks_selection() -> None:
-    report = report_of(LIMIT_CASE)
+    report = expected_report(LIMIT_CASE)
     entry(report, "p:schema-49")["disposition"] = "unselected"
     entry(report, "p-env-59")["disposition"] = "selected"
     report["selected"] = [p for p in report["selected"] if p != "p:schema-49"] + ["p-env-59"]
@@ -143,7 +139,7 @@ def test_selecting_a_later_survivor_instead_of_an_earlier_one_breaks_selection()
 
 
 def test_selecting_two_proposals_with_one_fingerprint_breaks_unique() -> None:
-    report = report_of(DUPLICATE_CASE)
+    report = expected_report(DUPLICATE_CASE)
     dup = entry(report, "p-hook-make-10")
     dup.update(disposition="selected", superseded_by=None, reasons=[{"code": "rank.selected", "subject": None}])
     report["selected"] = ["p.pytest_import-31", "p-hook-make-10"]
@@ -154,7 +150,7 @@ def test_selecting_two_proposals_with_one_fingerprint_breaks_unique() -> None:
 
 
 def test_selecting_two_proposals_that_conflict_breaks_conflict_free() -> None:
-    report = report_of(CONFLICT_CASE)
+    report = expected_report(CONFLICT_CASE)
     loser = entry(report, "p_retry-19")
     loser.update(disposition="selected", superseded_by=None, reasons=[{"code": "rank.selected", "subject": None}])
     report["selected"] = ["p/seed-9", "p_retry-19", "p/modulealpha-29"]
@@ -192,7 +188,7 @@ def _mutate(value: Any) -> Any:
 
 
 REPLAY_BUNDLE = load_bundle((LIMIT_CASE / "bundle.json").read_bytes())
-REPLAY_REPORT = report_of(LIMIT_CASE)
+REPLAY_REPORT = expected_report(LIMIT_CASE)
 LEAVES = _leaves(REPLAY_REPORT)
 
 
@@ -238,7 +234,7 @@ def test_a_report_scored_in_a_fresh_process_from_shuffled_arrays_replays(tmp_pat
     report = parse_json((out / "report.json").read_bytes())
     replay_report(load_bundle(shuffled.read_bytes()), report)
     # Only the digests over the bundle's bytes follow the shuffle.
-    original = report_of(LIMIT_CASE)
+    original = expected_report(LIMIT_CASE)
     for r in (report, original):
         for member in ("input_digest", "validation_digest", "digest"):
             r.pop(member)

@@ -7,18 +7,11 @@ from typing import Any
 
 import pytest
 
-from tests.bundles import MEMORY, Edit, bundle_of, closure_of, one, proposal
+from tests.bundles import MEMORY, Edit, bundle_of, closure_of, proposal, set_members
 from validator.closure import COMPLETE, PREFIX, UNVERIFIED, integrity_points
 from validator.reasons import Reason, sort_reasons
 
 STYLE = MEMORY["style.imports"]
-
-
-def _set(kind: str, ident: str, **members: Any) -> Edit:
-    def edit(doc: dict[str, Any]) -> None:
-        one(doc, kind, ident).update(members)
-
-    return edit
 
 
 def _replace(key: str, expected_digest: str, text: str = "Sort imports with ruff.") -> dict[str, Any]:
@@ -44,16 +37,22 @@ CASES: list[tuple[str, dict[str, Any], Edit | None, Edit | None, list[Reason]]] 
         [("closure.outside_lesson", "ev-7")],
     ),
     ("one item on both sides", {"contradict": ["ev-1"]}, None, None, [("closure.conflicting_stance", "ev-1")]),
-    ("an unknown trace", {}, _set("evidence", "ev-4", trace="tr-9"), None, [("closure.unknown_trace", "tr-9")]),
+    ("an unknown trace", {}, set_members("evidence", "ev-4", trace="tr-9"), None, [("closure.unknown_trace", "tr-9")]),
     (
         "an unknown materialization",
         {},
-        _set("traces", "tr-117-1", materialization="mat-9"),
+        set_members("traces", "tr-117-1", materialization="mat-9"),
         None,
         [("closure.unknown_materialization", "mat-9")],
     ),
-    ("a step past the trace", {}, _set("evidence", "ev-4", step=22), None, [("closure.step_out_of_range", "ev-4")]),
-    ("the last step is in range", {}, _set("evidence", "ev-4", step=21), None, []),
+    (
+        "a step past the trace",
+        {},
+        set_members("evidence", "ev-4", step=22),
+        None,
+        [("closure.step_out_of_range", "ev-4")],
+    ),
+    ("the last step is in range", {}, set_members("evidence", "ev-4", step=21), None, []),
     ("stale memory", {"base_memory_version": 6}, None, None, [("closure.stale_memory", None)]),
     (
         "a replace of an unknown key",
@@ -94,14 +93,14 @@ CASES: list[tuple[str, dict[str, Any], Edit | None, Edit | None, list[Reason]]] 
         "evidence edited after sealing",
         {},
         None,
-        _set("evidence", "ev-1", summary="edited"),
+        set_members("evidence", "ev-1", summary="edited"),
         [("artifact.digest_mismatch", "ev-1")],
     ),
     (
         "a trace whose digest is not a DIGEST",
         {},
         None,
-        _set("traces", "tr-101-1", digest="sha256:XYZ"),
+        set_members("traces", "tr-101-1", digest="sha256:XYZ"),
         [("artifact.invalid_digest", "tr-101-1")],
     ),
     (
@@ -109,8 +108,8 @@ CASES: list[tuple[str, dict[str, Any], Edit | None, Edit | None, list[Reason]]] 
         {},
         None,
         lambda doc: (
-            _set("lessons", "les-3", text="edited")(doc),
-            _set("materializations", "mat-api-a3f9c21", source_revision="edited")(doc),
+            set_members("lessons", "les-3", text="edited")(doc),
+            set_members("materializations", "mat-api-a3f9c21", source_revision="edited")(doc),
         ),
         [("artifact.digest_mismatch", "les-3"), ("artifact.digest_mismatch", "mat-api-a3f9c21")],
     ),
@@ -139,8 +138,8 @@ def test_closure_gives_exactly_these_reasons(
     [
         ({"lesson": "les-9"}, None),
         ({"contradict": ["ev-9"]}, None),
-        ({}, _set("evidence", "ev-4", trace="tr-9")),
-        ({}, _set("traces", "tr-117-1", materialization="mat-9")),
+        ({}, set_members("evidence", "ev-4", trace="tr-9")),
+        ({}, set_members("traces", "tr-117-1", materialization="mat-9")),
     ],
     ids=["lesson", "evidence", "trace", "materialization"],
 )

@@ -7,15 +7,8 @@ from typing import Any
 
 import pytest
 
-from tests.bundles import Edit, add_lineage, bundle_of, one, proposal, support_of
+from tests.bundles import Edit, add_lineage, bundle_of, one, proposal, set_members, support_of
 from validator.reasons import Reason, sort_reasons
-
-
-def _set(kind: str, ident: str, **members: Any) -> Edit:
-    def edit(doc: dict[str, Any]) -> None:
-        one(doc, kind, ident).update(members)
-
-    return edit
 
 
 def _both(*edits: Edit) -> Edit:
@@ -57,14 +50,14 @@ CASES: list[tuple[str, dict[str, Any], Edit | None, list[Reason], tuple[int, ...
     (
         "a user signal needs one lineage",
         {"support": ["ev-4"]},
-        _set("evidence", "ev-4", signal="user"),
+        set_members("evidence", "ev-4", signal="user"),
         [],
         (1, 1, 15, 0, 1, 0),
     ),
     (
         "a step past the verified prefix is not verified",
         {},
-        _set("evidence", "ev-4", step=18),
+        set_members("evidence", "ev-4", step=18),
         [("support.insufficient_lineages", None)],
         (1, 2, 12, 0, 1, 0),
     ),
@@ -85,21 +78,21 @@ CASES: list[tuple[str, dict[str, Any], Edit | None, list[Reason], tuple[int, ...
     (
         "one lineage's strength is its strongest item",
         {"support": ["ev-1", "ev-4", "ev-7"]},
-        _set("lessons", "les-3", evidence=["ev-1", "ev-4", "ev-7"]),
+        set_members("lessons", "les-3", evidence=["ev-1", "ev-4", "ev-7"]),
         [],
         (2, 2, 24, 0, 3, 0),
     ),
     (
         "quarantined support leaves too few lineages",
         {},
-        _set("materializations", "mat-api-a3f9c21", status="incompatible"),
+        set_members("materializations", "mat-api-a3f9c21", status="incompatible"),
         [("evidence.quarantined", "ev-1"), ("support.quarantined", None)],
         (1, 2, 12, 0, 1, 1),
     ),
     (
         "quarantined support with lineages enough is informational",
         {"support": ["ev-1", "ev-4", "ev-y"]},
-        _both(_lineages("y"), _set("materializations", "mat-api-b71e004", status="invalid")),
+        _both(_lineages("y"), set_members("materializations", "mat-api-b71e004", status="invalid")),
         [("evidence.quarantined", "ev-4")],
         (2, 2, 24, 0, 2, 1),
     ),
@@ -127,14 +120,14 @@ CASES: list[tuple[str, dict[str, Any], Edit | None, list[Reason], tuple[int, ...
     (
         "the evidenced scope is the common path",
         {"scope": {"level": "path", "repository": "acme/api", "path": "src"}},
-        _both(_set("evidence", "ev-1", path="src/a.py"), _set("evidence", "ev-4", path="src/b/c.py")),
+        _both(set_members("evidence", "ev-1", path="src/a.py"), set_members("evidence", "ev-4", path="src/b/c.py")),
         [],
         (2, 2, 24, 0, 2, 0),
     ),
     (
         "paths with no common segment give the repository",
         {"scope": {"level": "path", "repository": "acme/api", "path": "Makefile"}},
-        _set("evidence", "ev-4", path="Makefile.d/x"),
+        set_members("evidence", "ev-4", path="Makefile.d/x"),
         [("scope.mismatch", None)],
         (2, 2, 24, 0, 2, 0),
     ),
@@ -152,8 +145,8 @@ def test_support_gives_exactly_these_reasons_and_facts(
 
 def test_the_earliest_verified_observation_is_reported_as_written() -> None:
     edit = _both(
-        _set("evidence", "ev-1", observed_at="2026-11-20T08:00:00.5Z"),
-        _set("evidence", "ev-4", observed_at="2026-11-20T08:00:00.10Z"),
+        set_members("evidence", "ev-1", observed_at="2026-11-20T08:00:00.5Z"),
+        set_members("evidence", "ev-4", observed_at="2026-11-20T08:00:00.10Z"),
     )
     _, facts = support_of(bundle_of(proposal(), edit=edit))
     assert facts.earliest == "2026-11-20T08:00:00.10Z"  # .1 s before .5 s, though "5" < "10" is false

@@ -16,12 +16,11 @@ from pathlib import Path
 import pytest
 
 from curator_io.signers import MAX_NAME_CHARS
-from ranking.cli import main
 from ranking.integrations.agentdescent import EvidenceRankingAcceptance
 from ranking.ledger import SCHEMA_VERSION, Ledger, decisions_of
 from ranking.ledger.connection import expected_schema
 from ranking.ledger.schema import APPLICATION_ID, MIGRATIONS
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, run_main
 from tests.ranking.agentdescent_support import bundle_path, report_path
 from tests.ranking.ledger.crafted import BASIC, MIXED, edited
 from tests.signing import envelope, key_pem, signing_key, trust_file
@@ -29,14 +28,8 @@ from tests.signing import envelope, key_pem, signing_key, trust_file
 CURATOR, ROTATED = signing_key("curator"), signing_key("curator-2026")
 
 
-def _run(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> tuple[int, str, str]:
-    rc = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return rc, out, err
-
-
 def _export(capsys: pytest.CaptureFixture[str], ledger: Path) -> list[dict[str, object]]:
-    rc, out, err = _run(capsys, "ledger", "export", ledger)
+    rc, out, err = run_main(capsys, "ledger", "export", ledger)
     assert (rc, err) == (0, "")
     return [json.loads(line) for line in out.splitlines()]
 
@@ -50,16 +43,14 @@ def ci(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
     (tmp_path / "trusted-signers").write_bytes(trust_file((CURATOR, "Curator CI"), (ROTATED, "Curator 2026")))
     bundle = tmp_path / "bundle.json"
     bundle.write_bytes((FIXTURES / "example.json").read_bytes())
-    assert _run(capsys, "sign", bundle, "--key", tmp_path / "curator.key")[0] == 0
-    assert (
-        _run(capsys, "sign", bundle, "--key", tmp_path / "rotated.key", "--out", tmp_path / "rotated.intoto.json")[0]
-        == 0
-    )
+    assert run_main(capsys, "sign", bundle, "--key", tmp_path / "curator.key")[0] == 0
+    rotated = tmp_path / "rotated.intoto.json"
+    assert run_main(capsys, "sign", bundle, "--key", tmp_path / "rotated.key", "--out", rotated)[0] == 0
     return tmp_path
 
 
 def _score(capsys: pytest.CaptureFixture[str], ci: Path, ledger: Path, *extra: str | Path) -> str:
-    rc, out, err = _run(capsys, "score", ci / "bundle.json", "--out-dir", ci / "out", "--ledger", ledger, *extra)
+    rc, out, err = run_main(capsys, "score", ci / "bundle.json", "--out-dir", ci / "out", "--ledger", ledger, *extra)
     assert (rc, err) == (0, "")
     return out
 
@@ -113,11 +104,11 @@ def test_history_and_notes_name_the_signer_of_a_decisions_report(ci: Path, capsy
     _signed_score(capsys, ci, ledger)
     shown = f"signed by Curator CI ({CURATOR.public.keyid})"
 
-    rc, out, _ = _run(capsys, "ledger", "history", ledger, "--proposal", "p-sleep-flaky")
+    rc, out, _ = run_main(capsys, "ledger", "history", ledger, "--proposal", "p-sleep-flaky")
     assert rc == 0 and [line.strip() for line in out.splitlines()].count(shown) == 1
-    rc, out, _ = _run(capsys, "ledger", "history", ledger, "--proposal", "p-sleep-flaky", "--format", "json")
+    rc, out, _ = run_main(capsys, "ledger", "history", ledger, "--proposal", "p-sleep-flaky", "--format", "json")
     assert rc == 0 and json.loads(out)[0]["signer"] == {"keyid": CURATOR.public.keyid, "name": "Curator CI"}
-    rc, out, _ = _run(capsys, "ledger", "notes", ledger)
+    rc, out, _ = run_main(capsys, "ledger", "notes", ledger)
     notes = out.splitlines()
     assert rc == 0 and notes and all(line.endswith(f" ({shown})") for line in notes)
 
@@ -131,7 +122,7 @@ def test_a_signers_name_is_shown_as_the_trust_file_gives_it_and_exported_as_json
     _signed_score(capsys, ci, ledger)
 
     assert all(line["signer"] == {"keyid": CURATOR.public.keyid, "name": name} for line in _export(capsys, ledger))
-    rc, out, _ = _run(capsys, "ledger", "history", ledger, "--proposal", "p-sleep-flaky")
+    rc, out, _ = run_main(capsys, "ledger", "history", ledger, "--proposal", "p-sleep-flaky")
     assert rc == 0 and f"signed by {name} ({CURATOR.public.keyid})" in out
 
 
@@ -163,17 +154,17 @@ def test_merge_keeps_every_signer_of_a_report_and_gives_the_same_export_in_eithe
 ) -> None:
     a, b = ci / "a.db", ci / "b.db"
     _signed_score(capsys, ci, a)
-    assert _run(capsys, "ledger", "add", a, BASIC)[0] == 0
+    assert run_main(capsys, "ledger", "add", a, BASIC)[0] == 0
     _signed_score(capsys, ci, b, rotated=True)
-    assert _run(capsys, "ledger", "add", b, MIXED)[0] == 0
+    assert run_main(capsys, "ledger", "add", b, MIXED)[0] == 0
     ab, ba = ci / "ab.db", ci / "ba.db"
     shutil.copy(a, ab)
     shutil.copy(b, ba)
 
-    assert _run(capsys, "ledger", "merge", ab, b)[0] == 0
-    assert _run(capsys, "ledger", "merge", ba, a)[0] == 0
+    assert run_main(capsys, "ledger", "merge", ab, b)[0] == 0
+    assert run_main(capsys, "ledger", "merge", ba, a)[0] == 0
 
-    exported = [_run(capsys, "ledger", "export", path)[1] for path in (ab, ba)]
+    exported = [run_main(capsys, "ledger", "export", path)[1] for path in (ab, ba)]
     assert exported[0] == exported[1]
     both = sorted(
         [
@@ -192,7 +183,7 @@ def test_merge_keeps_every_signer_of_a_report_and_gives_the_same_export_in_eithe
 def _with_signer_row(tmp_path: Path, capsys: pytest.CaptureFixture[str], values: str, **bound: object) -> Path:
     """A good ledger of two reports with one more ``signers`` row, inserted by hand."""
     other = tmp_path / "other.db"
-    assert _run(capsys, "ledger", "add", other, MIXED, BASIC)[0] == 0
+    assert run_main(capsys, "ledger", "add", other, MIXED, BASIC)[0] == 0
     (digest,) = sqlite3.connect(other).execute("SELECT digest FROM reports ORDER BY seq LIMIT 1").fetchone()
     edited(other, f"INSERT INTO signers (report, keyid, name) VALUES ({values})", parameters=(digest, *bound.values()))
     return other
@@ -222,38 +213,38 @@ def test_merge_refuses_a_crafted_signer_naming_its_row(
 ) -> None:
     if values.startswith("x'00'"):  # no report digest to bind
         other = tmp_path / "other.db"
-        assert _run(capsys, "ledger", "add", other, MIXED)[0] == 0
+        assert run_main(capsys, "ledger", "add", other, MIXED)[0] == 0
         edited(other, f"INSERT INTO signers (report, keyid, name) VALUES ({values})", parameters=tuple(bound.values()))
     else:
         other = _with_signer_row(tmp_path, capsys, values, **bound)
     ledger = tmp_path / "ledger.db"
 
-    rc, out, err = _run(capsys, "ledger", "merge", ledger, other)
+    rc, out, err = run_main(capsys, "ledger", "merge", ledger, other)
 
     assert rc == 4 and out == ""
     (line,) = err.splitlines()
     assert line.startswith(f"evidence-rank: {other}: ledger.damaged: signers row 1: ") and detail in line
     assert len(line) < 400 and "\x1b" not in line
-    assert _run(capsys, "ledger", "export", ledger)[1] == ""  # refused before anything was written
+    assert run_main(capsys, "ledger", "export", ledger)[1] == ""  # refused before anything was written
     for command in ("export", "verify"):
-        assert _run(capsys, "ledger", command, other)[0] == 4  # every read checks the row
+        assert run_main(capsys, "ledger", command, other)[0] == 4  # every read checks the row
 
 
 def test_merge_refuses_a_signer_of_a_report_the_other_ledger_does_not_hold(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     other = tmp_path / "other.db"
-    assert _run(capsys, "ledger", "add", other, MIXED)[0] == 0
+    assert run_main(capsys, "ledger", "add", other, MIXED)[0] == 0
     edited(other, f"INSERT INTO signers VALUES ('sha256:{'0' * 64}', '{GOOD_KEYID}', 'CI')")
     ledger = tmp_path / "ledger.db"
-    assert _run(capsys, "ledger", "add", ledger, BASIC)[0] == 0
-    before = _run(capsys, "ledger", "export", ledger)[1]
+    assert run_main(capsys, "ledger", "add", ledger, BASIC)[0] == 0
+    before = run_main(capsys, "ledger", "export", ledger)[1]
 
-    rc, _, err = _run(capsys, "ledger", "merge", ledger, other)
+    rc, _, err = run_main(capsys, "ledger", "merge", ledger, other)
 
     assert rc == 4 and f"{other}: ledger.tampered: signers row 1: report sha256:{'0' * 64} is not in it" in err
-    assert _run(capsys, "ledger", "export", ledger)[1] == before
-    rc, out, _ = _run(capsys, "ledger", "verify", other)
+    assert run_main(capsys, "ledger", "export", ledger)[1] == before
+    rc, out, _ = run_main(capsys, "ledger", "verify", other)
     assert rc == 4 and f"tampered: signers row 1: it names report sha256:{'0' * 64}" in out
 
 
@@ -263,7 +254,7 @@ def test_verify_accepts_a_signer_it_cannot_check_the_truth_of(ci: Path, capsys: 
     (digest,) = sqlite3.connect(ledger).execute("SELECT digest FROM reports").fetchone()
     edited(ledger, "INSERT INTO signers VALUES (?, ?, 'Someone Else')", parameters=(digest, GOOD_KEYID))
 
-    assert _run(capsys, "ledger", "verify", ledger)[0] == 0  # an attestation: its form holds
+    assert run_main(capsys, "ledger", "verify", ledger)[0] == 0  # an attestation: its form holds
 
 
 def test_a_trust_files_longest_name_can_be_recorded(ci: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -311,7 +302,7 @@ def test_read_commands_read_a_schema_1_ledger_as_it_is(tmp_path: Path, capsys: p
 
     lines = _export(capsys, ledger)
     for command in (("verify",), ("notes",), ("history", "--proposal", "p-env-9")):
-        assert _run(capsys, "ledger", command[0], ledger, *command[1:])[0] == 0
+        assert run_main(capsys, "ledger", command[0], ledger, *command[1:])[0] == 0
 
     assert len(lines) == 1 + len(json.loads(MIXED.read_bytes())["proposals"])
     assert all(line["signer"] is None and line["signers"] == [] for line in lines)
@@ -322,15 +313,15 @@ def test_writing_migrates_a_schema_1_ledger_in_place_keeping_its_content(
     ci: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     ledger = _v1_ledger(ci / "v1.db")
-    before = _run(capsys, "ledger", "export", ledger)[1]
+    before = run_main(capsys, "ledger", "export", ledger)[1]
     fresh = ci / "fresh.db"
-    assert _run(capsys, "ledger", "add", fresh, MIXED, BASIC)[0] == 0
+    assert run_main(capsys, "ledger", "add", fresh, MIXED, BASIC)[0] == 0
 
     _signed_score(capsys, ci, ledger)
 
     assert SCHEMA_VERSION == 2 and _version(ledger) == (2, expected_schema(2, MIGRATIONS)) == _version(fresh)
-    after = [json.loads(line) for line in _run(capsys, "ledger", "export", ledger)[1].splitlines()]
+    after = [json.loads(line) for line in run_main(capsys, "ledger", "export", ledger)[1].splitlines()]
     old = [json.loads(line) for line in before.splitlines()]
     assert [line for line in after if line["signer"] is None] == old
     assert {line["signer"]["name"] for line in after if line["signer"] is not None} == {"Curator CI"}  # type: ignore[index]
-    assert _run(capsys, "ledger", "verify", ledger)[0] == 0
+    assert run_main(capsys, "ledger", "verify", ledger)[0] == 0

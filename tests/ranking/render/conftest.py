@@ -43,10 +43,6 @@ PAYLOADS = (
 HOSTILE = " · ".join(PAYLOADS)
 
 
-def case_report(case: Path) -> dict[str, Any]:
-    return json.loads((case / "expected.report.json").read_bytes())
-
-
 def case_bundle_doc(case: Path) -> dict[str, Any]:
     return json.loads((case / "bundle.json").read_bytes())
 

@@ -18,12 +18,12 @@ from curator_io import load_bundle
 from ranking.cli import main
 from ranking.render import render_report
 from ranking.render.run import anchor
+from tests.conftest import expected_report
 from tests.ranking.render.conftest import (
     CONFLICT,
     HOSTILE,
     MIXED,
     Browser,
-    case_report,
     hostile_bundle_doc,
     report_of,
 )
@@ -44,7 +44,7 @@ def _rows(dom) -> list:
 
 
 def test_the_browser_shows_every_proposal_and_marks_the_selected_ones(browser: Browser, tmp_path: Path) -> None:
-    report = case_report(CONFLICT)
+    report = expected_report(CONFLICT)
     page = _page(tmp_path, render_report(report))
     dom = browser.dom(page)
 
@@ -61,7 +61,7 @@ def test_the_browser_shows_every_proposal_and_marks_the_selected_ones(browser: B
 
 
 def test_the_query_string_filters_and_sorts_the_table_once_the_script_runs(browser: Browser, tmp_path: Path) -> None:
-    report = case_report(MIXED)
+    report = expected_report(MIXED)
     page = _page(tmp_path, render_report(report))
 
     dom = browser.dom(page, "?group=deferred&sort=-final")
@@ -96,7 +96,7 @@ def test_the_detector_sees_the_payload_run_on_a_page_without_escaping_or_policy(
     browser: Browser, tmp_path: Path
 ) -> None:
     # The control for the test above: the same payload, unescaped and without the CSP, does run.
-    html = render_report(case_report(MIXED))
+    html = render_report(expected_report(MIXED))
     runnable = HOSTILE.replace("<script>alert(1)</script>", "")  # an alert would block the headless browser
     unsafe = html.replace('http-equiv="Content-Security-Policy"', 'name="no-policy"').replace(
         "<main>", "<main>" + runnable, 1

@@ -12,13 +12,13 @@ from curator_io.canonical import seal
 from ranking.cli import main
 from ranking.render.batch import refusing_codes
 from ranking.verification import check_report
-from tests.ranking.render.conftest import CONFLICT, MIXED, case_report
+from tests.conftest import expected_report, run_main
+from tests.ranking.batch_support import read_summary
+from tests.ranking.render.conftest import CONFLICT, MIXED
 
 
 def _render(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(["render", *args])
-    out, err = capsys.readouterr()
-    return code, out, err
+    return run_main(capsys, "render", *args)
 
 
 @pytest.fixture
@@ -54,7 +54,7 @@ def test_render_with_the_bundle_replays_the_report_first(tmp_path: Path, capsys:
 
 
 def test_render_refuses_a_report_that_breaks_an_invariant(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    report = case_report(MIXED)
+    report = expected_report(MIXED)
     report["counts"]["selected"] = 2
     (tmp_path / "report.json").write_text(json.dumps(seal(report)))
 
@@ -102,7 +102,9 @@ def test_the_batch_chart_counts_the_codes_that_refused_proposals(
 ) -> None:
     _render(capsys, "--batch", str(batch_dir), "--out", str(tmp_path / "batch.html"))
     page = (tmp_path / "batch.html").read_text(encoding="utf-8")
-    expected = refusing_codes(check_report(case_report(MIXED))) + refusing_codes(check_report(case_report(CONFLICT)))
+    expected = refusing_codes(check_report(expected_report(MIXED))) + refusing_codes(
+        check_report(expected_report(CONFLICT))
+    )
 
     assert "evidence.quarantined" not in expected and "rank.selected" not in expected
     for code, n in expected.items():
@@ -114,7 +116,7 @@ def test_the_batch_chart_counts_the_codes_that_refused_proposals(
 def test_a_summary_that_disagrees_with_its_report_is_refused(
     batch_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    summary = json.loads((batch_dir / "summary.json").read_bytes())
+    summary = read_summary(batch_dir)
     summary["bundles"][0]["selected"] = []
     (batch_dir / "summary.json").write_text(json.dumps(seal(summary)))
 
@@ -126,7 +128,7 @@ def test_a_summary_that_disagrees_with_its_report_is_refused(
 
 
 def test_an_unsealed_summary_is_refused(batch_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    summary = json.loads((batch_dir / "summary.json").read_bytes())
+    summary = read_summary(batch_dir)
     summary["counts"]["error"] = 0
     (batch_dir / "summary.json").write_text(json.dumps(summary))
 

@@ -16,13 +16,12 @@ from ranking.explain import reason_sentence
 from ranking.render import render_report
 from ranking.render.page import content_security_policy
 from ranking.render.run import _bar, anchor
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, expected_report
 from tests.ranking.render.conftest import (
     CONFLICT,
     MIXED,
     PAYLOADS,
     case_bundle_doc,
-    case_report,
     hostile_bundle_doc,
     report_of,
     shuffled,
@@ -40,7 +39,7 @@ def _without_digests(page: str, report: dict) -> str:
 
 
 def test_the_same_report_renders_to_the_same_bytes() -> None:
-    report = case_report(MIXED)
+    report = expected_report(MIXED)
     bundle = _bundle(case_bundle_doc(MIXED))
 
     assert render_report(report) == render_report(json.loads(json.dumps(report)))
@@ -67,7 +66,7 @@ def test_the_example_page_matches_its_snapshot(snapshot) -> None:
 
 
 def test_every_proposal_has_a_row_whose_reason_codes_link_to_explains_sentence() -> None:
-    report = case_report(MIXED)
+    report = expected_report(MIXED)
     page = render_report(report).replace("&#39;", "'")
 
     for e in report["proposals"]:
@@ -81,7 +80,7 @@ def test_every_proposal_has_a_row_whose_reason_codes_link_to_explains_sentence()
 
 
 def test_a_superseded_proposal_links_to_the_proposal_that_superseded_it() -> None:
-    report = case_report(CONFLICT)
+    report = expected_report(CONFLICT)
     superseded = [e for e in report["proposals"] if e["disposition"] == "superseded"]
     assert superseded
     page = render_report(report)
@@ -91,7 +90,7 @@ def test_a_superseded_proposal_links_to_the_proposal_that_superseded_it() -> Non
 
 
 def test_a_score_bar_stacks_the_components_and_lays_the_penalty_over_its_end() -> None:
-    report = case_report(CONFLICT)
+    report = expected_report(CONFLICT)
     page = render_report(report)
     scored = [e for e in report["proposals"] if e["score"] is not None]
     assert scored
@@ -140,7 +139,7 @@ def test_text_from_the_bundle_is_escaped_and_no_script_but_the_pages_own_is_left
 
 
 def test_the_content_security_policy_allows_exactly_the_inline_script_by_its_hash() -> None:
-    page = render_report(case_report(MIXED))
+    page = render_report(expected_report(MIXED))
     script = re.search(r"<script>(.*?)</script>", page, re.S).group(1)
     digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
     csp = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]*)">', page).group(1)
@@ -152,7 +151,7 @@ def test_the_content_security_policy_allows_exactly_the_inline_script_by_its_has
 
 
 def test_a_report_that_breaks_an_invariant_is_not_rendered() -> None:
-    report = case_report(MIXED)
+    report = expected_report(MIXED)
     report["proposals"][0]["rationale"] = "edited after sealing"
 
     with pytest.raises(InvariantError, match=r"invariant\.sealed"):
@@ -160,7 +159,7 @@ def test_a_report_that_breaks_an_invariant_is_not_rendered() -> None:
 
 
 def test_a_resealed_report_that_is_not_the_bundles_is_refused_as_tampered() -> None:
-    report = dict(case_report(MIXED))
+    report = dict(expected_report(MIXED))
     report["proposals"][0]["rationale"] = "a sealed lie"
     report = seal(report)
 

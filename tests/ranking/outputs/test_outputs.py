@@ -19,18 +19,9 @@ from curator_io import canon, parse_json, seal
 from ranking.cli import main
 from ranking.outputs import LOCK_NAME, locked_folder, write_file
 from tests.conftest import FIXTURES, REPO, visible_files
+from tests.ranking.batch_support import cli
 
 EXAMPLE = FIXTURES / "example.json"
-
-
-def cli(*argv: str, **kwargs) -> subprocess.Popen:
-    return subprocess.Popen(
-        [sys.executable, "-m", "ranking.cli", *argv],
-        cwd=REPO,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        **kwargs,
-    )
 
 
 def assert_consistent(folder: Path) -> None:
