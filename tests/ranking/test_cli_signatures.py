@@ -282,6 +282,20 @@ def test_keygen_never_overwrites_a_key(tmp_path: Path, capsys: pytest.CaptureFix
     assert sorted(p.name for p in tmp_path.iterdir()) == ["curator.key"]
 
 
+def test_keygen_whose_trust_line_cannot_be_printed_leaves_no_key(tmp_path: Path) -> None:
+    # Without its printed line nobody can trust the key, and a rerun would refuse to replace it.
+    key = tmp_path / "curator.key"
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "ranking", "keygen", "--out", str(key)],
+            cwd=REPO, stdout=full, stderr=subprocess.PIPE, text=True, check=False,
+        )  # fmt: skip
+
+    assert done.returncode == 2, done.stderr
+    assert "usage.unwritable" in done.stderr and "standard output" in done.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_signature_without_trust_is_a_usage_error(ci: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rc, _, err = run_main(capsys, "score", ci / "bundle.json", "--signature", ci / "x", "--out-dir", ci / "o")
 

@@ -8,9 +8,10 @@ The trust file's line for it goes to stdout.
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from curator_io.errors import ConfigError
-from ranking.cli.output import emit
+from ranking.cli.output import emit, flush_stdout
 from ranking.outputs import write_file
 
 __all__ = ["register", "run"]
@@ -35,7 +36,14 @@ def run(args: argparse.Namespace) -> int:
     if args.name is not None and not args.name.isprintable():
         raise ConfigError("usage.invalid_option", "--name holds a character a terminal would act on")
     pem = generate_private_key(args.type)
-    write_file(args.out, pem, mode=0o600, replace=False)
     public = load_private_key(pem).public
-    emit(" ".join(x for x in (public.keyid, public.openssh, args.name) if x))
+    write_file(args.out, pem, mode=0o600, replace=False)
+    try:
+        emit(" ".join(x for x in (public.keyid, public.openssh, args.name) if x))
+        flush_stdout()
+    except BaseException:
+        # The key is this run's own (replace=False): without its trust line nobody can trust it,
+        # and a rerun would refuse to replace it, so it goes too.
+        Path(args.out).unlink(missing_ok=True)
+        raise
     return 0
