@@ -40,7 +40,7 @@ install: $(VENV)/.installed
 
 install-test: $(VENV)/.installed-test
 
-# The browser tests (tests/ranking/render/test_browser.py) drive headless Chromium.
+# The browser tests (tests/ranking/views/html/test_browser.py) drive headless Chromium.
 # Debian/Ubuntu: installed from the distribution when missing (as root, else with sudo).
 # Elsewhere, install Chromium or Chrome and set EVIDENCE_RANK_CHROMIUM to its path.
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)

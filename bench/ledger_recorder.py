@@ -26,7 +26,7 @@ _CHILD = """
 import sys, tempfile, time
 from pathlib import Path
 from curator_io.config import DEFAULT_CONFIG
-from ranking.batch import BundleSource, score_one
+from ranking.running.batch import BundleSource, score_one
 try:
     from ranking.ledger.recorder import recorded
     how = {"record": True}

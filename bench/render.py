@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.generate import generate_bundle
 from curator_io import load_bundle
 from ranking.pipeline import rank
-from ranking.render import render_report
+from ranking.views.html import render_report
 
 LIMIT_S = 2.0
 

@@ -112,7 +112,7 @@ def _score_file(args: tuple[str, str]) -> str:
     from ranking.pipeline import rank_bytes
 
     bundle, out_dir = args
-    gc.disable()  # as the commands' own workers do (ranking.engines)
+    gc.disable()  # as the commands' own workers do (ranking.running.engines)
     result = rank_bytes(Path(bundle).read_bytes())
     stem = Path(bundle).stem
     Path(out_dir, f"{stem}.validation.json").write_bytes(canon(result.validation.report))

@@ -2,7 +2,7 @@
 
 :func:`read_bytes` is how the CLI (``ranking.cli``) and ``ranking.testing`` read
 an input. :func:`write_atomic` is the one way a file is written, and
-``ranking.outputs`` is its caller: that package owns the rest of the output
+``ranking.running.outputs`` is its caller: that package owns the rest of the output
 protocol (the temporary files' names and their sweep, the folder lock, the
 names in an output folder and the order of writes; docs/outputs.md).
 

@@ -9,14 +9,14 @@ classes through pydantic, so the schema and the type cannot drift apart. The
 when it is built.
 
 Why dataclasses and not pydantic models: a report is read where it is checked
-(``ranking.verification.check_report``, or a byte-for-byte replay), so by the
+(``ranking.checking.verification.check_report``, or a byte-for-byte replay), so by the
 time it is parsed here it already conforms to its schema, and validating it a
 second time would cost ``verify`` and ``explain`` their CPU target against
 ``score`` (bench/RESULTS.md, "A typed report"). :func:`ranking_report_of`
 builds the model from a conforming document without checking it again.
 
 The numbers are kept as the report wrote them (``int`` or ``float``): SPEC §7's
-checks compare them exactly, in hundredths (``ranking.verification``).
+checks compare them exactly, in hundredths (``ranking.checking.verification``).
 """
 
 from __future__ import annotations
@@ -246,7 +246,7 @@ def ranking_report_of(document: Mapping[str, Any]) -> RankingReport:
     """The model of an ``evidence-ranking-v1`` document that already conforms to its schema.
 
     Nothing is checked here: call it where the report was checked
-    (``ranking.verification.check_report``) or replayed byte for byte. A
+    (``ranking.checking.verification.check_report``) or replayed byte for byte. A
     document that does not conform raises ``KeyError`` or ``TypeError`` or
     builds a model that lies.
     """

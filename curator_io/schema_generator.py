@@ -6,7 +6,7 @@ The published files are generated (``python -m curator_io.schema_generator``) an
 test fails when they and their sources drift apart. The schemas describe the
 shape of a document; the rules no schema can state (calendar dates, UTF-8 byte
 lengths, seals, the invariants of SPEC §7) are checked by the loader and by
-:mod:`ranking.verification`.
+:mod:`ranking.checking.verification`.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ from curator_io.canonical import canon
 from curator_io.config import DEFAULT_CONFIG, parse_config
 from curator_io.errors import EvidenceRankError
 from curator_io.jsonio import parse_json
-from ranking.apply import apply_selection
+from ranking.checking.apply import apply_selection
 from ranking.pipeline import rank
 
 __all__ = [

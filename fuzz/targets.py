@@ -25,11 +25,12 @@ from curator_io.models import Bundle
 from curator_io.report_model import ranking_report_of
 from fuzz.prop import Violation, check_error
 from fuzz.seeds import FIXTURES, Case, fuzz_trust
-from ranking.apply import apply_selection
-from ranking.explain import explain
-from ranking.gate import compare_memory, render_github, render_json, render_step_summary, render_text, selected_edits
+from ranking.checking.apply import apply_selection
+from ranking.checking.explain import explain
+from ranking.checking.gate import compare_memory, selected_edits
+from ranking.checking.verification import check_report, replay_report
 from ranking.pipeline import rank
-from ranking.verification import check_report, replay_report
+from ranking.views.gate import render_github, render_json, render_step_summary, render_text
 from validator import proposals_of
 
 __all__ = ["Target", "LIBRARY_TARGETS"]

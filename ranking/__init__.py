@@ -6,7 +6,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ranking.apply import apply_selection
+    from ranking.checking.apply import apply_selection
     from ranking.pipeline import Result, rank, rank_bytes
 
     __version__: str
@@ -16,7 +16,7 @@ __all__ = ["__version__", "Result", "apply_selection", "rank", "rank_bytes"]
 
 _HOMES = {
     "Result": "ranking.pipeline",
-    "apply_selection": "ranking.apply",
+    "apply_selection": "ranking.checking.apply",
     "rank": "ranking.pipeline",
     "rank_bytes": "ranking.pipeline",
 }

@@ -12,7 +12,11 @@ import tomllib
 from tests.conftest import REPO
 
 #: The files that hold the browser tests and the slow ones, and a file with neither.
-FILES = ("tests/ranking/render/test_browser.py", "tests/ranking/render/test_ledger_view.py", "tests/test_packaging.py")
+FILES = (
+    "tests/ranking/views/html/test_browser.py",
+    "tests/ranking/views/html/test_ledger_view.py",
+    "tests/test_packaging.py",
+)
 
 
 @functools.cache

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from curator_io import InputError, canon, is_sealed, load_bundle, parse_config, parse_json
-from ranking.apply import apply_selection
+from ranking.checking.apply import apply_selection
 from ranking.pipeline import rank
 from tests.conftest import PARITY, REPO, SHARED, parity_cases
 

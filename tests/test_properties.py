@@ -157,7 +157,7 @@ def test_a_rationale_never_changes_a_fingerprint_or_a_decision(seed, data) -> No
 
 
 def _r2(x: Fraction) -> Fraction:
-    """SPEC §0, written out again here so the test does not trust ranking.numbers."""
+    """SPEC §0, written out again here so the test does not trust ranking.pipeline.numbers."""
     return Fraction(math.floor(100 * x + Fraction(1, 2)), 100)
 
 

@@ -63,7 +63,7 @@ def _help_texts() -> str:
 
 def _documents() -> list[Path]:
     packages = [p for layer in ("curator_io", "validator", "ranking") for p in sorted((REPO / layer).rglob("*.py"))]
-    templates = sorted((REPO / "ranking" / "render" / "templates").glob("*"))
+    templates = sorted((REPO / "ranking" / "views" / "html" / "templates").glob("*"))
     docs = [p for p in sorted((REPO / "docs").glob("*.md")) if p != SPEC]
     others = [
         REPO / name

@@ -2,7 +2,7 @@
 
 A command loads one bundle, ranks it, writes the reports and exits. It
 allocates millions of small objects that reference counting frees and that
-form no cycles (``tests/ranking/test_pipeline_gc.py`` holds the pipeline to
+form no cycles (``tests/ranking/pipeline/test_pipeline_gc.py`` holds the pipeline to
 that), so the collector's passes over a growing heap find nothing; the
 command's own process can afford to skip them. A library call cannot: a
 caller's heap and its setting are the caller's, so ``rank()`` leaves the

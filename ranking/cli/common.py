@@ -1,4 +1,4 @@
-"""What several commands share: reading a bundle, a config or a report; the table."""
+"""What several commands share: reading a bundle, a config or a report; logging the decisions."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 
 from curator_io import grammar as g
 from curator_io.bundle import load_bundle
-from curator_io.catalogue import BUNDLE_SCHEMA, REPORT_SCHEMA, SUMMARY_SCHEMA, VALIDATION_SCHEMA, reason_label
+from curator_io.catalogue import BUNDLE_SCHEMA, REPORT_SCHEMA, SUMMARY_SCHEMA, VALIDATION_SCHEMA
 from curator_io.config import DEFAULT_CONFIG, Config, parse_config
 from curator_io.errors import ConfigError, EvidenceRankError, InputError
 from curator_io.files import read_bytes
@@ -25,10 +25,7 @@ __all__ = [
     "load_named_bundle",
     "read_report",
     "pointing_into",
-    "render_table",
-    "render_outcome",
     "log_decisions",
-    "format_score",
 ]
 
 
@@ -79,7 +76,7 @@ def read_report(path: str | Path, schema: str = REPORT_SCHEMA) -> Mapping[str, A
     ``schema`` says it is the report wanted (else ``input.schema``, exit 3, saying
     what it is instead: a bundle given for a report is a mistake, not tampering).
 
-    Whether it can be trusted is the caller's to check (``ranking.verification``).
+    Whether it can be trusted is the caller's to check (``ranking.checking.verification``).
     """
     try:
         doc = parse_json(read_bytes(path))
@@ -113,37 +110,6 @@ def pointing_into(path: str | Path) -> Iterator[None]:
 
 def _json_type(doc: Any) -> str:
     return {list: "array", str: "string", bool: "boolean", type(None): "null"}.get(type(doc), "number")
-
-
-def format_score(score: Mapping[str, Any] | None) -> str:
-    return "-" if score is None else f"{score['final']:g}" if isinstance(score["final"], float) else str(score["final"])
-
-
-def render_table(report: Mapping[str, Any], marks: Mapping[str, str] | None = None) -> str:
-    """A compact, aligned table: id, disposition, final score, reason codes
-    (and a proposal's mark, e.g. what a ledger knows of its edit)."""
-    rows = [("id", "disposition", "final", "reasons")]
-    for p in report["proposals"]:
-        codes = ", ".join(reason_label(r["code"], r["subject"]) for r in p["reasons"])
-        if marks and p["id"] in marks:
-            codes += f" · {g.printable(marks[p['id']])}"  # from a ledger, which may come from anyone
-        rows.append((p["id"], p["disposition"], format_score(p.get("score")), codes))
-    widths = [max(len(r[i]) for r in rows) for i in range(3)]
-    lines = [f"{r[0]:<{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:>{widths[2]}}  {r[3]}".rstrip() for r in rows]
-    lines.append("")
-    lines.append(render_outcome(report))
-    return "\n".join(lines)
-
-
-def render_outcome(report: Mapping[str, Any]) -> str:
-    """The table's last line: the outcome and the counts."""
-    counts = report["counts"]
-    return (
-        f"outcome: {report['outcome']} · selected {counts['selected']} of {counts['proposals']} "
-        f"(accepted {counts['accepted']}, deferred {counts['deferred']}, quarantined {counts['quarantined']}, "
-        f"rejected {counts['rejected']}, below threshold {counts['below_threshold']}, "
-        f"superseded {counts['superseded']})"
-    )
 
 
 def log_decisions(report: Mapping[str, Any], **context: Any) -> None:

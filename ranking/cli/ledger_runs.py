@@ -20,7 +20,7 @@ from ranking.cli.targets import ledger_files, refuse_input_as_output
 from ranking.ledger import Ledger, decisions_of, note_lines, refusal_mark, refusals, render_history
 from ranking.ledger.audit import checked_report
 from ranking.ledger.records import decision_json, recording_of
-from ranking.outputs import write_file
+from ranking.running.outputs import write_file
 
 if TYPE_CHECKING:
     from curator_io.signers import Signer
@@ -105,7 +105,7 @@ def run_verify(args: argparse.Namespace) -> int:
 
 def run_render(args: argparse.Namespace) -> int:
     # Imported here: only this subcommand needs Jinja2.
-    from ranking.render import render_ledger
+    from ranking.views.html import render_ledger
 
     refuse_input_as_output(args.out, ledger_files(args.ledger))
     refuse_folder_name(args.out)

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import TextIO
 
 from curator_io.grammar import printable
-from ranking.batch import BundleResult
+from ranking.running.batch import BundleResult
 
 __all__ = ["Progress", "LOG_EVERY"]
 

@@ -15,7 +15,7 @@ the first offending parent or key), its disposition and its reason codes
 The report is verified when the policy is built (SPEC §7), so a tampered or
 inconsistent report stops a run before its first rollout, never in the middle.
 So is its policy: the report must have been ranked with the pinned config
-(``config=``, by default the SPEC §2 defaults; ``ranking.policy``). And, with
+(``config=``, by default the SPEC §2 defaults; ``ranking.checking.policy``). And, with
 ``trust=``, its provenance: the bundle (or, without one, the report) must be
 signed by a key the trust file lists (docs/provenance.md).
 
@@ -44,11 +44,10 @@ from curator_io.catalogue import REFUSED, REPORT_SCHEMA
 from curator_io.config import DEFAULT_CONFIG, Config, parse_config
 from curator_io.report_model import RankingReport
 from curator_io.trust import Signer
+from ranking.checking.policy import check_policy
+from ranking.checking.verification import replay_report
 from ranking.integrations.agentdescent_fused import is_fused, judge_fused
 from ranking.integrations.provenance import SignatureSource, Trust, read_trust, signer_of
-from ranking.policy import check_policy
-from ranking.text import one_line
-from ranking.verification import replay_report
 from validator import proposals_of
 
 __all__ = [
@@ -134,7 +133,7 @@ class EvidenceRankingAcceptance:
     unless the caller says so; pass the config you rank with, or ``None`` to
     trust the report's own config (only for a report your own code produced).
 
-    Raises, when built: the error of :func:`ranking.verification.check_report`
+    Raises, when built: the error of :func:`ranking.checking.verification.check_report`
     for an unsealed or invalid report; ``curator_io.InputError`` for a file
     that is not I-JSON or a bundle that does not load; ``curator_io.TamperError``
     (``report.tampered``) when the report is not the one the bundle produces;
@@ -302,6 +301,8 @@ def rejected_notes(report: Source, lesson: str | None = None) -> tuple[str, ...]
     keeps only the proposals citing that lesson id. The report is verified
     first, as for :class:`EvidenceRankingAcceptance`.
     """
+    from ranking.ledger.notes import one_line  # the notes' rule; the ledger's SQLite only when a ledger is used
+
     notes = []
     for p in _entries(_load_report(report)[1], {}):
         if p.disposition not in REFUSED or (lesson is not None and p.lesson != lesson):
@@ -315,7 +316,7 @@ def rejected_notes(report: Source, lesson: str | None = None) -> tuple[str, ...]
 def _verify(report: Mapping[str, Any]) -> RankingReport:
     """Refuse an unsealed or invariant-violating report (SPEC §7), else return its model.
     The one place that wires report verification in."""
-    from ranking.verification import check_report
+    from ranking.checking.verification import check_report
 
     return check_report(report)
 

@@ -1,7 +1,7 @@
 """Batch scoring on a Dask cluster: ``evidence-rank batch ... --engine dask [--scheduler tcp://HOST:8786]``.
 
 Each bundle is one task: the client sends ``(index, source, bytes)`` and gets back a
-:class:`ranking.batch.BundleResult` (bytes ready to write), so the files the
+:class:`ranking.running.batch.BundleResult` (bytes ready to write), so the files the
 CLI writes are the same as the local engine's. An input error is a result,
 not a task failure. Tasks are submitted a window at a time and collected in
 input order, so a 100k-line JSONL is never held whole on the client; a task

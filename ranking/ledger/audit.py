@@ -171,7 +171,7 @@ def checked_report(document: Any) -> bytes:
     """
     # Imported here: score --ledger and batch --ledger record only reports this process produced
     # (no verifying), and would pay for the verifier's imports (its schema, exact fractions).
-    from ranking.verification import check_report
+    from ranking.checking.verification import check_report
 
     if not isinstance(document, Mapping):
         raise InvariantError("invariant.schema", "a ranking report is a JSON object", pointer="")

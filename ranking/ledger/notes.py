@@ -1,5 +1,5 @@
 """What people and prompts read from a ledger: history tables, refusal marks,
-"do not re-propose" notes. Pure: decisions in, text out.
+"do not re-propose" notes, a curator's rationale on one line in each. Pure: decisions in, text out.
 
 Every function takes decisions oldest first (the ledger's insertion order, see
 docs/ledger.md): "latest" is the last of them.
@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from curator_io.grammar import printable
 from curator_io.signers import Signer
 from ranking.ledger.records import REFUSED, DecisionRow, Outcome
-from ranking.text import one_line
 
 __all__ = [
+    "NOTE_CHARS",
+    "one_line",
     "Refusal",
     "refusals",
     "refusal_mark",
@@ -27,6 +28,19 @@ __all__ = [
 ]
 
 _CATEGORY_WORDS = {"committed": "committed", "below-threshold": "rejected by the acceptance test"}
+
+
+NOTE_CHARS = 200
+"""The most characters of a rationale a note shows, the ellipsis included."""
+
+
+def one_line(text: str, limit: int = NOTE_CHARS) -> str:
+    """``text`` with every run of spaces and unprintable characters made one space,
+    cut to ``limit`` characters with a trailing ``…`` when longer."""
+    flat = " ".join("".join(ch if ch.isprintable() else " " for ch in text).split())
+    if len(flat) <= limit:
+        return flat
+    return flat[: limit - 1].rstrip() + "…"
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,7 +2,7 @@
 (``batch --ledger``; docs/ledger.md, "In batch").
 
 Each result of a batch carries its :class:`~ranking.ledger.records.Recording`
-(:attr:`ranking.batch.BundleResult.recording`), made where the bundle was scored
+(:attr:`ranking.running.batch.BundleResult.recording`), made where the bundle was scored
 (``score_one(..., record=True)``) by :func:`~ranking.ledger.records.recording_of`,
 the one way a recording is built. This module only writes them: in input order,
 in groups, one transaction per group. The CLI wires it (``batch --ledger``); it
@@ -25,7 +25,7 @@ from ranking.ledger.records import Recording
 from ranking.ledger.store import Ledger
 
 if TYPE_CHECKING:
-    from ranking.batch import BundleResult
+    from ranking.running.batch import BundleResult
 
 __all__ = ["GROUP_REPORTS", "GROUP_SECONDS", "recorded"]
 

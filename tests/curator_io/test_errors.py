@@ -61,7 +61,7 @@ def test_json_pointer_tokens_are_escaped_as_rfc_6901_says() -> None:
 
 
 def test_a_report_ranked_under_another_policy_is_refused_with_policy_config_mismatch() -> None:
-    # The one code PolicyError carries (ranking.policy.check_policy); exit 1 as a failed gate, not 4.
+    # The one code PolicyError carries (ranking.checking.policy.check_policy); exit 1 as a failed gate, not 4.
     err = PolicyError(
         "policy.config_mismatch", "threshold is 0 in the report, 40 in the pinned policy", pointer="/config/threshold"
     )

@@ -16,8 +16,8 @@ from curator_io import InvariantError, TamperError, canon, load_bundle, parse_js
 from curator_io.config import DEFAULT_CONFIG
 from curator_io.diffing import differences
 from curator_io.sealing import seal_bundle, unsealed_places
+from ranking.checking.verification import check_report, check_validation, replay_report
 from ranking.cli import main
-from ranking.verification import check_report, check_validation, replay_report
 from tests.conftest import FIXTURES, PARITY, expected_report, resolve_pointer
 
 LIMIT_CASE = PARITY / "074-rank-limit-more-than-5-survivors"

@@ -5,13 +5,13 @@ from __future__ import annotations
 import argparse
 
 from curator_io.canonical import canon
-from ranking.apply import apply_selection
+from ranking.checking.apply import apply_selection
 from ranking.cli.collector import collector_off
 from ranking.cli.common import pointing_into, read_bundle, read_report
 from ranking.cli.logs import get_logger
 from ranking.cli.output import write_stdout
 from ranking.cli.targets import refuse_input_as_output
-from ranking.outputs import write_file
+from ranking.running.outputs import write_file
 
 __all__ = ["register", "run"]
 

@@ -6,10 +6,10 @@ engine (local processes or Dask) and the number of workers. Local workers read
 and write their bundles' files themselves; a Dask engine gets bytes and gives
 back bytes, which this command writes.
 
-The output folder's protocol (docs/batch.md) is ``ranking.outputs.batch_folder``:
+The output folder's protocol (docs/batch.md) is ``ranking.running.outputs.batch_folder``:
 under DIR's lock, the earlier summary is removed before anything that can fail;
 this command reads the config, lists the inputs and scores each bundle into its
-folder (``ranking.outputs.write_bundle_files``); then the earlier run's other
+folder (``ranking.running.outputs.write_bundle_files``); then the earlier run's other
 folders are removed and, everything flushed to disk, ``summary.json`` written.
 
 So ``summary.json``, if present, is one whole run's record and names exactly
@@ -31,7 +31,13 @@ from typing import Any
 from curator_io.canonical import canon
 from curator_io.errors import ConfigError
 from curator_io.grammar import printable
-from ranking.batch import (
+from ranking.cli.collector import collector_off
+from ranking.cli.common import read_config
+from ranking.cli.logs import get_logger
+from ranking.cli.output import emit
+from ranking.cli.progress import Progress
+from ranking.cli.targets import Named, ledger_files, refuse_input_as_output, refuse_input_inside
+from ranking.running.batch import (
     BundleResult,
     BundleSource,
     Raw,
@@ -44,15 +50,9 @@ from ranking.batch import (
     score_item,
     summary_entry,
 )
-from ranking.batch_inputs import Selection
-from ranking.cli.collector import collector_off
-from ranking.cli.common import read_config
-from ranking.cli.logs import get_logger
-from ranking.cli.output import emit
-from ranking.cli.progress import Progress
-from ranking.cli.targets import Named, ledger_files, refuse_input_as_output, refuse_input_inside
-from ranking.engines import Engine, ProcessEngine, SerialEngine
-from ranking.outputs import REPORTS, SUMMARY, batch_folder, write_bundle_files
+from ranking.running.batch_inputs import Selection
+from ranking.running.engines import Engine, ProcessEngine, SerialEngine
+from ranking.running.outputs import REPORTS, SUMMARY, batch_folder, write_bundle_files
 
 _DASK_WORKERS = 2
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 
+from ranking.checking.explain import explain
 from ranking.cli.collector import collector_off
 from ranking.cli.common import pointing_into, read_bundle, read_report
 from ranking.cli.output import emit
-from ranking.explain import explain
 
 __all__ = ["register", "run"]
 

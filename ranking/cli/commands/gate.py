@@ -1,5 +1,5 @@
 """``evidence-rank gate``: fail CI when a memory write is not what the selection permits (SPEC §8),
-or when the report was not ranked with the pinned policy (``ranking.policy``)."""
+or when the report was not ranked with the pinned policy (``ranking.checking.policy``)."""
 
 from __future__ import annotations
 
@@ -15,25 +15,23 @@ from curator_io.errors import ConfigError, EvidenceRankError, InputError
 from curator_io.files import read_bytes
 from curator_io.jsonio import parse_json
 from curator_io.report_model import ranking_report_of
-from ranking.apply import apply_selection
+from ranking.checking.apply import apply_selection
+from ranking.checking.gate import compare_memory, policy_result, selected_edits
+from ranking.checking.policy import config_mismatches
+from ranking.checking.verification import replay_report
 from ranking.cli.collector import collector_off
 from ranking.cli.common import read_bundle, read_config, read_report
 from ranking.cli.output import emit, write_stdout
 from ranking.cli.signed import add_trust_options, check_signed, read_trust
-from ranking.gate import (
-    compare_memory,
+from ranking.views.gate import (
     escape_data,
     escape_markdown,
     escape_property,
-    policy_result,
     render_github,
     render_json,
     render_step_summary,
     render_text,
-    selected_edits,
 )
-from ranking.policy import config_mismatches
-from ranking.verification import replay_report
 
 __all__ = ["register", "run"]
 

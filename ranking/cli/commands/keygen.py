@@ -12,7 +12,7 @@ from pathlib import Path
 
 from curator_io.errors import ConfigError
 from ranking.cli.output import emit, flush_stdout
-from ranking.outputs import write_file
+from ranking.running.outputs import write_file
 
 __all__ = ["register", "run"]
 

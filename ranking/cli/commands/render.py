@@ -6,7 +6,7 @@
 Every report is verified before it is drawn (SPEC §7), so a page never shows a
 tampered report as if it were real. A batch's run views are written beside the
 batch page, in ``<name>-runs/``, before the page that links to them
-(``ranking.outputs.write_pages``).
+(``ranking.running.outputs.write_pages``).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from ranking.cli.collector import collector_off
 from ranking.cli.common import read_bundle, read_report
 from ranking.cli.output import emit
 from ranking.cli.targets import refuse_input_as_output
-from ranking.outputs import REPORT, SUMMARY, runs_folder, write_file, write_pages
+from ranking.running.outputs import REPORT, SUMMARY, runs_folder, write_file, write_pages
 
 __all__ = ["register", "run"]
 
@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     if args.batch is not None and args.bundle is not None:
         raise ConfigError("usage.invalid_option", "--bundle renders one report; a batch's reports are checked alone")
     # Imported here, not with the command line: only this command needs Jinja2.
-    from ranking.render import render_batch, render_report
+    from ranking.views.html import render_batch, render_report
 
     refuse_folder_name(args.out)  # before Path() drops the slash
     out = Path(args.out)
@@ -91,7 +91,7 @@ def _read_summary(path: Path) -> dict[str, Any]:
         doc = parse_json(read_bytes(path))
     except InputError as e:
         raise e.in_file(str(path)) from e
-    from ranking.batch_summary import check_summary_form
+    from ranking.running.batch_summary import check_summary_form
 
     try:
         check_summary_form(doc)  # before any member is read: a summary can come from anyone
@@ -101,7 +101,7 @@ def _read_summary(path: Path) -> dict[str, Any]:
 
 
 def _page_name(entry: Mapping[str, Any]) -> str:
-    """``000001-acme-api.html``: the bundle's folder name (``ranking.batch.output_folder``), which its
+    """``000001-acme-api.html``: the bundle's folder name (``ranking.running.batch.output_folder``), which its
     index makes unique; just the index for a folder named otherwise."""
     prefix = f"{entry['index']:06d}"
     name = PurePosixPath(str(entry["output"])).name

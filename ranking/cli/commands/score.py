@@ -1,6 +1,6 @@
 """``evidence-rank score BUNDLE``: the main job.
 
-The output folder's protocol (docs/outputs.md) is ``ranking.outputs.score_folder``:
+The output folder's protocol (docs/outputs.md) is ``ranking.running.outputs.score_folder``:
 under the folder's lock, stale outputs are removed before anything that can
 fail, this command reads the inputs and computes both reports, writes them
 (validation first) and records them with ``--ledger``; when any of that fails,
@@ -26,14 +26,13 @@ from ranking.cli.common import (
     read_bundle_bytes,
     read_config,
     read_report,
-    render_outcome,
-    render_table,
 )
 from ranking.cli.output import emit
 from ranking.cli.signed import add_trust_options, check_signed, read_trust
 from ranking.cli.targets import ledger_files, same_file
-from ranking.outputs import BUNDLE_FILES, VALIDATION, score_folder
 from ranking.pipeline import Result, result_of
+from ranking.running.outputs import BUNDLE_FILES, VALIDATION, score_folder
+from ranking.views.tables import render_outcome, render_table
 from validator import validate
 
 if TYPE_CHECKING:
@@ -96,7 +95,7 @@ def _score(args: argparse.Namespace) -> tuple[Result, Signer | None]:
     # The bundle's seal was checked when it loaded; the signature says who sealed it.
     signer = check_signed(trust, args, path=args.bundle, kind="bundle", digest=bundle.input_digest)
     if given is not None:
-        from ranking.verification import check_validation  # only with --validation: start-up is most of a run
+        from ranking.checking.verification import check_validation  # only with --validation: start-up is most of a run
 
         # SPEC §7: scoring recomputes validation and refuses a tampered one.
         validation = check_validation(bundle, given, config=config)

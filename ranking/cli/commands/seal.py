@@ -16,7 +16,7 @@ from curator_io.grammar import printable
 from curator_io.jsonio import parse_json
 from curator_io.sealing import seal_bundle, unsealed_places
 from ranking.cli.output import emit
-from ranking.outputs import write_file
+from ranking.running.outputs import write_file
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -25,7 +25,7 @@ from ranking.cli.common import pointing_into
 from ranking.cli.output import emit
 from ranking.cli.signed import SUFFIX
 from ranking.cli.targets import refuse_input_as_output
-from ranking.outputs import write_file
+from ranking.running.outputs import write_file
 
 __all__ = ["register", "run", "load_key"]
 
@@ -78,7 +78,7 @@ def _subject(path: str) -> tuple[str, str]:
             return kind, bundle_from_document(doc).input_digest
     except InputError as e:
         raise e.in_file(path) from e
-    from ranking.verification import check_report
+    from ranking.checking.verification import check_report
 
     with pointing_into(path):
         return kind, check_report(doc).digest

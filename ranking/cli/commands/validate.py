@@ -8,7 +8,7 @@ from ranking.cli.collector import collector_off
 from ranking.cli.common import read_bundle, read_config
 from ranking.cli.output import write_stdout
 from ranking.cli.targets import refuse_input_as_output
-from ranking.outputs import write_file
+from ranking.running.outputs import write_file
 from validator import validate
 
 

@@ -2,7 +2,7 @@
 
 With a bundle, replay the pipeline and compare canonical bytes. Without one,
 check every invariant the report alone can show. With ``--config``, the
-report must also have been ranked with that config (``ranking.policy``):
+report must also have been ranked with that config (``ranking.checking.policy``):
 replay alone accepts whatever config the report carries.
 """
 
@@ -11,12 +11,12 @@ from __future__ import annotations
 import argparse
 
 from curator_io.grammar import printable
+from ranking.checking.policy import check_policy
+from ranking.checking.verification import INVARIANTS, check_report, replay_report
 from ranking.cli.collector import collector_off
 from ranking.cli.common import pointing_into, read_bundle, read_config, read_report
 from ranking.cli.output import emit
 from ranking.cli.signed import add_trust_options, check_signed, read_trust
-from ranking.policy import check_policy
-from ranking.verification import INVARIANTS, check_report, replay_report
 from validator import proposals_of
 
 

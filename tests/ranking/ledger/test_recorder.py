@@ -12,11 +12,11 @@ import pytest
 
 from curator_io import parse_json
 from curator_io.config import DEFAULT_CONFIG
-from ranking.batch import BundleResult, BundleSource, score_item, score_one
 from ranking.cli import main
 from ranking.cli.commands import batch as batch_command
 from ranking.ledger import Ledger, recorder
 from ranking.ledger.records import DecisionRow, recording_of
+from ranking.running.batch import BundleResult, BundleSource, score_item, score_one
 from tests.conftest import PARITY
 
 _CASES = sorted(p.name for p in PARITY.iterdir() if (p / "bundle.json").is_file())

@@ -21,7 +21,7 @@ from ranking.ledger import SCHEMA_VERSION, Ledger, decisions_of
 from ranking.ledger.connection import expected_schema
 from ranking.ledger.schema import APPLICATION_ID, MIGRATIONS
 from tests.conftest import FIXTURES, run_main
-from tests.ranking.agentdescent_support import bundle_path, report_path
+from tests.ranking.integrations.agentdescent_support import bundle_path, report_path
 from tests.ranking.ledger.crafted import BASIC, MIXED, edited
 from tests.signing import envelope, key_pem, signing_key, trust_file
 

@@ -1,0 +1,84 @@
+"""The ranking report (SPEC §6): validation entries plus score, rank and final disposition."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from curator_io.canonical import seal_canonical
+from curator_io.catalogue import REPORT_SCHEMA, VALIDATION_DISPOSITIONS
+from ranking.pipeline.scoring import Score
+from ranking.pipeline.selection import Decision
+from validator import Validation, ValidationEntry
+from validator.reasons import reasons_json, sort_reasons
+
+__all__ = ["REPORT_SCHEMA", "build_report", "ranking_entry"]
+
+
+def ranking_entry(
+    entry: ValidationEntry,
+    validated: Mapping[str, Any],
+    score: Score | None,
+    rank: int | None,
+    decision: Decision | None,
+) -> dict[str, Any]:
+    """SPEC §6: the entry as the validation report wrote it (``validated``), plus the ranking's members."""
+    out = dict(validated)
+    # Fresh containers: the two reports share nothing that can be changed.
+    if decision is None:
+        out["reasons"] = reasons_json(entry.reasons)
+    else:
+        out["reasons"] = reasons_json(sort_reasons(entry.reasons + (decision.reason,)))
+    if out["support"] is not None:
+        out["support"] = dict(out["support"])
+    out["disposition"] = entry.validation if decision is None else decision.disposition
+    out["score"] = None if score is None else score.to_json()
+    out["rank"] = rank
+    out["superseded_by"] = None if decision is None else decision.superseded_by
+    out["rationale"] = entry.rationale
+    return out
+
+
+def build_report(
+    validation: Validation,
+    scores: dict[str, Score],
+    ranking: list[str],
+    decisions: dict[str, Decision],
+) -> tuple[dict[str, Any], bytes]:
+    """Assemble and seal the ``evidence-ranking-v1`` report: the report, and its canonical bytes.
+
+    ``scores`` holds every accepted proposal; ``ranking`` the eligible ones in
+    rank order; ``decisions`` the final disposition of every accepted one (§5).
+    """
+    rank_of = {pid: i for i, pid in enumerate(ranking, start=1)}
+    entries = []
+    # Both are sorted by reported id (§3.7), so they pair up.
+    for e, validated in zip(validation.entries, validation.report["proposals"], strict=True):
+        decision = decisions.get(e.id)
+        entries.append(ranking_entry(e, validated, scores.get(e.id), rank_of.get(e.id), decision))
+    selected = [pid for pid in ranking if decisions[pid].disposition == "selected"]
+    dispositions = [x["disposition"] for x in entries]
+    validations = [e.validation for e in validation.entries]
+    counts = {
+        "proposals": len(entries),
+        **{name: validations.count(name) for name in VALIDATION_DISPOSITIONS},
+        "eligible": len(ranking),
+        "below_threshold": len(scores) - len(ranking),
+        "selected": len(selected),
+        "superseded": dispositions.count("superseded"),
+        "unselected": dispositions.count("unselected"),
+    }
+    return seal_canonical(
+        {
+            "schema": REPORT_SCHEMA,
+            "run": validation.run,
+            "input_digest": validation.input_digest,
+            "config": validation.config.to_json(),
+            "validation_digest": validation.report["digest"],
+            "proposals": entries,
+            "ranking": ranking,
+            "selected": selected,
+            "outcome": "selected" if selected else "no_op",
+            "counts": counts,
+        }
+    )

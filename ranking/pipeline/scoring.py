@@ -1,0 +1,63 @@
+"""Scoring (SPEC §4): six components minus a contradiction penalty, exactly.
+
+Each component is held as ``int`` hundredths (see :mod:`ranking.pipeline.numbers`).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from curator_io.catalogue import MAXIMA
+from ranking.pipeline.numbers import hundredths_to_json, r2_hundredths
+from validator import ValidationEntry
+
+__all__ = ["Score", "score_entry"]
+
+_RECURRENCE_MAXIMUM = MAXIMA["recurrence"]
+_COMPLETENESS = 100 * MAXIMA["completeness"]  # SPEC §4: every accepted proposal is complete.
+
+
+class Score(NamedTuple):
+    """The §4 components, each in hundredths of a point."""
+
+    recurrence: int
+    provenance: int
+    source_signal: int
+    scope_coverage: int
+    confidence: int
+    completeness: int
+    contradiction_penalty: int
+    final: int
+
+    def to_json(self) -> dict[str, int | float]:
+        return {
+            "recurrence": hundredths_to_json(self.recurrence),
+            "provenance": hundredths_to_json(self.provenance),
+            "source_signal": hundredths_to_json(self.source_signal),
+            "scope_coverage": hundredths_to_json(self.scope_coverage),
+            "confidence": hundredths_to_json(self.confidence),
+            "completeness": hundredths_to_json(self.completeness),
+            "contradiction_penalty": hundredths_to_json(self.contradiction_penalty),
+            "final": hundredths_to_json(self.final),
+        }
+
+
+def score_entry(entry: ValidationEntry) -> Score:
+    """SPEC §4 for one accepted proposal."""
+    facts, proposal = entry.support, entry.proposal
+    # Cannot fail: an accepted proposal is complete and §3.5 ran on it.
+    assert facts is not None and proposal is not None
+    points = facts.integrity_points
+    recurrence = 100 * min(_RECURRENCE_MAXIMUM, 10 * facts.lineages)
+    provenance = r2_hundredths(sum(points), len(points))
+    source_signal = 100 * facts.source_signal
+    scope_coverage = 100 * (min(10, 5 * facts.materializations) + (5 if facts.revisions >= 2 else 0))
+    # SPEC §4: r2(10 · c) on the exact value of the binary64 c, never by multiplying floats.
+    n, d = proposal.confidence.as_integer_ratio()
+    confidence = r2_hundredths(10 * n, d)
+    completeness = _COMPLETENESS
+    penalty = 0 if facts.contradiction == 0 else r2_hundredths(40 * facts.contradiction, facts.strength)
+    total = recurrence + provenance + source_signal + scope_coverage + confidence + completeness - penalty
+    return Score(
+        recurrence, provenance, source_signal, scope_coverage, confidence, completeness, penalty, max(0, total)
+    )

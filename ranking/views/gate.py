@@ -1,0 +1,133 @@
+"""How the gate's verdict is shown (SPEC §8; the comparison is :mod:`ranking.checking.gate`):
+text for a terminal, canonical JSON, GitHub workflow commands, and a Markdown section for
+``$GITHUB_STEP_SUMMARY``.
+
+Every key, member and pointer a finding names was chosen by whoever wrote the memory
+file, so each rendering escapes it for where it lands: one printable line on a
+terminal, a workflow command that cannot start another, Markdown that is never markup.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+from curator_io import grammar as g
+from curator_io.canonical import canon
+from ranking.checking.gate import GateResult
+
+__all__ = [
+    "render_text",
+    "render_json",
+    "render_github",
+    "render_step_summary",
+    "escape_data",
+    "escape_property",
+    "escape_markdown",
+]
+
+
+def _count(n: int | None, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
+def _verdict(result: GateResult) -> str:
+    if result.passed:
+        return (
+            f"gate passed: memory-after is exactly what the selection permits "
+            f"(version {result.version}, {_count(result.instructions, 'instruction')})"
+        )
+    counts: dict[str, int] = {}
+    for f in result.findings:
+        counts[f.kind] = counts.get(f.kind, 0) + 1
+    summary = ", ".join(f"{n} {kind}" for kind, n in counts.items())
+    verdict = f"gate failed: {len(result.findings)} finding(s) ({summary})"
+    if "config_mismatch" in counts:
+        verdict += "; the report was not ranked with the pinned policy, so memory-after was not compared"
+    return verdict
+
+
+def _signed(result: GateResult) -> list[str]:
+    return [] if result.signer is None else [f"the bundle is signed by {result.signer.shown}"]
+
+
+def render_text(result: GateResult) -> str:
+    """One line per finding, who signed the bundle (when the gate checked), then the verdict."""
+    # Pointers and messages name keys and members the memory file chose: one line each, whatever they hold.
+    lines = [f"{f.kind}  {g.printable(f.pointer)}  {g.printable(f.message)}" for f in result.findings]
+    lines += [g.printable(line) for line in _signed(result)]
+    lines.append(_verdict(result))
+    return "\n".join(lines)
+
+
+def render_json(result: GateResult) -> bytes:
+    """The result as canonical JSON (RFC 8785)."""
+    return canon(result.to_json())
+
+
+def escape_data(s: str) -> str:
+    """A workflow command's message: ``%``, CR and LF escaped as the runner unescapes them, so a
+    value cannot end the line and start a command of its own."""
+    return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(s: str) -> str:
+    """A workflow command's property (``file=``, ``title=``): also ``:`` and ``,``, which end it, and
+    (as :func:`curator_io.grammar.printable` writes them) the characters a terminal would act on:
+    CR and LF stay percent-escaped, so a file with a line break in its name is still the file."""
+    shown = "".join(c if c in "\r\n" else g.printable(c) for c in s)
+    return escape_data(shown).replace(":", "%3A").replace(",", "%2C")
+
+
+#: What GitHub's Markdown (GFM, with inline HTML and math) acts on inside a line: emphasis,
+#: code, links and images, table cells, strikethrough, math, and the backslash itself.
+_MARKDOWN = frozenset("\\`*_[]!|~$")
+_HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}
+
+
+def escape_markdown(s: str) -> str:
+    """Text for ``$GITHUB_STEP_SUMMARY`` that shows as it is and is never markup: on one line
+    (line breaks and controls escaped as :func:`curator_io.grammar.printable` writes them, so
+    nothing can start a heading, a list or a raw HTML block), HTML's specials as entities, and
+    Markdown's inline specials behind a backslash."""
+    return "".join(_HTML.get(c) or ("\\" + c if c in _MARKDOWN else c) for c in g.printable(s))
+
+
+def render_github(result: GateResult, file: str | None = None, report_file: str | None = None) -> str:
+    """``::error`` workflow commands, one per finding (a ``::notice`` when the gate passes), then the verdict.
+
+    A finding is annotated on the file its pointer is into: ``file`` (memory-after) or ``report_file``.
+    """
+    title = "title=" + escape_property("evidence-rank gate")
+    lines = []
+    for f in result.findings:
+        path = report_file if f.document == "report" else file
+        where = f"file={escape_property(path)}," if path else ""
+        # printable first: a terminal escape in a key or a member name could hide the rest of the log line.
+        lines.append(f"::error {where}{title}::{escape_data(g.printable(f.message + ' (' + f.pointer + ')'))}")
+    lines += [f"::notice {title}::{escape_data(g.printable(line))}" for line in _signed(result)]
+    if result.passed:
+        lines.append(f"::notice {title}::{escape_data(_verdict(result))}")
+    lines.append(_verdict(result))
+    return "\n".join(lines)
+
+
+def _link(target: str) -> str:
+    """A Markdown link destination: percent-encoded, in angle brackets so parentheses cannot end it."""
+    return "<" + quote(target, safe="/:?#&=%@+~.,;!$'*()[]-_") + ">"
+
+
+def render_step_summary(result: GateResult, html: str | None = None) -> str:
+    """A Markdown section for ``$GITHUB_STEP_SUMMARY``: the verdict, a link to the run view
+    (``evidence-rank render``) when ``html`` is given, and a table of findings."""
+    status = "passed" if result.passed else "failed"
+    lines = [f"### evidence-rank gate: {status}", "", escape_markdown(_verdict(result)), ""]
+    lines += [escape_markdown(line) + "\n" for line in _signed(result)]
+    if html is not None:
+        lines += [f"Run view: [{escape_markdown(html)}]({_link(html)})", ""]
+    if result.findings:
+        lines += ["| kind | key | pointer | message |", "| --- | --- | --- | --- |"]
+        for f in result.findings:
+            cells = (f.kind, escape_markdown(f.key or ""), escape_markdown(f.pointer), escape_markdown(f.message))
+            lines.append("| " + " | ".join(cells) + " |")
+        lines.append("")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,103 @@
+"""What the command line imports before it runs a command: a short batch is mostly start-up."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from curator_io.published import SCHEMA_IDS
+from ranking.cli import main
+from ranking.cli.commands import COMMANDS, schema
+from tests.conftest import REPO
+
+EXAMPLE = REPO / "fixtures" / "example.json"
+
+_HEAVY = ("jsonschema", "pydantic")
+
+
+def _imported(argv: list[str], modules: tuple[str, ...]) -> tuple[int, list[str]]:
+    """Run ``main(argv)`` in a fresh interpreter: its exit code, and which of ``modules`` it imported."""
+    script = (
+        "import json, sys\n"
+        "from ranking.cli import main\n"
+        f"code = main({argv!r})\n"
+        f"print(json.dumps([code, [m for m in {modules!r} if m in sys.modules]]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO, check=True)
+    code, imported = json.loads(done.stdout.splitlines()[-1])
+    return code, imported
+
+
+def test_a_batch_runs_without_importing_jsonschema_or_pydantic(tmp_path: Path) -> None:
+    (tmp_path / "in").mkdir()
+
+    assert _imported(["batch", str(tmp_path / "in"), "--out-dir", str(tmp_path / "out")], _HEAVY) == (0, [])
+
+
+def test_batch_ledger_records_without_importing_the_verifier(tmp_path: Path) -> None:
+    # It records only reports its own pipeline produced; ledger add and merge verify theirs.
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "example.json").write_bytes(EXAMPLE.read_bytes())
+    argv = ["batch", str(tmp_path / "in"), "--out-dir", str(tmp_path / "out"), "--ledger", str(tmp_path / "l.db")]
+
+    assert _imported(argv, ("ranking.checking.verification", *_HEAVY)) == (0, [])
+    assert (tmp_path / "l.db").exists()
+
+
+def test_the_schema_command_offers_exactly_the_published_schemas() -> None:
+    assert schema.NAMES == tuple(SCHEMA_IDS)
+
+
+@pytest.mark.parametrize("name", schema.NAMES)
+def test_the_schema_command_prints_the_shipped_file_without_importing_pydantic(name: str) -> None:
+    # The files are generated (python -m curator_io.schema_generator); printing one needs no model.
+    assert _imported(["schema", name], ("pydantic", "jsonschema", "curator_io.schema_generator")) == (0, [])
+
+
+def test_score_at_the_default_level_imports_no_logging_and_no_other_commands_library(tmp_path: Path) -> None:
+    # Nothing is logged below -v, and score has no use for batch's process pools or gate's renderers.
+    unwanted = ("structlog", "asyncio", "ssl", "jsonschema", "pydantic", "multiprocessing")
+    unwanted += (
+        "ranking.running.batch",
+        "ranking.running.engines",
+        "ranking.checking.explain",
+        "ranking.checking.gate",
+        "ranking.views.gate",
+        "ranking.checking.apply",
+    )
+    # Nor the standard modules it needs only on rare paths (bench/RESULTS.md, "Start-up").
+    unwanted += ("tempfile", "fractions", "decimal", "rfc8785")
+    assert _imported(["score", str(EXAMPLE), "--out-dir", str(tmp_path)], unwanted) == (0, [])
+    assert (tmp_path / "report.json").exists()
+
+
+def test_every_command_is_listed_by_help_and_declares_its_arguments_when_chosen(capsys) -> None:
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    listing = capsys.readouterr().out
+    for name, line in COMMANDS.items():
+        assert name in listing
+        assert line.split()[0] in listing
+        with pytest.raises(SystemExit) as done:
+            main([name, "--help"])
+        assert done.value.code == 0
+        assert f"usage: evidence-rank {name}" in capsys.readouterr().out
+
+
+def test_score_imports_cryptography_only_with_trust_and_then_not_its_serialization(tmp_path: Path) -> None:
+    # Verifying needs the key types alone (curator_io.keys); the serialization module loads SSH and PKCS#12 too.
+    from tests.signing import envelope, signing_key, trust_file
+
+    key = signing_key("curator")
+    (tmp_path / "trust").write_bytes(trust_file((key, "Curator CI")))
+    (tmp_path / "sig").write_bytes(envelope(key, "bundle", json.loads(EXAMPLE.read_bytes())["frozen"]["digest"]))
+    watched = ("cryptography", "cryptography.hazmat.primitives.serialization", "curator_io.trust")
+    score = ["score", str(EXAMPLE), "--out-dir", str(tmp_path / "out")]
+
+    assert _imported(score, watched) == (0, [])
+    trusted = [*score, "--trust", str(tmp_path / "trust"), "--signature", str(tmp_path / "sig")]
+    assert _imported(trusted, watched) == (0, ["cryptography", "curator_io.trust"])

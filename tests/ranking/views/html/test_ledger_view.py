@@ -1,0 +1,128 @@
+"""``evidence-rank ledger render``: the ledger view, built from a ledger that
+``score --ledger`` filled, as a user runs it (docs/render.md)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+from markupsafe import escape
+
+from curator_io import canon, parse_json
+from curator_io.sealing import seal_bundle
+from ranking.cli import main
+from ranking.ledger import Ledger, Outcome, record_outcome
+from ranking.views.html import render_ledger
+from tests.conftest import FIXTURES
+from tests.ranking.views.html.conftest import Browser
+
+EXAMPLE = FIXTURES / "example.json"
+HOSTILE = "<script>document.title='pwned'</script> Ruff sorts imports too."
+_PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def _reworded(tmp_path: Path) -> Path:
+    """The example bundle a day later: p-ruff-format back under a new id, its rationale holding a script tag."""
+    doc = json.loads(EXAMPLE.read_bytes())
+    doc["run"]["id"] = "run-2026-11-30-b"
+    (proposal,) = [p for p in doc["proposals"] if p["id"] == "p-ruff-format"]
+    proposal["id"] = "p-format-with-ruff"
+    proposal["rationale"] = HOSTILE
+    path = tmp_path / "reworded.json"
+    path.write_bytes(canon(seal_bundle(doc)))
+    return path
+
+
+def _ledger(tmp_path: Path, capsys) -> Path:
+    """Two runs recorded by score --ledger, and one acceptance-test outcome for a selected proposal."""
+    ledger = tmp_path / "ledger.db"
+    assert main(["score", str(EXAMPLE), "--out-dir", str(tmp_path / "a"), "--ledger", str(ledger)]) == 0
+    assert main(["score", str(_reworded(tmp_path)), "--out-dir", str(tmp_path / "b"), "--ledger", str(ledger)]) == 0
+    report = parse_json((tmp_path / "b" / "report.json").read_bytes())
+    (entry,) = [e for e in report["proposals"] if e["id"] == report["selected"][0]]
+    outcome = Outcome(report["digest"], entry["id"], entry["fingerprint"], "diff-7", 3, "committed", 0.97, 0.04)
+    assert record_outcome(ledger, outcome)
+    capsys.readouterr()
+    return ledger
+
+
+def _refused(tmp_path: Path) -> dict[str, str]:
+    """{fingerprint: disposition} of every refused entry of the first run's report."""
+    report = parse_json((tmp_path / "a" / "report.json").read_bytes())
+    return {e["fingerprint"]: e["disposition"] for e in report["proposals"] if e["disposition"] != "selected"}
+
+
+def test_the_page_shows_each_run_each_refused_fingerprint_twice_and_the_outcome(tmp_path: Path, capsys) -> None:
+    ledger = _ledger(tmp_path, capsys)
+    out = tmp_path / "ledger.html"
+
+    assert main(["ledger", "render", str(ledger), "--out", str(out)]) == 0
+
+    assert capsys.readouterr().out == f"{out}: ledger view of {ledger} (2 run(s), 6 decisions)\n"
+    page = out.read_text(encoding="utf-8")
+    runs = page.split('<table id="runs"')[1].split("</table>")[0]
+    assert runs.index("run-2026-11-29-a") < runs.index("run-2026-11-30-b")
+    fingerprints = page.split('<table id="fingerprints"')[1].split("</table>")[0]
+    rows = fingerprints.split("<tr>")[2:]
+    assert len(rows) == len(_refused(tmp_path)) == 2
+    for fingerprint in _refused(tmp_path):
+        (row,) = [r for r in rows if fingerprint in r]
+        assert '<td class="n">2</td>' in row
+    (ruff,) = [r for r in rows if "p-format-with-ruff" in r]
+    assert "p-ruff-format</span>, <span" in ruff  # both ids the edit was proposed under, oldest first
+    outcomes = page.split('<table id="outcomes"')[1].split("</table>")[0]
+    assert "diff-7" in outcomes and ">0.97<" in outcomes and ">+0.04<" in outcomes and ">committed<" in outcomes
+
+
+def test_a_rationale_holding_a_script_tag_renders_as_text(tmp_path: Path, capsys) -> None:
+    ledger = _ledger(tmp_path, capsys)
+    with Ledger.open(ledger, create=False) as opened:
+        page = render_ledger(opened.export())
+
+    assert "<script>document.title" not in page
+    assert str(escape(HOSTILE)) in page
+    assert page.count("<script>") == 1  # the page's own, allowed by its hash
+
+
+def test_the_same_ledger_gives_the_same_bytes(tmp_path: Path, capsys) -> None:
+    ledger = _ledger(tmp_path, capsys)
+
+    assert main(["ledger", "render", str(ledger), "--out", str(tmp_path / "one.html")]) == 0
+    assert main(["ledger", "render", str(ledger), "--out", str(tmp_path / "two.html")]) == 0
+
+    assert (tmp_path / "one.html").read_bytes() == (tmp_path / "two.html").read_bytes()
+
+
+def test_a_tampered_ledger_exits_4_and_writes_no_page(tmp_path: Path, capsys) -> None:
+    ledger = _ledger(tmp_path, capsys)
+    with sqlite3.connect(ledger) as db:
+        db.execute("UPDATE decisions SET disposition = 'selected' WHERE proposal = 'p-format-with-ruff'")
+    out = tmp_path / "ledger.html"
+
+    assert main(["ledger", "render", str(ledger), "--out", str(out)]) == 4
+
+    assert "tampered: " in capsys.readouterr().out
+    assert not out.exists()
+
+
+@pytest.mark.browser
+def test_the_browser_finds_the_three_tables_of_the_ledger_view(browser: Browser, tmp_path: Path, capsys) -> None:
+    ledger = _ledger(tmp_path, capsys)
+    page = tmp_path / "ledger.html"
+    assert main(["ledger", "render", str(ledger), "--out", str(page)]) == 0
+
+    dom = browser.dom(page)
+
+    assert dom.one("html").attrs.get("data-enhanced") is not None
+    assert dom.root.find("title")[0].all_text() == "evidence-rank · ledger of 2 runs"  # the script did not run
+    runs = [row.find("td")[1].all_text() for row in dom.one("table", id="runs").find("tbody")[0].find("tr")]
+    assert runs == ["run-2026-11-29-a", "run-2026-11-30-b"]
+    fingerprints = dom.one("table", id="fingerprints").find("tbody")[0].find("tr")
+    assert {row.find("td")[0].all_text() for row in fingerprints} == set(_refused(tmp_path))
+    assert any(HOSTILE in row.all_text() for row in fingerprints)
+    (outcome,) = dom.one("table", id="outcomes").find("tbody")[0].find("tr")
+    assert outcome.find("td")[2].all_text() == "diff-7"
+    shot = browser.screenshot(page, tmp_path / "ledger.png")
+    assert shot.read_bytes().startswith(_PNG) and shot.stat().st_size > 10_000
