@@ -11,7 +11,7 @@ first in that order:
 5. ``input.frozen_digest_mismatch``.
 
 :func:`load_bundle` reads a document a chunk at a time
-(:mod:`curator_io.jsonstream`), so a large bundle is never held parsed whole:
+(:mod:`curator_io._jsonstream`), so a large bundle is never held parsed whole:
 each chunk of artifacts is checked, built and hashed, then dropped. A document
 that passes 1 and 2 that way is the same bundle the whole parse would give.
 Any doubt (malformed JSON, a schema error, an unusual layout) sends the
@@ -29,12 +29,13 @@ from typing import Any
 import orjson
 
 from curator_io import grammar as g
+from curator_io._fast_jcs import names_sort_alike, orjson_writes_jcs
+from curator_io._jsonstream import ArrayMember, Unsure, iter_members, parse_chunk
 from curator_io.artifacts import build_chunk, build_item, check_object, fail, member
-from curator_io.canonical import _names_sort_alike, _orjson_writes_jcs, canon, digest
+from curator_io.canonical import canon, digest
 from curator_io.catalogue import BUNDLE_SCHEMA
 from curator_io.errors import InputError, pointer_of
 from curator_io.jsonio import parse_json
-from curator_io.jsonstream import ArrayMember, Unsure, iter_members, parse_chunk
 from curator_io.kinds import ARTIFACTS, BUNDLE, FROZEN, INSTRUCTION, MEMORY, RUN, parse_scope
 from curator_io.models import Bundle, Instruction
 
@@ -260,7 +261,7 @@ def _canonical_chunk(items: list[Any], sorted_dump: bytes, suspects: list[Any] |
 
     ``suspects``: the items that may hold what orjson writes otherwise; by default, all.
     """
-    if _orjson_writes_jcs(items if suspects is None else suspects) and _names_sort_alike(sorted_dump):
+    if orjson_writes_jcs(items if suspects is None else suspects) and names_sort_alike(sorted_dump):
         return sorted_dump
     return canon(items)
 

@@ -5,25 +5,11 @@ Integers that a binary64 holds exactly stay Python ``int`` (JCS writes them the
 same either way); larger ones become the nearest ``float``, as JavaScript would
 read them.
 
-Two parsers give one result. The strict one (the stdlib decoder with hooks)
-defines the semantics and names every error. orjson parses first, because it
-is faster; its value is returned only when the strict parser
-would return the very same value:
-
-1. orjson accepts the document (it refuses a BOM, invalid UTF-8, a lone
-   surrogate, NaN, a non-finite number, like the strict parser), and rounds
-   every number as ``float(text)`` does (correctly; the tests hold it to that
-   on halfway cases, integers beyond 64 bits included);
-2. no integer is beyond 2^53 - 1 in magnitude (orjson keeps one up to 64 bits
-   as an int; the strict parser reads it as a float);
-3. no member name repeats: orjson keeps the last of two equal names, so the
-   document has duplicates exactly when it holds more name-separating colons
-   than orjson's re-serialization of the value. A colon is either that
-   separator or a character inside a string, and a string's colons survive the
-   round trip unless written as the escape ``\u003a`` (then the strict parser
-   decides).
-
-Otherwise, and on every error, the strict parser runs on the same bytes.
+The strict parser here (the stdlib decoder with hooks) defines the semantics
+and names every error. orjson parses first, because it is faster
+(:mod:`curator_io._fast_json`); its value is returned only when the strict
+parser would return the very same value, and otherwise the strict parser runs
+on the same bytes.
 """
 
 from __future__ import annotations
@@ -35,6 +21,7 @@ from typing import Any, BinaryIO
 
 import orjson
 
+from curator_io._fast_json import UNSURE, parse_fast
 from curator_io.errors import InputError
 
 __all__ = ["parse_json", "iter_jsonl_lines"]
@@ -44,8 +31,6 @@ _SAFE_DIGITS = len(str(_MAX_SAFE))
 #: How deeply arrays and objects may nest: this implementation's limit, not I-JSON's.
 MAX_DEPTH = 512
 _BOM = b"\xef\xbb\xbf"
-#: What the fast path returns when the strict parser must decide.
-_UNSURE = object()
 
 
 class _Malformed(ValueError):
@@ -107,45 +92,8 @@ def parse_json(raw: bytes) -> Any:
     """
     if raw.startswith(_BOM):
         raise _malformed("a UTF-8 byte-order mark is not allowed")
-    value = _parse_fast(raw)
-    return _parse_strict(raw) if value is _UNSURE else value
-
-
-def _parse_fast(raw: bytes) -> Any:
-    """orjson's value when it is exactly what :func:`_parse_strict` returns, else ``_UNSURE``."""
-    try:
-        value = orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        return _UNSURE  # 1. the strict parser names the error
-    if type(value) is not dict and type(value) is not list:
-        return _UNSURE  # a lone scalar costs nothing to parse twice
-    if b"\\u003a" in raw or b"\\u003A" in raw:
-        return _UNSURE  # 3. an escaped colon would spoil the count
-    try:
-        dumped = _dumped_colons(value)
-    except orjson.JSONEncodeError:
-        return _UNSURE  # 2. an int beyond 2^53 - 1
-    if raw.count(b":") != dumped:
-        return _UNSURE  # 3. a duplicate member name
-    return value
-
-
-_SLICE = 1024
-
-
-def _dumped_colons(value: Any, depth: int = 0) -> int:
-    """The colons in ``orjson.dumps(value)``, written a piece at a time: the top levels of a
-    document are split (a bundle's artifact arrays sit at depth 1 or 2) so that no copy of the
-    whole document is ever held.
-
-    Raises ``orjson.JSONEncodeError`` for an integer beyond 2^53 - 1.
-    """
-    if depth < 3 and type(value) is dict:
-        # One separator per member, the name's own colons, then the value's.
-        return sum(1 + name.count(":") + _dumped_colons(item, depth + 1) for name, item in value.items())
-    if depth < 3 and type(value) is list and len(value) > _SLICE:
-        return sum(_dumped_colons(value[i : i + _SLICE], 3) for i in range(0, len(value), _SLICE))
-    return orjson.dumps(value, option=orjson.OPT_STRICT_INTEGER).count(b":")
+    value = parse_fast(raw)
+    return _parse_strict(raw) if value is UNSURE else value
 
 
 def _parse_strict(raw: bytes) -> Any:

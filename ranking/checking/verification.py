@@ -17,6 +17,7 @@ from fractions import Fraction
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from curator_io._conformance import Predicate, compile_schema
 from curator_io.canonical import canon, is_sealed
 from curator_io.catalogue import (
     ACCEPTED,
@@ -28,7 +29,6 @@ from curator_io.catalogue import (
     VALIDATION_DISPOSITIONS,
 )
 from curator_io.config import Config, parse_config
-from curator_io.conformance import Predicate, compile_schema
 from curator_io.diffing import differences
 from curator_io.errors import ConfigError, InvariantError, TamperError, pointer_of
 from curator_io.grammar import instant_key
@@ -53,7 +53,7 @@ def _first_schema_error(report: Mapping[str, Any]) -> jsonschema.ValidationError
     """jsonschema's verdict, with its best error: what ``invariant.schema`` says and points at.
 
     The predicate compiled from the same schema answers first and accepts exactly
-    what jsonschema accepts (``curator_io.conformance``); jsonschema walks the report
+    what jsonschema accepts (``curator_io._conformance``); jsonschema walks the report
     only to describe a failure, which costs it many times more than the verdict.
     """
     if _report_conforms()(report):

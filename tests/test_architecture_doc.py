@@ -1,0 +1,70 @@
+"""docs/architecture.md is the map a newcomer reads: every path it names exists, every
+SPEC section and every layer of ``ranking`` is on it, and every module that exists only
+for speed is private, listed, and names in its docstring what it equals and the tests
+that prove it (issue 27)."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO
+
+PAGE = (REPO / "docs" / "architecture.md").read_text("utf-8")
+SPEC = (REPO / "docs" / "SPEC.md").read_text("utf-8")
+PACKAGES = ("curator_io", "validator", "ranking")
+
+
+def _section(title: str) -> str:
+    start = PAGE.index(f"## {title}\n")
+    end = PAGE.find("\n## ", start + 1)
+    return PAGE[start : end if end != -1 else len(PAGE)]
+
+
+def _paths(text: str) -> list[str]:
+    """Every backticked repository path: a name with a slash, or one ending in ``.py``."""
+    return [s for s in re.findall(r"`([^`\s]+)`", text) if "/" in s and not s.startswith(("ranking.", "--"))]
+
+
+@pytest.mark.parametrize("path", sorted(set(_paths(PAGE))))
+def test_every_path_on_the_page_exists(path: str) -> None:
+    assert (REPO / path).exists()
+
+
+def test_every_top_level_spec_section_has_a_module() -> None:
+    sections = {f"§{n}" for n in re.findall(r"^## (\d+)\. ", SPEC, re.M)}
+    mapped = set(re.findall(r"^\| (?:all|§[\d.]+(?:, §[\d.]+)*) \|", _section("Every SPEC rule"), re.M))
+    cited = {m for row in mapped for m in re.findall(r"§\d+", row)}
+    assert sections - cited == set()
+
+
+def test_every_package_and_layer_is_on_the_page() -> None:
+    folders = {f"{package}/" for package in PACKAGES if package != "ranking"}
+    folders |= {f"ranking/{p.name}/" for p in (REPO / "ranking").iterdir() if (p / "__init__.py").exists()}
+    assert folders - set(_paths(_section("The packages and layers"))) == set()
+
+
+def _private_modules() -> list[Path]:
+    return sorted(p for package in PACKAGES for p in (REPO / package).rglob("_*.py") if not p.name.startswith("__"))
+
+
+def test_the_speed_table_lists_exactly_the_private_modules() -> None:
+    listed = {p for p in _paths(_section("Code that exists only for speed")) if p.endswith(".py") and "/_" in p}
+    assert listed == {str(p.relative_to(REPO)) for p in _private_modules()}
+
+
+@pytest.mark.parametrize("path", _private_modules(), ids=lambda p: str(p.relative_to(REPO)))
+def test_a_speed_module_names_what_it_equals_and_the_tests_that_prove_it(path: Path) -> None:
+    doc = ast.get_docstring(ast.parse(path.read_text("utf-8"))) or ""
+    assert doc.startswith("Speed only")
+    assert "Equals:" in doc and "Proven by:" in doc
+    proof = doc[doc.index("Proven by:") :]
+    files = re.findall(r"``(tests/[^`]+\.py)``", proof)
+    assert files, "no test file named"
+    for file in files:
+        source = (REPO / file).read_text("utf-8")
+        for name in re.findall(r"``(test_\w+)``", proof):
+            assert f"def {name}(" in source, f"{name} is not in {file}"
