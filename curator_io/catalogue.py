@@ -39,6 +39,7 @@ __all__ = [
     "FINAL_OF_ACCEPTED",
     "DISPOSITIONS_BY_SEVERITY",
     "OUTCOMES",
+    "NO_OP",
     "BATCH_OUTCOMES",
     "REFUSED",
     "INFORMATIONAL_CODES",
@@ -89,6 +90,8 @@ OUTCOMES: Final[tuple[str, ...]] = get_args(Outcome)
 
 ACCEPTED, DEFERRED, QUARANTINED, REJECTED = VALIDATION_DISPOSITIONS
 SELECTED, SUPERSEDED, UNSELECTED = _FINAL[:3]
+#: The outcome of a report that selects nothing; one that selects is ``SELECTED`` (SPEC §5.5).
+NO_OP: Final = OUTCOMES[1]
 
 #: SPEC §5: the final dispositions an accepted proposal can end with (§5.1 defers it, §5.3-4 the rest).
 FINAL_OF_ACCEPTED: Final = frozenset({SELECTED, SUPERSEDED, UNSELECTED, DEFERRED})

@@ -34,7 +34,8 @@ from fuzz.cli import _LINE, _SCRATCH, run_main
 from fuzz.prop import CODES, Violation, exit_code_of
 from fuzz.seeds import PARITY, Case
 from fuzz.targets import Target
-from ranking.ledger import Ledger, Outcome
+from ranking.ledger.records import Outcome
+from ranking.ledger.store import Ledger
 
 __all__ = ["LEDGER_TARGETS", "sound_ledger"]
 

@@ -22,6 +22,7 @@ PUBLIC_MODULES = (
     "ranking",
     "ranking.testing",
     "ranking.integrations.agentdescent",
+    "ranking.ledger",
     "ranking.pytest_plugin",
 )
 

@@ -104,6 +104,9 @@ def test_parity_case_matches_the_reference_byte_for_byte(case: Path) -> None:
         == (case / "expected.validation.json").read_bytes()
     )
     assert result.canonical == canon(result.report) == (case / "expected.report.json").read_bytes()
+    # The typed facts a caller reads without the dict are the reference report's.
+    expected = parse_json(result.canonical)
+    assert (list(result.selected), result.outcome) == (expected["selected"], expected["outcome"])
     assert canon(apply_selection(bundle, result.report)) == (case / "expected.apply.json").read_bytes()
 
 

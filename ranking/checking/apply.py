@@ -6,8 +6,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from curator_io.canonical import seal
+from curator_io.catalogue import SELECTED
 from curator_io.models import Bundle
-from ranking.checking.verification import replay_report
+from ranking.checking.verification import replay
 from validator import proposals_of
 
 __all__ = ["apply_selection"]
@@ -20,12 +21,12 @@ def apply_selection(bundle: Bundle, report: Mapping[str, Any]) -> dict[str, Any]
     SPEC §8: the report must be this bundle's, sealed, and equal to the one
     recomputed with its own config, else ``report.tampered``.
     """
-    expected = replay_report(bundle, report)
+    expected = replay(bundle, report)
     by_id = proposals_of(bundle)
 
     instructions: dict[str, dict[str, Any]] = {k: dict(i.raw) for k, i in bundle.memory_instructions.items()}
     changed: set[str] = set()
-    for pid in expected["selected"]:
+    for pid in expected.selected:
         p = by_id[pid]  # Cannot fail: only complete proposals are selected.
         for op in p.operations:
             if op.action == "add":
@@ -43,6 +44,6 @@ def apply_selection(bundle: Bundle, report: Mapping[str, Any]) -> dict[str, Any]
 
     memory = dict(bundle.memory)
     memory["instructions"] = [instructions[k] for k in sorted(instructions)]
-    if expected["outcome"] == "selected":
+    if expected.outcome == SELECTED:
         memory["version"] = bundle.memory_version + 1
     return memory

@@ -17,9 +17,10 @@ from ranking.cli.common import read_report
 from ranking.cli.logs import get_logger
 from ranking.cli.output import emit, write_stdout
 from ranking.cli.targets import ledger_files, refuse_input_as_output
-from ranking.ledger import Ledger, decisions_of, note_lines, refusal_mark, refusals, render_history
 from ranking.ledger.audit import checked_report
-from ranking.ledger.records import decision_json, recording_of
+from ranking.ledger.notes import note_lines, refusal_mark, refusals, render_history
+from ranking.ledger.records import decision_json, decisions_of, recording_of
+from ranking.ledger.store import Ledger
 from ranking.running.outputs import write_file
 
 if TYPE_CHECKING:

@@ -265,7 +265,7 @@ class _Recorder:
     def __init__(
         self, path: str | os.PathLike[str], document: Mapping[str, Any], model: RankingReport, signer: Signer | None
     ) -> None:
-        from ranking.ledger import Ledger
+        from ranking.ledger.store import Ledger
 
         self.path = path
         self.report: str = model.digest
@@ -274,7 +274,8 @@ class _Recorder:
             ledger.add_report(document, signer)  # who signed, when a trust file was given (docs/ledger.md)
 
     def record(self, ctx: MergeContext, matched: Sequence[RankedProposal], decision: AcceptDecision) -> None:
-        from ranking.ledger import Outcome, finite, record_outcome
+        from ranking.ledger.records import Outcome, finite
+        from ranking.ledger.store import record_outcome
 
         version = getattr(ctx.artifact, "version", None)
         for p in matched:

@@ -19,28 +19,12 @@ from __future__ import annotations
 
 import os
 
-from ranking.ledger.notes import Refusal, describe_outcome, note_lines, refusal_mark, refusals, render_history
-from ranking.ledger.records import REFUSED, DecisionRow, Outcome, decisions_of, finite, outcome_key
-from ranking.ledger.store import SCHEMA_VERSION, Ledger
+from ranking.ledger.notes import note_lines, refusals
+from ranking.ledger.records import DecisionRow
+from ranking.ledger.store import Ledger
 
-__all__ = [
-    "REFUSED",
-    "SCHEMA_VERSION",
-    "DecisionRow",
-    "Ledger",
-    "Outcome",
-    "Refusal",
-    "decisions_of",
-    "describe_outcome",
-    "finite",
-    "note_lines",
-    "outcome_key",
-    "record_outcome",
-    "refusal_mark",
-    "refusals",
-    "rejected_notes",
-    "render_history",
-]
+# What a program calls (docs/api.md); the rest is imported from the module that owns it.
+__all__ = ["DecisionRow", "Ledger", "rejected_notes"]
 
 
 def rejected_notes(
@@ -53,9 +37,3 @@ def rejected_notes(
         found = refusals(opened.decisions(lesson=lesson))
         signers = opened.signers_of({r.latest.report for r in found})
     return note_lines(found, limit, signers)
-
-
-def record_outcome(ledger: str | os.PathLike[str], outcome: Outcome) -> bool:
-    """Record what the acceptance test did with a backed diff; False when already recorded."""
-    with Ledger.open(ledger) as opened:
-        return opened.add_outcome(outcome)

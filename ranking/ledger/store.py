@@ -32,7 +32,7 @@ from ranking.ledger.records import DecisionRow, Outcome, Recording, outcome_key,
 from ranking.ledger.rows import RowError, decision_row, outcome_row, report_row, signer_row
 from ranking.ledger.schema import APPLICATION_ID, SCHEMA_VERSION, prepare, transaction
 
-__all__ = ["SCHEMA_VERSION", "APPLICATION_ID", "Ledger"]
+__all__ = ["SCHEMA_VERSION", "APPLICATION_ID", "Ledger", "record_outcome"]
 
 _MAX_PARAMETERS = 500  # well under SQLite's limit on bound parameters in one statement
 
@@ -368,3 +368,9 @@ class Ledger:
 
 def _signer_order(signer: Signer) -> tuple[str, str]:
     return signer.keyid, signer.name or ""
+
+
+def record_outcome(ledger: str | os.PathLike[str], outcome: Outcome) -> bool:
+    """Record what the acceptance test did with a backed diff; False when already recorded."""
+    with Ledger.open(ledger) as opened:
+        return opened.add_outcome(outcome)

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from curator_io.bundle import load_bundle
+from curator_io.catalogue import NO_OP, SELECTED
 from curator_io.config import DEFAULT_CONFIG, Config
 from curator_io.models import Bundle
 from ranking.pipeline.report import build_report
@@ -26,10 +27,13 @@ class Result:
     """The sealed ``evidence-ranking-v1`` report."""
     canonical: bytes = field(compare=False, repr=False)
     """``canon(report)``: the bytes written, made with the seal."""
+    selected: tuple[str, ...]
+    """The selected proposals' ids in rank order: the report's ``selected``."""
 
     @property
-    def selected(self) -> list[str]:
-        return list(self.report["selected"])
+    def outcome(self) -> str:
+        """The report's ``outcome``: ``selected``, or ``no_op`` when nothing was selected."""
+        return SELECTED if self.selected else NO_OP
 
 
 def result_of(validation: Validation) -> Result:
@@ -40,7 +44,9 @@ def result_of(validation: Validation) -> Result:
     eligible, below_threshold = split_eligible(accepted, config.threshold_hundredths)
     ordered = order_eligible(eligible)
     decisions = select_survivors(ordered, config.max_selected) | below_threshold
-    return Result(validation, *build_report(validation, scores, [r.entry.id for r in ordered], decisions))
+    ranking = [r.entry.id for r in ordered]
+    selected = tuple(pid for pid in ranking if decisions[pid].disposition == SELECTED)
+    return Result(validation, *build_report(validation, scores, ranking, decisions, selected), selected)
 
 
 def rank(bundle: Bundle, config: Config = DEFAULT_CONFIG) -> Result:

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from curator_io.canonical import seal_canonical
-from curator_io.catalogue import REPORT_SCHEMA, VALIDATION_DISPOSITIONS
+from curator_io.catalogue import NO_OP, REPORT_SCHEMA, SELECTED, VALIDATION_DISPOSITIONS
 from ranking.pipeline.scoring import Score
 from ranking.pipeline.selection import Decision
 from validator import Validation, ValidationEntry
@@ -44,11 +44,13 @@ def build_report(
     scores: dict[str, Score],
     ranking: list[str],
     decisions: dict[str, Decision],
+    selected: tuple[str, ...],
 ) -> tuple[dict[str, Any], bytes]:
     """Assemble and seal the ``evidence-ranking-v1`` report: the report, and its canonical bytes.
 
     ``scores`` holds every accepted proposal; ``ranking`` the eligible ones in
-    rank order; ``decisions`` the final disposition of every accepted one (§5).
+    rank order; ``decisions`` the final disposition of every accepted one (§5),
+    and ``selected`` the ones it selects, in rank order.
     """
     rank_of = {pid: i for i, pid in enumerate(ranking, start=1)}
     entries = []
@@ -56,7 +58,6 @@ def build_report(
     for e, validated in zip(validation.entries, validation.report["proposals"], strict=True):
         decision = decisions.get(e.id)
         entries.append(ranking_entry(e, validated, scores.get(e.id), rank_of.get(e.id), decision))
-    selected = [pid for pid in ranking if decisions[pid].disposition == "selected"]
     dispositions = [x["disposition"] for x in entries]
     validations = [e.validation for e in validation.entries]
     counts = {
@@ -77,8 +78,8 @@ def build_report(
             "validation_digest": validation.report["digest"],
             "proposals": entries,
             "ranking": ranking,
-            "selected": selected,
-            "outcome": "selected" if selected else "no_op",
+            "selected": list(selected),
+            "outcome": SELECTED if selected else NO_OP,
             "counts": counts,
         }
     )

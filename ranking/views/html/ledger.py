@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from curator_io.catalogue import INFORMATIONAL_CODES, REFUSED
-from ranking.ledger import DecisionRow, Outcome, refusals
-from ranking.ledger.notes import outcome_words
+from ranking.ledger.notes import outcome_words, refusals
+from ranking.ledger.records import DecisionRow, Outcome
 from ranking.pipeline.numbers import r2
 from ranking.views.html.page import format_number, render_page
 

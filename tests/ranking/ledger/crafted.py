@@ -8,7 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ranking.cli import main
-from ranking.ledger import Outcome, outcome_key
+from ranking.ledger.records import Outcome, outcome_key
 from tests.conftest import PARITY
 
 MIXED = PARITY / "002-mixed-dispositions" / "expected.report.json"

@@ -13,7 +13,8 @@ import pytest
 from curator_io import canon, parse_json, seal
 from curator_io.sealing import seal_bundle
 from ranking.cli import main
-from ranking.ledger import SCHEMA_VERSION, Ledger
+from ranking.ledger import Ledger
+from ranking.ledger.store import SCHEMA_VERSION
 from tests.conftest import FIXTURES, PARITY
 
 EXAMPLE = FIXTURES / "example.json"

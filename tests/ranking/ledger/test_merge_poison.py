@@ -10,7 +10,7 @@ import pytest
 
 from curator_io import parse_json
 from ranking.cli import main
-from ranking.ledger import Outcome, outcome_key
+from ranking.ledger.records import Outcome, outcome_key
 from tests.ranking.ledger.crafted import BASIC, MIXED, add_outcome_row, edited, good_ledger, snapshot
 
 REPORT = parse_json(MIXED.read_bytes())["digest"]

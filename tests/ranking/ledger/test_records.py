@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 
-from ranking.ledger import DecisionRow, Outcome, decisions_of, describe_outcome, note_lines, outcome_key, refusals
+from ranking.ledger import DecisionRow
+from ranking.ledger.notes import describe_outcome, note_lines, refusals
+from ranking.ledger.records import Outcome, decisions_of, outcome_key
 from tests.conftest import PARITY
 
 MIXED = json.loads((PARITY / "002-mixed-dispositions" / "expected.report.json").read_bytes())

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from curator_io import parse_json
 from ranking.cli import main
-from ranking.ledger import Outcome
+from ranking.ledger.records import Outcome
 from tests.conftest import REPO
 from tests.ranking.ledger.crafted import MIXED, add_outcome_row, edited, good_ledger
 

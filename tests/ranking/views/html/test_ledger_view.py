@@ -13,7 +13,9 @@ from markupsafe import escape
 from curator_io import canon, parse_json
 from curator_io.sealing import seal_bundle
 from ranking.cli import main
-from ranking.ledger import Ledger, Outcome, record_outcome
+from ranking.ledger import Ledger
+from ranking.ledger.records import Outcome
+from ranking.ledger.store import record_outcome
 from ranking.views.html import render_ledger
 from tests.conftest import FIXTURES
 from tests.ranking.views.html.conftest import Browser
