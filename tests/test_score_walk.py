@@ -25,10 +25,9 @@ qualified name, i.e. its code object) of ``curator_io``, ``validator`` or ``rank
 outside the loader that calls a function defined in the loader. Frames of the
 stdlib, of third-party packages and of the tests in between are looked through (a
 loader function handed to ``map`` is called from the frame that called ``map``). A
-call made by the cyclic garbage collector is not counted: closing a generator of an
-earlier run or test that the collector frees (``ArrayMember._read``, left at a
-``yield`` when a chunked read fell back to the whole parse) happens in whatever frame
-the collection starts in, which did not call it. Counting sites, not calls, makes
+call made by the cyclic garbage collector is not counted: it closes a generator the
+collector frees (seen: ``ArrayMember._read`` of an earlier run's refused bundle, at a
+``yield``) in whatever frame the collection starts in, which did not call it. Counting sites, not calls, makes
 the number independent of the bundle's size.
 
 The walk is ``ranking.cli.main(["score", ...])`` in this process, under
@@ -47,9 +46,12 @@ import gc
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
 from typing import Any
+
+import pytest
 
 from curator_io.bundle import load_bundle
 from ranking.cli import main
@@ -67,35 +69,59 @@ BOUND = 3
 Sites = dict[str, set[str]]
 
 
+@dataclass
+class Walk:
+    """What a profiled block called: the loader from outside it, and the JSON it parsed."""
+
+    sites: Sites = field(default_factory=dict)
+    """The call sites outside the loader that call into it."""
+    parsed: list[tuple[str, bytes]] = field(default_factory=list)
+    """``(site, bytes)`` of each document ``curator_io.jsonio.parse_json`` read for a caller
+    outside the loader (a config, a report, an envelope: never the bundle again)."""
+
+
 def _module(frame: FrameType) -> str:
     return frame.f_globals.get("__name__", "")  # type: ignore[no-any-return]
 
 
+def _caller(frame: FrameType) -> FrameType | None:
+    """The nearest frame of :data:`PACKAGES` that ``frame`` was called from."""
+    caller = frame.f_back
+    while caller is not None and _module(caller).partition(".")[0] not in PACKAGES:
+        caller = caller.f_back
+    return caller
+
+
 @contextmanager
-def _walked() -> Iterator[Sites]:
-    """The call sites outside the loader that call into it while the block runs."""
-    sites: Sites = {}
+def _walked() -> Iterator[Walk]:
+    """What the block runs, seen by a profile hook (calls only; a C function's are its caller's)."""
+    walk = Walk()
     collecting: list[bool] = []
 
     def on_gc(phase: str, info: dict[str, Any]) -> None:
         collecting[:] = [phase == "start"]
 
     def on_event(frame: FrameType, event: str, arg: object) -> None:
-        if event != "call" or _module(frame) not in LOADER or any(collecting):
+        if event != "call" or any(collecting):
             return
-        caller = frame.f_back
-        while caller is not None and _module(caller).partition(".")[0] not in PACKAGES:
-            caller = caller.f_back
+        module = _module(frame)
+        parses = module == "curator_io.jsonio" and frame.f_code.co_name == "parse_json"
+        if module not in LOADER and not parses:
+            return
+        caller = _caller(frame)
         if caller is None or _module(caller) in LOADER:
             return
         site = f"{_module(caller)}:{caller.f_code.co_qualname}"
-        sites.setdefault(site, set()).add(f"{_module(frame)}.{frame.f_code.co_qualname}")
+        if parses:
+            walk.parsed.append((site, frame.f_locals["raw"]))
+        else:
+            walk.sites.setdefault(site, set()).add(f"{module}.{frame.f_code.co_qualname}")
 
     previous = sys.getprofile()
     gc.callbacks.append(on_gc)
     sys.setprofile(on_event)
     try:
-        yield sites
+        yield walk
     finally:
         sys.setprofile(previous)
         gc.callbacks.remove(on_gc)
@@ -140,15 +166,21 @@ def _every_option(out: Path) -> list[str]:
     ]
 
 
-def _score_walk(out: Path) -> Sites:
-    """The union of the call sites over every run of :func:`_runs`."""
-    union: Sites = {}
+@pytest.fixture(scope="module")
+def score_walk(tmp_path_factory: pytest.TempPathFactory) -> Walk:
+    """The union over every run of :func:`_runs`; ``parsed`` keeps what was parsed
+    that is the bytes of the run's own bundle, with the run's name for a site."""
+    union = Walk()
+    out = tmp_path_factory.mktemp("walk")
     for name, argv, expected in _runs(out):
-        with _walked() as sites:
+        with _walked() as walk:
             code = main(argv)
         assert code == expected, f"{name}: score exited {code}, not {expected}: the walk did not run whole"
-        for site, called in sites.items():
-            union.setdefault(site, set()).update(called)
+        for site, called in walk.sites.items():
+            union.sites.setdefault(site, set()).update(called)
+        bundle = Path(argv[1]).read_bytes()
+        union.parsed += [(f"{name}: {site}", raw) for site, raw in walk.parsed if raw == bundle]
+        assert walk.parsed or "--config" not in argv, f"{name}: the config was read, and not seen"
     return union
 
 
@@ -156,8 +188,8 @@ def _shown(sites: Sites) -> str:
     return "\n".join(f"  {site} -> {', '.join(sorted(called))}" for site, called in sorted(sites.items()))
 
 
-def test_the_score_walk_returns_to_the_loader_at_most_three_times(tmp_path: Path) -> None:
-    sites = _score_walk(tmp_path)
+def test_the_score_walk_returns_to_the_loader_at_most_three_times(score_walk: Walk) -> None:
+    sites = score_walk.sites
     # Not vacuous: the walk is seen loading the bundle, from exactly one place.
     loads = [site for site, called in sites.items() if "curator_io.bundle.load_bundle" in called]
     assert len(loads) == 1, f"load_bundle is called from {loads}, not from one place:\n{_shown(sites)}"
@@ -167,20 +199,38 @@ def test_the_score_walk_returns_to_the_loader_at_most_three_times(tmp_path: Path
     )
 
 
+def test_nothing_outside_the_loader_parses_the_bundle_again(score_walk: Walk) -> None:
+    # jsonio is not the loader (the module docstring says why), but a parse of the bundle's own
+    # bytes from outside the loader would be loading it a second time.
+    assert [site for site, _ in score_walk.parsed] == []
+
+
 def test_the_walk_counts_a_caller_once_however_often_it_calls() -> None:
     # The count is of sites, so a bundle of any size gives the same number: two loads from
     # one function are one site; a caller outside the packages (this test) is looked through.
     from ranking.cli.common import load_named_bundle
 
     raw = (FIXTURES / "example.json").read_bytes()
-    with _walked() as sites:
+    with _walked() as walk:
         load_bundle(raw)
-    assert sites == {}
-    with _walked() as sites:
+    assert walk.sites == {}
+    with _walked() as walk:
         load_named_bundle(raw, "example.json")
         load_named_bundle(raw, "example.json")
     site = f"{load_named_bundle.__module__}:{load_named_bundle.__qualname__}"
-    assert sites == {site: {"curator_io.bundle.load_bundle"}}
+    assert walk.sites == {site: {"curator_io.bundle.load_bundle"}}
+
+
+def test_the_walk_sees_a_parse_of_the_bundle_outside_the_loader() -> None:
+    # What the second test looks for, made on purpose: read_config parsing the bundle's bytes.
+    from curator_io.errors import ConfigError
+    from ranking.cli.common import read_config
+
+    with _walked() as walk, pytest.raises(ConfigError, match="'schema' is not a config member"):
+        read_config(str(FIXTURES / "example.json"))  # a bundle for a config: refused after the parse
+    assert walk.parsed == [
+        (f"{read_config.__module__}:{read_config.__qualname__}", (FIXTURES / "example.json").read_bytes())
+    ]
 
 
 def _imports(tree: ast.Module) -> set[str]:
