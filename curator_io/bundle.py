@@ -36,10 +36,10 @@ from curator_io.canonical import canon, digest
 from curator_io.catalogue import BUNDLE_SCHEMA
 from curator_io.errors import InputError, pointer_of
 from curator_io.jsonio import parse_json
-from curator_io.kinds import ARTIFACTS, BUNDLE, FROZEN, INSTRUCTION, MEMORY, RUN, parse_scope
+from curator_io.kinds import ARTIFACTS, BUNDLE, FROZEN, INSTRUCTION, MEMORY, RUN
 from curator_io.models import Bundle, Instruction
 
-__all__ = ["load_bundle", "bundle_from_document", "parse_scope", "SCHEMA"]
+__all__ = ["load_bundle", "bundle_from_document", "SCHEMA"]
 
 SCHEMA = BUNDLE_SCHEMA
 
