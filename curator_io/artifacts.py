@@ -16,7 +16,6 @@ its JSON object is at hand: the model does not keep the object.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterator
 from itertools import repeat
 from typing import Any, NoReturn
@@ -24,7 +23,7 @@ from typing import Any, NoReturn
 import orjson
 
 from curator_io import grammar as g
-from curator_io.canonical import canon
+from curator_io.canonical import canon, sha256_digest
 from curator_io.errors import InputError, pointer_of
 from curator_io.grammar import Rule
 from curator_io.kinds import ARTIFACTS, Kind
@@ -50,7 +49,7 @@ def integrity_of(obj: dict[str, Any], orjson_exact: bool = False) -> Integrity:
     body = dict(obj)
     claimed = body.pop("digest")
     data = orjson.dumps(body, option=_SORTED) if orjson_exact else canon(body)
-    if claimed == "sha256:" + hashlib.sha256(data).hexdigest():
+    if claimed == sha256_digest(data):
         return None
     return _MISMATCH if g.is_digest(claimed) else _INVALID
 

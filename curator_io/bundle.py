@@ -33,7 +33,7 @@ from curator_io._fast_jcs import names_sort_alike, orjson_writes_jcs
 from curator_io._jsonstream import ArrayMember, Unsure, iter_members, parse_chunk
 from curator_io.artifacts import build_chunk, build_item, check_object, fail, member
 from curator_io.canonical import canon, digest
-from curator_io.catalogue import BUNDLE_SCHEMA
+from curator_io.catalogue import BUNDLE_SCHEMA, DIGEST_PREFIX
 from curator_io.errors import InputError, pointer_of
 from curator_io.jsonio import parse_json
 from curator_io.kinds import ARTIFACTS, BUNDLE, FROZEN, INSTRUCTION, MEMORY, RUN
@@ -315,4 +315,4 @@ class _BodyDigest:
         assert self.in_order  # Cannot fail: read only when the members came in order.
         done = self._hash.copy()
         done.update(b"}")
-        return "sha256:" + done.hexdigest()
+        return DIGEST_PREFIX + done.hexdigest()

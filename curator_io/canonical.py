@@ -18,13 +18,19 @@ from typing import Any
 import orjson
 
 from curator_io._fast_jcs import dumps as canon
+from curator_io.catalogue import DIGEST_PREFIX
 
-__all__ = ["canon", "seal_canonical", "digest", "seal", "is_sealed"]
+__all__ = ["canon", "seal_canonical", "digest", "sha256_digest", "seal", "is_sealed"]
 
 
 def digest(value: Any) -> str:
     """``"sha256:" + hex(sha256(canon(value)))``."""
-    return "sha256:" + hashlib.sha256(canon(value)).hexdigest()
+    return sha256_digest(canon(value))
+
+
+def sha256_digest(data: bytes) -> str:
+    """The DIGEST of ``data`` (SPEC §0): ``"sha256:"`` and its SHA-256 in lowercase hex."""
+    return DIGEST_PREFIX + hashlib.sha256(data).hexdigest()
 
 
 def _unsealed(obj: Mapping[str, Any]) -> dict[str, Any]:
@@ -50,7 +56,7 @@ def seal_canonical(obj: Mapping[str, Any]) -> tuple[dict[str, Any], bytes]:
     body = _unsealed(obj)
     names = sorted(body, key=lambda name: name.encode("utf-16-be"))
     members = [orjson.dumps(name) + b":" + canon(body[name]) for name in names]
-    sealed_digest = "sha256:" + hashlib.sha256(b"{" + b",".join(members) + b"}").hexdigest()
+    sealed_digest = sha256_digest(b"{" + b",".join(members) + b"}")
     at = sum(1 for name in names if name.encode("utf-16-be") < _DIGEST_NAME)
     members.insert(at, b'"digest":' + orjson.dumps(sealed_digest))
     return {**body, "digest": sealed_digest}, b"{" + b",".join(members) + b"}"

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from typing import Final, Literal, get_args
 
 __all__ = [
+    "DIGEST_PREFIX",
     "ValidationSchema",
     "RankingSchema",
     "BUNDLE_SCHEMA",
@@ -56,6 +57,9 @@ __all__ = [
     "EXIT_REFUSED",
     "EXIT_OF_CODE",
 ]
+
+DIGEST_PREFIX: Final = "sha256:"
+"""SPEC §0: a DIGEST is this prefix and the 64 lowercase hex digits of a SHA-256."""
 
 # -- Schema ids (SPEC §1, §3.7, §6; docs/batch.md) --------------------------------------------
 

@@ -21,12 +21,12 @@ else: an envelope with none, two, or a member this module does not write is
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from curator_io import grammar as g
 from curator_io.canonical import canon
+from curator_io.catalogue import DIGEST_PREFIX
 from curator_io.errors import EvidenceRankError, SignatureError, pointer_of
 from curator_io.jsonio import parse_json
 from curator_io.keys import b64decode, b64encode
@@ -56,7 +56,6 @@ _KIND_OF = {v: k for k, v in PREDICATE_TYPES.items()}
 _ENVELOPE_MEMBERS = {"payload", "payloadType", "signatures"}
 _STATEMENT_MEMBERS = {"_type", "subject", "predicateType", "predicate"}
 # fullmatch, not match + $: "$" would accept a trailing newline.
-_KEYID = re.compile(r"sha256:[0-9a-f]{64}")
 
 
 class Envelope(NamedTuple):
@@ -93,7 +92,7 @@ def make_statement(kind: str, name: str, digest: str, tool: str) -> dict[str, An
     """The in-toto Statement over one document of ``kind`` (``bundle`` or ``report``) with seal ``digest``."""
     return {
         "_type": STATEMENT_TYPE,
-        "subject": [{"name": g.printable(name), "digest": {"sha256": digest.removeprefix("sha256:")}}],
+        "subject": [{"name": g.printable(name), "digest": {"sha256": digest.removeprefix(DIGEST_PREFIX)}}],
         "predicateType": PREDICATE_TYPES[kind],
         "predicate": {"kind": kind, "tool": tool},
     }
@@ -146,7 +145,7 @@ def parse_envelope(raw: bytes) -> Envelope:
         raise _malformed(f"expected exactly one signature, found {count}", "signatures")
     signature = _exact(signatures[0], {"keyid", "sig"}, "the signature", "signatures", 0)
     keyid = signature["keyid"]
-    if type(keyid) is not str or _KEYID.fullmatch(keyid) is None:
+    if type(keyid) is not str or g.DIGEST_PATTERN.fullmatch(keyid) is None:
         raise _malformed(f"keyid is {g.shown(keyid)}, not sha256:<64 hex digits>", "signatures", 0, "keyid")
     return Envelope(payload, keyid, _base64(signature["sig"], "signatures", 0, "sig"))
 
@@ -173,7 +172,7 @@ def _statement(doc: Any) -> Statement:
     if type(subject["name"]) is not str:
         raise _malformed(f"the subject's name is {g.shown(subject['name'])}, not a string", "subject", 0, "name")
     digest = _exact(subject["digest"], {"sha256"}, "the subject's digest", "subject", 0, "digest")["sha256"]
-    if type(digest) is not str or _KEYID.fullmatch("sha256:" + digest) is None:
+    if type(digest) is not str or g.DIGEST_PATTERN.fullmatch(DIGEST_PREFIX + digest) is None:
         detail = f"the subject's sha256 is {g.shown(digest)}, not 64 lowercase hex digits"
         raise _malformed(detail, "subject", 0, "digest", "sha256")
     kind = _KIND_OF.get(doc["predicateType"]) if type(doc["predicateType"]) is str else None
@@ -184,4 +183,4 @@ def _statement(doc: Any) -> Statement:
         raise _malformed(
             f"the predicate {g.shown(predicate)} is not of a {doc['predicateType']} statement", "predicate"
         )
-    return Statement(kind, subject["name"], "sha256:" + digest)
+    return Statement(kind, subject["name"], DIGEST_PREFIX + digest)

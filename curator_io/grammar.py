@@ -11,7 +11,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeGuard
 
+from curator_io.catalogue import DIGEST_PREFIX
+
 __all__ = [
+    "DIGEST_PATTERN",
     "is_id",
     "are_ids",
     "are_timestamp_shaped",
@@ -44,7 +47,8 @@ __all__ = [
 MAX_INT = 2**53 - 1
 
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}")
-_DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
+DIGEST_PATTERN = re.compile(re.escape(DIGEST_PREFIX) + "[0-9a-f]{64}")
+"""SPEC §0 DIGEST; also a key id (:attr:`curator_io.keys.PublicKey.keyid`)."""
 # The TIMESTAMP grammar with each field bounded, so a match is a real instant but for the month's length.
 _TIMESTAMP_FIELDS = re.compile(
     r"([0-9]{4})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\.[0-9]{1,9})?Z"
@@ -90,7 +94,7 @@ def are_timestamp_shaped(values: list[Any]) -> bool:
 
 
 def is_digest(v: Any) -> TypeGuard[str]:
-    return type(v) is str and _DIGEST.fullmatch(v) is not None
+    return type(v) is str and DIGEST_PATTERN.fullmatch(v) is not None
 
 
 def is_repo(v: Any) -> TypeGuard[str]:
@@ -284,7 +288,9 @@ PATH_OR_NULL = Rule(
     _are_paths_or_null,
 )
 DIGEST = Rule(
-    "a DIGEST ('sha256:' and 64 lowercase hex digits)", is_digest, {"type": "string", "pattern": f"^{_DIGEST.pattern}$"}
+    "a DIGEST ('sha256:' and 64 lowercase hex digits)",
+    is_digest,
+    {"type": "string", "pattern": f"^{DIGEST_PATTERN.pattern}$"},
 )
 # The published pattern is SPEC §0's form alone, as the schema has always said; the loader's
 # (_TIMESTAMP_FIELDS, is_timestamp) also bounds each field. Two patterns on purpose, one rule.

@@ -13,8 +13,9 @@ only to verify, and only then.
 from __future__ import annotations
 
 import binascii
-import hashlib
 from typing import NamedTuple
+
+from curator_io.canonical import sha256_digest
 
 __all__ = [
     "ALGORITHMS",
@@ -58,7 +59,7 @@ class PublicKey(NamedTuple):
 
     @property
     def keyid(self) -> str:
-        return "sha256:" + hashlib.sha256(self.spki).hexdigest()
+        return sha256_digest(self.spki)
 
     @property
     def openssh(self) -> str:

@@ -7,15 +7,14 @@ not import the envelope and key modules on every command that opens one.
 
 from __future__ import annotations
 
-import re
 from typing import Any, NamedTuple
 
 from curator_io import grammar as g
 
 __all__ = ["KEYID", "MAX_NAME_CHARS", "Signer", "signer_fault"]
 
-KEYID = re.compile(r"sha256:[0-9a-f]{64}")
-"""A key id: the sha256 of the key (:attr:`curator_io.keys.PublicKey.keyid`)."""
+KEYID = g.DIGEST_PATTERN
+"""A key id: the DIGEST of the key (:attr:`curator_io.keys.PublicKey.keyid`)."""
 MAX_NAME_CHARS = 200
 """The longest NAME a trust file may give a key: it is shown on one line (gate, ledger)."""
 

@@ -78,6 +78,20 @@ def test_no_schema_id_is_written_outside_the_catalogue() -> None:
     assert found == []
 
 
+def test_the_digest_prefix_is_written_only_in_the_catalogue() -> None:
+    # SPEC §0's DIGEST form: built with catalogue.DIGEST_PREFIX (canonical.sha256_digest) and
+    # matched with grammar.DIGEST_PATTERN, never spelled again. (fuzz/ writes digests as hostile
+    # input on purpose: data, not the rule.)
+    found = [
+        _where(path, s)
+        for path, tree in SOURCES
+        if path.parts[0] != "fuzz"
+        for s in _strings(tree)
+        if s.value.startswith("sha256:")
+    ]
+    assert found == []
+
+
 def _collections(tree: ast.Module) -> Iterator[tuple[ast.AST, list[ast.expr]]]:
     """Every tuple, list and set display, and every ``Literal[...]``, with its elements."""
     for node in ast.walk(tree):
@@ -100,9 +114,9 @@ def test_no_set_of_dispositions_or_outcomes_is_written_outside_the_catalogue() -
 
 def test_the_scan_finds_what_it_looks_for() -> None:
     # The two scans above pass on an empty result: prove they would see a copy.
-    copy = ast.parse('REFUSED = frozenset({"rejected", "deferred"})\nTAG = "evidence-ranking-v1:"\n')
+    copy = ast.parse('REFUSED = frozenset({"rejected", "deferred"})\nTAG = "evidence-ranking-v1:"\nD = "sha256:" + h\n')
     assert [len(e) for _, e in _collections(copy)] == [2]
-    assert sorted(s.value for s in _strings(copy)) == ["deferred", "evidence-ranking-v1:", "rejected"]
+    assert sorted(s.value for s in _strings(copy)) == ["deferred", "evidence-ranking-v1:", "rejected", "sha256:"]
     assert len(SOURCES) > 80
 
 

@@ -6,14 +6,13 @@ A proposal is a raw JSON value checked on its own: a malformed one becomes a
 
 from __future__ import annotations
 
-import hashlib
 from operator import attrgetter, itemgetter
 from typing import Any, NamedTuple
 
 import orjson
 
 from curator_io import grammar as g
-from curator_io.canonical import digest
+from curator_io.canonical import digest, sha256_digest
 from curator_io.kinds import OPERATIONS, PROPOSAL, parse_scope
 from curator_io.models import Bundle, Scope
 
@@ -189,7 +188,7 @@ def _digest_of_strings(value: dict[str, Any]) -> str:
     number, and ASCII names sort the same by code point and by UTF-16 code unit
     (the two cases :func:`curator_io.canonical.canon` otherwise walks the value for).
     """
-    return "sha256:" + hashlib.sha256(orjson.dumps(value, option=orjson.OPT_SORT_KEYS)).hexdigest()
+    return sha256_digest(orjson.dumps(value, option=orjson.OPT_SORT_KEYS))
 
 
 def fingerprint(scope: Scope, operations: tuple[Operation, ...]) -> str:
