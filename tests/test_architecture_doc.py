@@ -6,6 +6,7 @@ that prove it (issue 27)."""
 from __future__ import annotations
 
 import ast
+import importlib
 import re
 from pathlib import Path
 
@@ -68,3 +69,34 @@ def test_a_speed_module_names_what_it_equals_and_the_tests_that_prove_it(path: P
         source = (REPO / file).read_text("utf-8")
         for name in re.findall(r"``(test_\w+)``", proof):
             assert f"def {name}(" in source, f"{name} is not in {file}"
+
+
+#: What the README and docs/ name as ``package.module.name``; CHANGELOG.md is history and may name what is gone.
+DOTTED = sorted(
+    {
+        name
+        for page in [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+        for name in re.findall(r"\b(?:ranking|curator_io|validator)(?:\.[A-Za-z_]\w*)+", page.read_text("utf-8"))
+    }
+)
+
+
+def _resolves(dotted: str) -> bool:
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            obj: object = importlib.import_module(".".join(parts[:cut]))
+        except ModuleNotFoundError:
+            continue
+        return all((obj := getattr(obj, attribute, _GONE)) is not _GONE for attribute in parts[cut:])
+    return False
+
+
+_GONE = object()
+
+
+def test_the_docs_name_only_modules_and_names_that_exist() -> None:
+    # A module that moved (issue 27's layers) leaves no page pointing at where it was.
+    assert len(DOTTED) > 50
+    assert [name for name in DOTTED if not _resolves(name)] == []
+    assert not _resolves("ranking.verification") and not _resolves("ranking.checking.gate.render_text")

@@ -112,6 +112,12 @@ def test_the_layers_are_the_folders_of_ranking() -> None:
     assert {f"ranking.{f}" for f in folders} == set(LAYERS)
 
 
+def test_the_tests_mirror_the_layers() -> None:
+    # A layer's tests are where a newcomer looks for them: tests/ranking/<layer>/.
+    tests = REPO / "tests" / "ranking"
+    assert [layer for layer in LAYERS if not (tests / layer.split(".")[1] / "__init__.py").exists()] == []
+
+
 def test_every_module_belongs_to_a_package_or_a_layer() -> None:
     assert [str(p.relative_to(REPO)) for p in SOURCES if _home(_module(p)) is None] == []
 
