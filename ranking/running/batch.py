@@ -155,14 +155,13 @@ def score_one(source: BundleSource, raw: bytes, config: Config, record: bool = F
         # SPEC §1: an input error refuses this bundle only; it is recorded, not raised.
         error = e.to_json()
         return BundleResult(source, "error", None, (), error, ((ERROR, canon(error)),))
-    report = result.report
     files = ((VALIDATION, result.validation.canonical), (REPORT, result.canonical))
     recording = None
     if record:
         from ranking.ledger.records import recording_of  # only with a ledger: the ledger package imports sqlite3
 
-        recording = recording_of(report, result.canonical)
-    return BundleResult(source, report["outcome"], report["run"], tuple(report["selected"]), None, files, recording)
+        recording = recording_of(result.report, result.canonical)
+    return BundleResult(source, result.outcome, result.validation.run, result.selected, None, files, recording)
 
 
 def score_item(item: tuple[int, BundleSource, Raw], config: Config, record: bool = False) -> BundleResult:
