@@ -37,6 +37,8 @@ from typing import Any
 
 import orjson
 
+from curator_io.grammar import MAX_INT
+
 __all__ = ["dumps", "orjson_writes_jcs", "names_sort_alike"]
 
 # Subclasses, dataclasses and datetimes raise instead of being encoded, so step 4 gets them.
@@ -47,7 +49,6 @@ _OPTIONS = (
     | orjson.OPT_PASSTHROUGH_DATACLASS
     | orjson.OPT_PASSTHROUGH_DATETIME
 )
-_INT_MAX = 2**53 - 1
 _SCALARS = frozenset({str, int, bool, type(None)})
 _CONTAINERS = frozenset({dict, list, tuple})
 _JSON_TYPES = _SCALARS | _CONTAINERS | {float}
@@ -138,7 +139,7 @@ def _encode(value: Any, parts: list[bytes], whole: bool = True) -> None:
     elif t is float:
         parts.append(_number(value))
     elif t is int:
-        if not -_INT_MAX <= value <= _INT_MAX:
+        if not -MAX_INT <= value <= MAX_INT:
             raise _Delegate  # rfc8785 raises IntegerDomainError
         parts.append(str(value).encode())
     elif value is None:

@@ -23,11 +23,11 @@ import orjson
 
 from curator_io._fast_json import UNSURE, parse_fast
 from curator_io.errors import InputError
+from curator_io.grammar import MAX_INT
 
 __all__ = ["parse_json", "iter_jsonl_lines"]
 
-_MAX_SAFE = 2**53 - 1
-_SAFE_DIGITS = len(str(_MAX_SAFE))
+_SAFE_DIGITS = len(str(MAX_INT))
 #: How deeply arrays and objects may nest: this implementation's limit, not I-JSON's.
 MAX_DEPTH = 512
 _BOM = b"\xef\xbb\xbf"
@@ -62,7 +62,7 @@ def _parse_int(text: str) -> int | float:
     if len(text) - text.startswith("-") > _SAFE_DIGITS:
         return _parse_float(text)
     value = int(text)
-    if -_MAX_SAFE <= value <= _MAX_SAFE:
+    if -MAX_INT <= value <= MAX_INT:
         return value
     return _parse_float(text)
 

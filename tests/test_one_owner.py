@@ -92,6 +92,31 @@ def test_the_digest_prefix_is_written_only_in_the_catalogue() -> None:
     assert found == []
 
 
+def _is_two_to_the_53(node: ast.AST) -> bool:
+    return (
+        isinstance(node, ast.BinOp)
+        and isinstance(node.op, ast.Pow)
+        and isinstance(node.left, ast.Constant)
+        and isinstance(node.right, ast.Constant)
+        and (node.left.value, node.right.value) == (2, 53)
+    )
+
+
+def test_the_integer_range_is_written_only_in_the_grammar() -> None:
+    # SPEC §0: numbers are binary64, an INT at most 2^53 - 1: grammar.MAX_INT, used by the parser,
+    # the canonical writer and the ledger's row checks alike.
+    owner = Path("curator_io/grammar.py")
+    found = [
+        _where(path, node)
+        for path, tree in EVERY
+        if path != owner and path.parts[0] != "fuzz"
+        for node in ast.walk(tree)
+        if _is_two_to_the_53(node)
+    ]
+    assert found == []
+    assert any(_is_two_to_the_53(node) for node in ast.walk(ast.parse((REPO / owner).read_text("utf-8"))))
+
+
 def _collections(tree: ast.Module) -> Iterator[tuple[ast.AST, list[ast.expr]]]:
     """Every tuple, list and set display, and every ``Literal[...]``, with its elements."""
     for node in ast.walk(tree):

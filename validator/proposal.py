@@ -69,6 +69,9 @@ def reported_id(raw: Any, index: int) -> str:
 # The members SPEC §1 gives a proposal and each operation, as the published schema states them.
 _OPERATION_MEMBERS = {action: kind.names for action, kind in OPERATIONS.items()}
 _KNOWN = PROPOSAL.names
+#: SPEC §1's rules for a proposal's members, as the loader and the published schema state them.
+_RULES = dict(PROPOSAL.members)
+_CONFIDENCE, _RATIONALE = _RULES["confidence"], _RULES["rationale"]
 _BY_KEY = attrgetter("key")
 _RAW_BY_KEY = itemgetter("key")
 
@@ -132,11 +135,11 @@ def check_structure(raw: Any, index: int) -> Proposal | Incomplete:
     scope = parse_scope(get("scope"))
     if scope is None:
         return _incomplete(raw, index, "scope")
-    confidence = get("confidence")
-    if not (g.is_number(confidence) and 0 <= confidence <= 1):
+    confidence: Any = get("confidence")
+    if not _CONFIDENCE.holds(confidence):
         return _incomplete(raw, index, "confidence")
     rationale = get("rationale", "")  # §1: optional, "" when absent; null is not absent
-    if type(rationale) is not str or g.utf8_len(rationale) > 2000:
+    if not _RATIONALE.holds(rationale):
         return _incomplete(raw, index, "rationale")
     base_memory_version = get("base_memory_version")
     if not g.is_int(base_memory_version):

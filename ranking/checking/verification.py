@@ -26,6 +26,7 @@ from curator_io.catalogue import (
     FINAL_OF_ACCEPTED,
     INVARIANTS,
     MAXIMA,
+    PENALTY_MAXIMUM,
     VALIDATION_DISPOSITIONS,
 )
 from curator_io.config import Config, parse_config
@@ -204,7 +205,7 @@ def _check_components(e: RankingReportEntry, i: int) -> None:
         "completeness": 100 * MAXIMA["completeness"],
         "contradiction_penalty": 0
         if support.contradiction == 0
-        else r2_hundredths(40 * support.contradiction, max(support.strength, 1)),
+        else r2_hundredths(PENALTY_MAXIMUM * support.contradiction, max(support.strength, 1)),
     }
     for name, value in expected.items():
         if c[name] != value:

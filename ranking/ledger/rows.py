@@ -18,13 +18,11 @@ from typing import Any
 
 import orjson
 
-from curator_io.grammar import printable
+from curator_io.grammar import MAX_INT, printable
 from curator_io.signers import Signer, signer_fault
 from ranking.ledger.records import DecisionRow, Outcome
 
 __all__ = ["RowError", "decision_row", "outcome_row", "report_row", "signer_row"]
-
-_MAX_EXACT = 2**53 - 1
 
 
 class RowError(ValueError):
@@ -56,7 +54,7 @@ def _natural(value: object) -> str | None:
 
 def _version(value: object) -> str | None:
     # An artifact version; within I-JSON's exact integers (RFC 7493), as the outcome's key is a digest of it.
-    if value is None or (type(value) is int and 0 <= value <= _MAX_EXACT):
+    if value is None or (type(value) is int and 0 <= value <= MAX_INT):
         return None
     return "an integer from 0 to 2^53 - 1, or null"
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from curator_io.catalogue import MAXIMA
+from curator_io.catalogue import MAXIMA, PENALTY_MAXIMUM
 from ranking.pipeline.numbers import hundredths_to_json, r2_hundredths
 from validator import ValidationEntry
 
@@ -56,7 +56,7 @@ def score_entry(entry: ValidationEntry) -> Score:
     n, d = proposal.confidence.as_integer_ratio()
     confidence = r2_hundredths(10 * n, d)
     completeness = _COMPLETENESS
-    penalty = 0 if facts.contradiction == 0 else r2_hundredths(40 * facts.contradiction, facts.strength)
+    penalty = 0 if facts.contradiction == 0 else r2_hundredths(PENALTY_MAXIMUM * facts.contradiction, facts.strength)
     total = recurrence + provenance + source_signal + scope_coverage + confidence + completeness - penalty
     return Score(
         recurrence, provenance, source_signal, scope_coverage, confidence, completeness, penalty, max(0, total)
