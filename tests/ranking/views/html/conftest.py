@@ -47,7 +47,8 @@ def case_bundle_doc(case: Path) -> dict[str, Any]:
     return json.loads((case / "bundle.json").read_bytes())
 
 
-def report_of(doc: dict[str, Any]) -> dict[str, Any]:
+def ranked_report(doc: dict[str, Any]) -> dict[str, Any]:
+    """The ranking report of a bundle document (not a parity case's expected one: see tests/conftest.py)."""
     return rank(load_bundle(json.dumps(doc).encode())).report
 
 

@@ -25,7 +25,7 @@ from tests.ranking.views.html.conftest import (
     MIXED,
     Browser,
     hostile_bundle_doc,
-    report_of,
+    ranked_report,
 )
 
 pytestmark = pytest.mark.browser
@@ -77,7 +77,7 @@ def test_the_query_string_filters_and_sorts_the_table_once_the_script_runs(brows
 
 def test_markup_in_the_bundles_texts_is_shown_as_text_and_never_runs(browser: Browser, tmp_path: Path) -> None:
     doc = hostile_bundle_doc()
-    report = report_of(doc)
+    report = ranked_report(doc)
     page = _page(tmp_path, render_report(report, load_bundle(json.dumps(doc).encode())))
     dom = browser.dom(page)
 

@@ -23,7 +23,7 @@ from tests.ranking.views.html.conftest import (
     PAYLOADS,
     case_bundle_doc,
     hostile_bundle_doc,
-    report_of,
+    ranked_report,
     shuffled,
 )
 
@@ -48,11 +48,11 @@ def test_the_same_report_renders_to_the_same_bytes() -> None:
 
 def test_a_bundle_with_its_arrays_shuffled_renders_the_same_page_but_for_the_digests() -> None:
     doc = case_bundle_doc(MIXED)
-    original = report_of(doc)
+    original = ranked_report(doc)
     pages = []
     for seed in (1, 2):
         other = shuffled(doc, seed)
-        report = report_of(other)
+        report = ranked_report(other)
         assert report["input_digest"] != original["input_digest"]  # the shuffle changed the bytes
         pages.append(_without_digests(render_report(report, _bundle(other)), report))
 
@@ -62,7 +62,7 @@ def test_a_bundle_with_its_arrays_shuffled_renders_the_same_page_but_for_the_dig
 def test_the_example_page_matches_its_snapshot(snapshot) -> None:
     doc = json.loads((FIXTURES / "example.json").read_bytes())
 
-    assert render_report(report_of(doc), _bundle(doc)) == snapshot
+    assert render_report(ranked_report(doc), _bundle(doc)) == snapshot
 
 
 def test_every_proposal_has_a_row_whose_reason_codes_link_to_explains_sentence() -> None:
@@ -128,7 +128,7 @@ def test_a_penalty_is_drawn_from_final_to_the_end_of_the_stack() -> None:
 
 def test_text_from_the_bundle_is_escaped_and_no_script_but_the_pages_own_is_left() -> None:
     doc = hostile_bundle_doc()
-    page = render_report(report_of(doc), _bundle(doc))
+    page = render_report(ranked_report(doc), _bundle(doc))
 
     for payload in PAYLOADS:
         assert payload not in page
