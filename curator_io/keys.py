@@ -94,7 +94,77 @@ class PublicKey(NamedTuple):
 def _checked(algorithm: str, raw: bytes) -> PublicKey:
     if len(raw) != _RAW_SIZE[algorithm] or (algorithm == "p256" and raw[0] != 0x04):
         raise KeyFormatError(f"not an {algorithm} public key: {len(raw)} bytes")
+    weakness = _ed25519_weakness(raw) if algorithm == "ed25519" else _p256_weakness(raw)
+    if weakness is not None:
+        raise KeyFormatError(f"not a usable {algorithm} public key: {weakness}")
     return PublicKey(algorithm, raw)
+
+
+# Curve constants: Ed25519 (RFC 8032 §5.1), P-256 (SEC 2 §2.4.2, FIPS 186-4 D.1.2.3).
+_ED_P = 2**255 - 19
+_ED_D = -121665 * pow(121666, -1, _ED_P) % _ED_P
+_P256_P = 2**256 - 2**224 + 2**192 + 2**96 - 1
+_P256_B = 0x5AC635D8AA3A93E7B3EBBD55769886BC651D06B0CC53B0F63BCE3C3E27D2604B
+
+
+def _ed25519_weakness(raw: bytes) -> str | None:
+    """Why a 32-byte string is not a key whose signatures mean anything, or None.
+
+    RFC 8032 §5.1.3 decoding, refusing what it would accept only loosely: a y of p or more,
+    or x = 0 with the sign bit set, is a non-canonical encoding; a point whose order divides
+    the cofactor 8 (the identity among them) lets a signature with R = that point and S = 0
+    verify for every message, with no private key.
+    """
+    y = int.from_bytes(raw, "little") & (2**255 - 1)
+    sign = raw[31] >> 7
+    if y >= _ED_P:
+        return "a non-canonical encoding (y is not below p)"
+    x = _ed25519_x(y)
+    if x is None:
+        return "not a point of the curve"
+    if x == 0 and sign:
+        return "a non-canonical encoding (x = 0 with the sign bit set)"
+    point = (x if x & 1 == sign else _ED_P - x, y, 1, x * y % _ED_P)
+    for _ in range(3):
+        point = _ed25519_double(point)
+    if point[0] == 0 and point[1] == point[2]:  # [8]P is the identity: P has small order
+        return "a point of small order, for which a signature can be made without a private key"
+    return None
+
+
+def _ed25519_x(y: int) -> int | None:
+    """The x with x² = (y² − 1) / (d·y² + 1) (mod p), RFC 8032 §5.1.3 step 3; None if there is none."""
+    p = _ED_P
+    u, v = (y * y - 1) % p, (_ED_D * y * y + 1) % p
+    x = u * pow(v, 3, p) * pow(u * pow(v, 7, p), (p - 5) // 8, p) % p
+    if v * x * x % p == u:
+        return x
+    if v * x * x % p == -u % p:
+        return x * pow(2, (p - 1) // 4, p) % p
+    return None
+
+
+def _ed25519_double(point: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
+    """2P in extended coordinates (RFC 8032 §5.1.4, "dbl-2008-hwcd")."""
+    p = _ED_P
+    x1, y1, z1, _ = point
+    a, b, c = x1 * x1 % p, y1 * y1 % p, 2 * z1 * z1 % p
+    h = a + b
+    e = h - (x1 + y1) ** 2
+    g = a - b
+    f = c + g
+    return e * f % p, g * h % p, f * g % p, e * h % p
+
+
+def _p256_weakness(raw: bytes) -> str | None:
+    """Why an uncompressed SEC 1 point is not a P-256 public key (SEC 1 §3.2.2.1), or None."""
+    p = _P256_P
+    x, y = int.from_bytes(raw[1:33], "big"), int.from_bytes(raw[33:], "big")
+    if x >= p or y >= p:
+        return "a coordinate is not below p"
+    if (y * y - (x * x * x - 3 * x + _P256_B)) % p != 0:
+        return "the point is not on the curve"
+    return None  # P-256's cofactor is 1: every point on the curve but infinity has the group's order
 
 
 def b64encode(data: bytes) -> str:

@@ -27,7 +27,7 @@ from fuzz.prop import Violation, check_error
 from fuzz.seeds import FIXTURES, Case, fuzz_trust
 from ranking.checking.apply import apply_selection
 from ranking.checking.explain import explain
-from ranking.checking.gate import compare_memory, selected_edits
+from ranking.checking.gate import base_mismatch, compare_memory, policy_result, selected_edits
 from ranking.checking.verification import check_report, replay_report
 from ranking.pipeline import rank
 from ranking.views.gate import render_github, render_json, render_step_summary, render_text
@@ -223,10 +223,14 @@ def run_gate(case: Case) -> None:
     try:
         # apply_selection replayed the report: it conforms to its schema.
         edits = selected_edits(bundle, ranking_report_of(report))
-        result = compare_memory(permitted, parse_json(raw), bundle.memory, edits)
+        actual = parse_json(raw)
+        result = compare_memory(permitted, actual, bundle.memory, edits)
+        stale = base_mismatch(bundle.memory, actual)
     except EvidenceRankError as e:
         _expect(e, raw, "input")
         return
+    if stale is not None:
+        render_text(policy_result((), stale))
     render_text(result), render_json(result), render_github(result, file="memory.json"), render_step_summary(result)
 
 

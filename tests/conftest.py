@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import atexit
+import itertools
 import json
+import shutil
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -21,6 +25,25 @@ SHARED = REPO.parent / "shared"
 def expected_report(case: Path) -> dict[str, Any]:
     """A parity case's reference report (``expected.report.json``), parsed."""
     return json.loads((case / "expected.report.json").read_bytes())  # type: ignore[no-any-return]
+
+
+_BASES = Path(tempfile.mkdtemp(prefix="evidence-rank-bases-"))
+atexit.register(shutil.rmtree, _BASES, ignore_errors=True)
+
+
+_BASE_NUMBERS = itertools.count()
+
+
+def _base_file(bundle: Path) -> Path:
+    path = _BASES / f"{next(_BASE_NUMBERS)}.json"
+    path.write_text(json.dumps(json.loads(bundle.read_bytes())["memory"]), encoding="utf-8")
+    return path
+
+
+def base_of(bundle: str | Path) -> tuple[str, str]:
+    """``--memory-before FILE`` for ``gate``: the base branch's memory when the bundle was curated
+    against it, as an honest pull request has it (a file of the bundle's own ``memory``)."""
+    return "--memory-before", str(_base_file(Path(bundle)))
 
 
 def run_main(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> tuple[int, str, str]:

@@ -5,7 +5,13 @@ Pure: the CLI reads the files and the environment; this module only compares
 JSON values. How the findings are shown (text, canonical JSON, GitHub workflow
 commands, a Markdown summary) is :mod:`ranking.views.gate`.
 
-First the report's policy: replay proves a report is the bundle's under the
+First the base (SPEC §8 starts from the bundle's ``memory``): the bundle must have been
+curated against the memory the change is applied to, the base branch's. An old signed
+bundle replayed against a newer base would otherwise roll memory back; a bundle whose
+``memory`` is not exactly the base (as canonical JSON) is one ``base_mismatch`` finding
+naming both versions and digests, and memory-after is then not compared.
+
+Then the report's policy: replay proves a report is the bundle's under the
 config the report carries, which whoever commits the report chooses. The gate
 pins the config (``ranking.checking.policy``); each member that differs is a
 ``config_mismatch`` finding pointing into the report, and memory-after is then
@@ -35,7 +41,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from curator_io import grammar as g
-from curator_io.canonical import canon
+from curator_io.canonical import canon, sha256_digest
 from curator_io.errors import InputError, pointer_of
 from curator_io.models import Bundle
 from curator_io.report_model import RankingReport
@@ -47,8 +53,12 @@ if TYPE_CHECKING:
 
 __all__ = [
     "KINDS",
+    "UNCHECKED",
+    "BaseMismatch",
     "Finding",
     "GateResult",
+    "base_mismatch",
+    "check_memory_object",
     "compare_memory",
     "policy_result",
     "selected_edits",
@@ -56,6 +66,7 @@ __all__ = [
 
 #: Every kind of finding, in the order findings are reported.
 KINDS = (
+    "base_mismatch",
     "config_mismatch",
     "version_mismatch",
     "unexpected_member",
@@ -66,14 +77,35 @@ KINDS = (
     "missing_edit",
 )
 
+#: What a gate can be told not to check, in the order it says so: who signed the bundle
+#: (no trust file) and which memory the bundle was curated against (no base).
+UNCHECKED = ("signature", "base")
+
 _Instructions = dict[str, tuple[int, Mapping[str, Any]]]
 """key -> (index in its ``instructions`` array, the instruction object)."""
 
 
 @dataclass(frozen=True, slots=True)
+class BaseMismatch:
+    """The bundle's ``memory`` and the base branch's memory, when they differ."""
+
+    bundle_version: Any
+    bundle_digest: str
+    base_version: Any
+    base_digest: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "bundle": {"version": self.bundle_version, "digest": self.bundle_digest},
+            "base": {"version": self.base_version, "digest": self.base_digest},
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class Finding:
     """One write the selection does not account for, one selected edit that is missing,
-    or one member of the report's config that is not the pinned policy's."""
+    one member of the report's config that is not the pinned policy's, or a bundle
+    curated against another memory than the base."""
 
     kind: str
     key: str | None
@@ -84,13 +116,16 @@ class Finding:
     members: tuple[str, ...] = ()
     """For ``unexpected_change``: the members of the instruction that differ;
     for ``config_mismatch``: the config member."""
-    mismatch: ConfigMismatch | None = None
-    """For ``config_mismatch``: the pinned value and the report's."""
+    mismatch: ConfigMismatch | BaseMismatch | None = None
+    """For ``config_mismatch``: the pinned value and the report's; for ``base_mismatch``,
+    the versions and digests of both memories."""
 
     @property
     def document(self) -> str:
-        """The file :attr:`pointer` points into: ``report`` or ``memory-after``."""
-        return "report" if self.mismatch is not None else "memory-after"
+        """The file :attr:`pointer` points into: ``report``, ``memory-before`` or ``memory-after``."""
+        if isinstance(self.mismatch, ConfigMismatch):
+            return "report"
+        return "memory-before" if isinstance(self.mismatch, BaseMismatch) else "memory-after"
 
     def to_json(self) -> dict[str, Any]:
         out = {
@@ -101,9 +136,11 @@ class Finding:
             "message": self.message,
             "members": list(self.members),
         }
-        if self.mismatch is not None:
+        if isinstance(self.mismatch, ConfigMismatch):
             values = self.mismatch.to_json()
             out |= {"pinned": values["pinned"], "report": values["report"]}
+        elif isinstance(self.mismatch, BaseMismatch):
+            out |= self.mismatch.to_json()
         return out
 
 
@@ -116,6 +153,8 @@ class GateResult:
     """How many instructions the permitted memory holds; null when memory-after was not compared."""
     signer: Signer | None = None
     """Who signed the bundle, when the gate was given a trust file (docs/provenance.md)."""
+    unchecked: tuple[str, ...] = ()
+    """What the gate was told not to check, from :data:`UNCHECKED`: a pass says nothing of these."""
 
     @property
     def passed(self) -> bool:
@@ -128,6 +167,7 @@ class GateResult:
             "instructions": self.instructions,
             "findings": [f.to_json() for f in self.findings],
             "signer": None if self.signer is None else self.signer.to_json(),
+            "unchecked": list(self.unchecked),
         }
 
 
@@ -144,10 +184,31 @@ def selected_edits(bundle: Bundle, report: RankingReport) -> dict[str, tuple[str
     return {key: tuple(ids) for key, ids in edits.items()}
 
 
-def policy_result(mismatches: tuple[ConfigMismatch, ...]) -> GateResult:
-    """The gate's result for a report not ranked with the pinned policy: one
-    ``config_mismatch`` per member (``ranking.checking.policy.config_mismatches``), no memory findings."""
-    findings = tuple(
+def base_mismatch(bundle_memory: Mapping[str, Any], base: Any) -> Finding | None:
+    """``base_mismatch`` unless the bundle's ``memory`` is exactly ``base``, the memory on the
+    base branch, as canonical JSON (RFC 8785): member order and ``8`` vs ``8.0`` do not count.
+
+    Raises ``input.schema`` when ``base`` is not a memory object (:func:`check_memory_object`).
+    """
+    check_memory_object(base, "memory-before")
+    ours, theirs = canon(bundle_memory), canon(base)
+    if ours == theirs:
+        return None
+    mismatch = BaseMismatch(
+        bundle_memory.get("version"), sha256_digest(ours), base.get("version"), sha256_digest(theirs)
+    )
+    message = (
+        f"the bundle was curated against memory version {_show(mismatch.bundle_version)} ({mismatch.bundle_digest}), "
+        f"but the base is version {_show(mismatch.base_version)} ({mismatch.base_digest}): applying an old or "
+        "replayed bundle would roll memory back; curate a new bundle against the base"
+    )
+    return Finding("base_mismatch", None, "", message, mismatch=mismatch)
+
+
+def policy_result(mismatches: tuple[ConfigMismatch, ...], base: Finding | None = None) -> GateResult:
+    """The gate's result when memory-after is not compared: the ``base_mismatch`` (:func:`base_mismatch`),
+    if any, then one ``config_mismatch`` per member (``ranking.checking.policy.config_mismatches``)."""
+    findings = (() if base is None else (base,)) + tuple(
         Finding(
             "config_mismatch",
             None,
@@ -196,16 +257,22 @@ def _index(memory: Mapping[str, Any]) -> _Instructions:
     return {inst["key"]: (i, inst) for i, inst in enumerate(memory["instructions"])}
 
 
-def _index_actual(actual: Any) -> tuple[_Instructions, list[Finding]]:
-    if type(actual) is not dict:
-        raise InputError("input.schema", "memory-after must be a memory object {version, instructions}", pointer="")
-    if "schema" in actual and "memory" in actual:
+def check_memory_object(value: Any, role: str) -> None:
+    """``input.schema`` unless ``value`` is an object that is not a whole document (``role``
+    names the file in the message: ``memory-after``, ``memory-before``)."""
+    if type(value) is not dict:
+        raise InputError("input.schema", f"{role} must be a memory object {{version, instructions}}", pointer="")
+    if "schema" in value and "memory" in value:
         # A whole bundle has an ``instructions`` array too (the ones in force): never compare that by mistake.
         raise InputError(
             "input.schema",
-            'memory-after is a whole document; pass its memory object (the "memory" member)',
+            f'{role} is a whole document; pass its memory object (the "memory" member)',
             pointer="/memory",
         )
+
+
+def _index_actual(actual: Any) -> tuple[_Instructions, list[Finding]]:
+    check_memory_object(actual, "memory-after")
     if "version" in actual and not g.is_int(actual["version"]):
         # A version of the wrong type is not a memory object (SPEC §1: memory.version is an INT):
         # the file is refused, not compared.

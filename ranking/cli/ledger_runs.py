@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from curator_io.canonical import canon
 from curator_io.errors import EvidenceRankError, TamperError
 from curator_io.files import refuse_folder_name
-from curator_io.grammar import printable
+from curator_io.grammar import log_safe_json, printable
 from ranking.cli.common import read_report
 from ranking.cli.logs import get_logger
 from ranking.cli.output import emit, write_stdout
@@ -66,7 +66,7 @@ def run_history(args: argparse.Namespace) -> int:
     entries = [(d, outcomes[(d.report, d.proposal)]) for d in found]
     if args.format == "json":
         json = [decision_json(d, tuple(o), signers.get(d.report, ())) for d, o in entries]
-        write_stdout(canon(json) + b"\n")
+        write_stdout(log_safe_json(canon(json)) + b"\n")
     elif not entries:
         emit(printable(f"no decision in {args.ledger} matches"))
     else:
@@ -88,7 +88,7 @@ def run_export(args: argparse.Namespace) -> int:
         signers = ledger.signers_of()
         for decision, outcomes in ledger.export():
             line = decision_json(decision, tuple(outcomes), signers.get(decision.report, ()))
-            write_stdout(canon(line) + b"\n")
+            write_stdout(log_safe_json(canon(line)) + b"\n")
     return 0
 
 

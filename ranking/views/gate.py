@@ -41,8 +41,16 @@ def _verdict(result: GateResult) -> str:
         counts[f.kind] = counts.get(f.kind, 0) + 1
     summary = ", ".join(f"{n} {kind}" for kind, n in counts.items())
     verdict = f"gate failed: {len(result.findings)} finding(s) ({summary})"
-    if "config_mismatch" in counts:
-        verdict += "; the report was not ranked with the pinned policy, so memory-after was not compared"
+    why = [
+        what
+        for kind, what in (
+            ("base_mismatch", "the bundle was not curated against the base"),
+            ("config_mismatch", "the report was not ranked with the pinned policy"),
+        )
+        if kind in counts
+    ]
+    if why:
+        verdict += f"; {' and '.join(why)}, so memory-after was not compared"
     return verdict
 
 
@@ -50,18 +58,34 @@ def _signed(result: GateResult) -> list[str]:
     return [] if result.signer is None else [f"the bundle is signed by {result.signer.shown}"]
 
 
+#: What a pass says nothing about, for each check the gate was told to skip (``GateResult.unchecked``).
+_UNCHECKED = {
+    "signature": "not checked: who signed the bundle (no --trust), so anyone who can edit the change can "
+    "invent evidence and reseal it",
+    "base": "not checked: the memory the bundle was curated against (--skip-base-check), so an old signed "
+    "bundle could roll memory back",
+}
+
+
+def unchecked_lines(unchecked: tuple[str, ...]) -> list[str]:
+    """One warning per check the gate skipped, in the order of ``ranking.checking.gate.UNCHECKED``."""
+    return [_UNCHECKED[name] for name in unchecked]
+
+
 def render_text(result: GateResult) -> str:
-    """One line per finding, who signed the bundle (when the gate checked), then the verdict."""
+    """One line per finding, who signed the bundle (when the gate checked), what it did not check,
+    then the verdict."""
     # Pointers and messages name keys and members the memory file chose: one line each, whatever they hold.
     lines = [f"{f.kind}  {g.printable(f.pointer)}  {g.printable(f.message)}" for f in result.findings]
     lines += [g.printable(line) for line in _signed(result)]
+    lines += [f"warning: {line}" for line in unchecked_lines(result.unchecked)]
     lines.append(_verdict(result))
     return "\n".join(lines)
 
 
 def render_json(result: GateResult) -> bytes:
-    """The result as canonical JSON (RFC 8785)."""
-    return canon(result.to_json())
+    """The result as canonical JSON (RFC 8785), but for :func:`curator_io.grammar.log_safe_json`'s escape."""
+    return g.log_safe_json(canon(result.to_json()))
 
 
 def escape_data(s: str) -> str:
@@ -74,7 +98,7 @@ def escape_property(s: str) -> str:
     """A workflow command's property (``file=``, ``title=``): also ``:`` and ``,``, which end it, and
     (as :func:`curator_io.grammar.printable` writes them) the characters a terminal would act on:
     CR and LF stay percent-escaped, so a file with a line break in its name is still the file."""
-    shown = "".join(c if c in "\r\n" else g.printable(c) for c in s)
+    shown = "".join(c if c in "\r\n" else g.printable(c) for c in s).replace("##[", "#\\x23[")
     return escape_data(shown).replace(":", "%3A").replace(",", "%2C")
 
 
@@ -92,19 +116,26 @@ def escape_markdown(s: str) -> str:
     return "".join(_HTML.get(c) or ("\\" + c if c in _MARKDOWN else c) for c in g.printable(s))
 
 
-def render_github(result: GateResult, file: str | None = None, report_file: str | None = None) -> str:
-    """``::error`` workflow commands, one per finding (a ``::notice`` when the gate passes), then the verdict.
+def render_github(
+    result: GateResult, file: str | None = None, report_file: str | None = None, base_file: str | None = None
+) -> str:
+    """``::error`` workflow commands, one per finding (a ``::notice`` when the gate passes), a
+    ``::warning`` per check the gate skipped, then the verdict.
 
-    A finding is annotated on the file its pointer is into: ``file`` (memory-after) or ``report_file``.
+    A finding is annotated on the file its pointer is into: ``file`` (memory-after), ``report_file``
+    or ``base_file`` (memory-before).
     """
     title = "title=" + escape_property("evidence-rank gate")
+    files = {"memory-after": file, "report": report_file, "memory-before": base_file}
     lines = []
     for f in result.findings:
-        path = report_file if f.document == "report" else file
+        path = files[f.document]
         where = f"file={escape_property(path)}," if path else ""
         # printable first: a terminal escape in a key or a member name could hide the rest of the log line.
-        lines.append(f"::error {where}{title}::{escape_data(g.printable(f.message + ' (' + f.pointer + ')'))}")
+        at = f" ({f.pointer})" if f.pointer else ""
+        lines.append(f"::error {where}{title}::{escape_data(g.printable(f.message + at))}")
     lines += [f"::notice {title}::{escape_data(g.printable(line))}" for line in _signed(result)]
+    lines += [f"::warning {title}::{escape_data(line)}" for line in unchecked_lines(result.unchecked)]
     if result.passed:
         lines.append(f"::notice {title}::{escape_data(_verdict(result))}")
     lines.append(_verdict(result))
@@ -122,6 +153,7 @@ def render_step_summary(result: GateResult, html: str | None = None) -> str:
     status = "passed" if result.passed else "failed"
     lines = [f"### evidence-rank gate: {status}", "", escape_markdown(_verdict(result)), ""]
     lines += [escape_markdown(line) + "\n" for line in _signed(result)]
+    lines += [f"**Warning:** {escape_markdown(line)}\n" for line in unchecked_lines(result.unchecked)]
     if html is not None:
         lines += [f"Run view: [{escape_markdown(html)}]({_link(html)})", ""]
     if result.findings:

@@ -1,5 +1,16 @@
 """``evidence-rank gate``: fail CI when a memory write is not what the selection permits (SPEC §8),
-or when the report was not ranked with the pinned policy (``ranking.checking.policy``)."""
+when the bundle was not curated against the base's memory, or when the report was not ranked
+with the pinned policy (``ranking.checking.policy``).
+
+The steps, in order; each refusal comes before any later file is read:
+
+1. the command line: ``--memory-before`` or an explicit ``--skip-base-check``;
+2. the pinned policy and the trust file (usage errors, exit 2);
+3. the bundle, and its signature under ``--trust`` (exit 3, 4);
+4. the base: the bundle's ``memory`` must be the base's (``base_mismatch``);
+5. the report: replayed from the bundle (exit 4), its config pinned (``config_mismatch``);
+6. memory-after, compared with the memory the selection permits, unless 4 or 5 found something.
+"""
 
 from __future__ import annotations
 
@@ -16,7 +27,7 @@ from curator_io.files import read_bytes
 from curator_io.jsonio import parse_json
 from curator_io.report_model import ranking_report_of
 from ranking.checking.apply import apply_selection
-from ranking.checking.gate import compare_memory, policy_result, selected_edits
+from ranking.checking.gate import base_mismatch, compare_memory, policy_result, selected_edits
 from ranking.checking.policy import config_mismatches
 from ranking.checking.verification import replay_report
 from ranking.cli.collector import collector_off
@@ -43,12 +54,26 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "Exits 1 and lists every instruction added, changed or removed that the selection does not account "
         "for, and every selected edit that is missing. MEMORY is a memory object: "
         '{"version": INT, "instructions": [...]}. '
-        "The report must have been ranked with the pinned policy (--config, default the SPEC §2 defaults): "
-        "each config member that differs is a config_mismatch finding, and MEMORY is then not compared.",
+        "The bundle must have been curated against the base's memory (--memory-before): otherwise a "
+        "base_mismatch finding. The report must have been ranked with the pinned policy (--config, default "
+        "the SPEC §2 defaults): each config member that differs is a config_mismatch finding. After either, "
+        "MEMORY is not compared.",
     )
     p.add_argument("--bundle", required=True, metavar="BUNDLE", help="the curator-bundle-v1 JSON file")
     p.add_argument("--report", required=True, metavar="REPORT", help="the evidence-ranking-v1 report of BUNDLE")
     p.add_argument("--memory-after", required=True, metavar="MEMORY", help="the memory object the Writer produced")
+    p.add_argument(
+        "--memory-before",
+        metavar="BASE",
+        help="the memory object on the base branch, the one the change is applied to: the bundle's memory must "
+        "be exactly it, so an old signed bundle cannot roll memory back. Required unless --skip-base-check",
+    )
+    p.add_argument(
+        "--skip-base-check",
+        action="store_true",
+        help="do not check the bundle's memory against the base (a local check, such as pre-commit, that has no "
+        "base): every run says so, and a pass then says nothing about rollback",
+    )
     p.add_argument(
         "--config",
         metavar="POLICY",
@@ -94,7 +119,7 @@ def refusal_json(error: dict[str, str | None], source: str | None, exit_code: in
     has no way to carry it."""
     shown = {name: None if value is None else g.printable(value) for name, value in error.items()}
     file = None if source is None else g.printable(source)
-    return canon({"passed": False, "error": {**shown, "file": file, "exit_code": exit_code}}) + b"\n"
+    return g.log_safe_json(canon({"passed": False, "error": {**shown, "file": file, "exit_code": exit_code}})) + b"\n"
 
 
 def _error_summary(e: EvidenceRankError) -> str:
@@ -116,24 +141,55 @@ def usage_refused(argv: Sequence[str], message: str) -> None:
         write_stdout(refusal_json(error.to_json(), None, error.exit_code))
 
 
+class BaseMissing(ConfigError):
+    """``gate`` without ``--memory-before`` or ``--skip-base-check``."""
+
+    def diagnostics(self) -> str:
+        return (
+            "Read the memory from the base branch, e.g. git show origin/main:agent/memory.json > base.json, "
+            "and pass --memory-before base.json (docs/gate.md)."
+        )
+
+
+def _unchecked(args: argparse.Namespace) -> tuple[str, ...]:
+    """What this run does not check (``ranking.checking.gate.UNCHECKED``), said in every format."""
+    return tuple(
+        name for name, skipped in (("signature", args.trust is None), ("base", args.skip_base_check)) if skipped
+    )
+
+
 def _gate(args: argparse.Namespace) -> int:
     if args.html is not None and args.format != "github":
         raise ConfigError(
             "usage.invalid_option", "--html links the page from the GitHub step summary: use --format github"
         )
-    pinned = read_config(args.config)
+    if args.memory_before is None and not args.skip_base_check:  # 1.
+        raise BaseMissing(
+            "usage.invalid_option",
+            "gate needs --memory-before BASE, the memory on the base branch: without it an old signed bundle "
+            "could roll memory back (--skip-base-check skips the check, and says so)",
+        )
+    if args.memory_before is not None and args.skip_base_check:
+        raise ConfigError("usage.invalid_option", "--skip-base-check contradicts --memory-before: give one of them")
+    pinned = read_config(args.config)  # 2.
     trust = read_trust(args)
-    bundle = read_bundle(args.bundle)
+    bundle = read_bundle(args.bundle)  # 3.
     # Only the bundle's signature is checked: every path below replays the report from this bundle
     # (SPEC §8), so a report, signed or not, passes only as the signed bundle's own.
     signer = check_signed(trust, args, path=args.bundle, kind="bundle", digest=bundle.input_digest)
-    report = read_report(args.report)
+    stale = None
+    if args.memory_before is not None:  # 4.
+        try:
+            stale = base_mismatch(bundle.memory, parse_json(read_bytes(args.memory_before)))
+        except InputError as e:
+            raise e.in_file(args.memory_before) from e
+    report = read_report(args.report)  # 5.
     mismatches = config_mismatches(report, pinned)
-    if mismatches:
-        # A forged report is refused (exit 4) before its policy is discussed.
+    if mismatches or stale is not None:
+        # A forged report is refused (exit 4) before its policy or its base is discussed.
         replay_report(bundle, report)
-        result = policy_result(mismatches)
-    else:
+        result = policy_result(mismatches, stale)
+    else:  # 6.
         permitted = apply_selection(bundle, report)  # report.tampered unless the report is this bundle's
         try:
             actual = parse_json(read_bytes(args.memory_after))
@@ -142,11 +198,11 @@ def _gate(args: argparse.Namespace) -> int:
             result = compare_memory(permitted, actual, bundle.memory, edits)
         except InputError as e:
             raise e.in_file(args.memory_after) from e
-    result = dataclasses.replace(result, signer=signer)
+    result = dataclasses.replace(result, signer=signer, unchecked=_unchecked(args))
     if args.format == "json":
         write_stdout(render_json(result) + b"\n")
     elif args.format == "github":
-        emit(render_github(result, file=args.memory_after, report_file=args.report))
+        emit(render_github(result, file=args.memory_after, report_file=args.report, base_file=args.memory_before))
         _append_summary(os.environ.get("GITHUB_STEP_SUMMARY"), render_step_summary(result, args.html))
     else:
         emit(render_text(result))

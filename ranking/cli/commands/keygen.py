@@ -11,7 +11,7 @@ import argparse
 from pathlib import Path
 
 from curator_io.errors import ConfigError
-from ranking.cli.output import emit, flush_stdout
+from ranking.cli.output import StdoutUnwritable, emit, flush_stdout
 from ranking.running.outputs import write_file
 
 __all__ = ["register", "run"]
@@ -32,18 +32,35 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from curator_io.private_keys import generate_private_key, load_private_key
+    from curator_io.trust import parse_trust, signer_fault
 
-    if args.name is not None and not args.name.isprintable():
-        raise ConfigError("usage.invalid_option", "--name holds a character a terminal would act on")
+    if args.name is not None and (fault := signer_fault("sha256:" + "0" * 64, args.name)) is not None:
+        raise ConfigError("usage.invalid_option", f"--name cannot name a key in a trust file: {fault}")
     pem = generate_private_key(args.type)
     public = load_private_key(pem).public
+    line = " ".join(x for x in (public.keyid, public.openssh, args.name) if x)
+    # The line must be one every later command reads back as this key and this name.
+    (read,) = parse_trust(line.encode("utf-8"), "keygen").keys.items()
+    if read != (public.keyid, (public, args.name)):
+        raise ConfigError(
+            "usage.invalid_option",
+            "--name would read back from a trust file changed: a trust file keeps one space "
+            "between words, and none before or after",
+        )
     write_file(args.out, pem, mode=0o600, replace=False)
     try:
-        emit(" ".join(x for x in (public.keyid, public.openssh, args.name) if x))
+        emit(line)
         flush_stdout()
-    except BaseException:
+    except BaseException as e:
         # The key is this run's own (replace=False): without its trust line nobody can trust it,
         # and a rerun would refuse to replace it, so it goes too.
         Path(args.out).unlink(missing_ok=True)
+        if isinstance(e, BrokenPipeError):
+            # Not the reader's choice to stop reading, as for `score | head`: the line is lost.
+            raise StdoutUnwritable(
+                "usage.unwritable",
+                f"cannot write the trust line to standard output: the reader went away; {args.out} was removed",
+                pointer="",
+            ) from e
         raise
     return 0

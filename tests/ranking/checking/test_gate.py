@@ -19,7 +19,7 @@ from ranking.checking.gate import KINDS, compare_memory
 from ranking.cli import main
 from ranking.pipeline import rank
 from ranking.views.gate import render_github, render_step_summary, render_text
-from tests.conftest import PARITY, run_main
+from tests.conftest import PARITY, base_of, run_main
 
 REPLACE_AND_ADD = PARITY / "069-rank-conflict-same-key-different-text"
 REMOVE = PARITY / "071-rank-identical-op-is-not-a-conflict"
@@ -211,12 +211,28 @@ def _write(tmp_path: Path, doc: Any, name: str = "memory.json") -> Path:
     return path
 
 
+#: What every gate run without --trust says before its verdict, in text.
+UNSIGNED = (
+    "warning: not checked: who signed the bundle (no --trust), so anyone who can edit the change can invent "
+    "evidence and reseal it"
+)
+
+
 def _gate(
     capsys: pytest.CaptureFixture[str], case: Path, memory: Path, *extra: str, report: Path | None = None
 ) -> tuple[int, str, str]:
     report = report or case / "expected.report.json"
     return run_main(
-        capsys, "gate", "--bundle", case / "bundle.json", "--report", report, "--memory-after", memory, *extra
+        capsys,
+        "gate",
+        "--bundle",
+        case / "bundle.json",
+        "--report",
+        report,
+        "--memory-after",
+        memory,
+        *base_of(case / "bundle.json"),
+        *extra,
     )
 
 
@@ -228,7 +244,9 @@ def test_the_gate_passes_when_memory_after_is_what_apply_prints(
     assert main(["apply", str(case / "bundle.json"), str(case / "expected.report.json"), "--out", str(memory)]) == 0
     rc, out, _ = _gate(capsys, case, memory)
     assert rc == 0
-    assert out.startswith("gate passed: memory-after is exactly what the selection permits")
+    warning, verdict = out.splitlines()
+    assert warning == UNSIGNED
+    assert verdict.startswith("gate passed: memory-after is exactly what the selection permits")
 
 
 def test_the_gate_fails_on_an_extra_write(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -238,6 +256,7 @@ def test_the_gate_fails_on_an_extra_write(tmp_path: Path, capsys: pytest.Capture
     assert rc == 1
     assert out.splitlines() == [
         "unexpected_addition  /instructions/2  instruction 'zz-unreviewed' was added, but no selected proposal adds it",
+        UNSIGNED,
         "gate failed: 1 finding(s) (1 unexpected_addition)",
     ]
 
@@ -261,6 +280,7 @@ def test_the_gate_fails_on_a_missing_write(tmp_path: Path, capsys: pytest.Captur
     assert out.splitlines() == [
         "missing_edit  /instructions  the selected add of 'test:dockerflaky-1' (p/seed-9) is missing: "
         "memory-after does not have it",
+        UNSIGNED,
         "gate failed: 1 finding(s) (1 missing_edit)",
     ]
 
@@ -341,7 +361,10 @@ def test_the_github_format_passes_with_a_notice_and_writes_no_summary_when_unset
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
     rc, out, _ = _gate(capsys, REPLACE_AND_ADD, REPLACE_AND_ADD / "expected.apply.json", "--format", "github")
     assert rc == 0
-    assert out.startswith("::notice title=evidence-rank gate::gate passed")
+    warning, notice, verdict = out.splitlines()
+    assert warning == "::warning title=evidence-rank gate::" + UNSIGNED.removeprefix("warning: ")
+    assert notice.startswith("::notice title=evidence-rank gate::gate passed")
+    assert verdict.startswith("gate passed")
     assert list(tmp_path.iterdir()) == []
 
 
@@ -390,6 +413,7 @@ def test_the_gate_refuses_a_malformed_bundle(tmp_path: Path, capsys: pytest.Capt
             str(OTHER / "expected.report.json"),
             "--memory-after",
             str(OTHER / "expected.apply.json"),
+            "--skip-base-check",
         ]
     )
     assert rc == 3
@@ -422,6 +446,7 @@ LOOSE = {"threshold": 0, "min_lineages": 1}
 LOOSE_FINDINGS = [
     "config_mismatch  /config/min_lineages  config member 'min_lineages' is 1 in the report; the pinned policy has 2",
     "config_mismatch  /config/threshold  config member 'threshold' is 0 in the report; the pinned policy has 40",
+    UNSIGNED,
     "gate failed: 2 finding(s) (2 config_mismatch); the report was not ranked with the pinned policy, "
     "so memory-after was not compared",
 ]
@@ -464,7 +489,7 @@ def test_a_report_ranked_with_the_pinned_config_passes_the_gate(
     policy = _write(tmp_path, LOOSE, "policy.json")
     rc, out, _ = _gate(capsys, MIXED, memory, "--config", str(policy), report=report)
     assert rc == 0
-    assert out.startswith("gate passed: memory-after is exactly what the selection permits")
+    assert out.splitlines()[-1].startswith("gate passed: memory-after is exactly what the selection permits")
 
 
 def test_an_explicit_policy_of_the_defaults_passes_a_report_ranked_with_the_defaults(
@@ -473,7 +498,7 @@ def test_an_explicit_policy_of_the_defaults_passes_a_report_ranked_with_the_defa
     policy = _write(tmp_path, {"threshold": 40, "min_lineages": 2}, "policy.json")
     rc, out, _ = _gate(capsys, REPLACE_AND_ADD, REPLACE_AND_ADD / "expected.apply.json", "--config", str(policy))
     assert rc == 0
-    assert out.startswith("gate passed")
+    assert out.splitlines()[-1].startswith("gate passed")
 
 
 def test_a_stricter_pinned_policy_fails_a_report_ranked_with_the_defaults(
@@ -533,6 +558,7 @@ def test_config_mismatches_in_github_format_annotate_the_report_and_fill_the_sum
         "the pinned policy has 2 (/config/min_lineages)",
         f"::error file={report},title=evidence-rank gate::config member 'threshold' is 0 in the report; "
         "the pinned policy has 40 (/config/threshold)",
+        "::warning title=evidence-rank gate::" + UNSIGNED.removeprefix("warning: "),
         LOOSE_FINDINGS[-1],
     ]
     text = summary.read_text(encoding="utf-8")

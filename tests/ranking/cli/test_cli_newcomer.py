@@ -12,7 +12,7 @@ import pytest
 
 from curator_io import canon, parse_json
 from ranking.cli import main, version_line
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, base_of
 
 EXAMPLE = FIXTURES / "example.json"
 
@@ -124,7 +124,8 @@ def memory(tmp_path: Path, scored: Path) -> Path:
 
 
 def gate(scored: Path, memory: Path) -> list[str]:
-    return ["gate", "--bundle", str(EXAMPLE), "--report", str(scored / "report.json"), "--memory-after", str(memory)]
+    report = str(scored / "report.json")
+    return ["gate", "--bundle", str(EXAMPLE), "--report", report, "--memory-after", str(memory), *base_of(EXAMPLE)]
 
 
 def test_a_memory_version_of_the_wrong_type_is_an_input_error_not_a_finding(memory: Path, scored: Path, capsys):

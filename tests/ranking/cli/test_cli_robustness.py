@@ -63,7 +63,7 @@ def huge(tmp_path: Path) -> Path:
         (["score", str(EXAMPLE), "--config", "{huge}", "--out-dir", "{tmp}/o"], "config.invalid", 2),
         (["score", str(EXAMPLE), "--validation", "{huge}", "--out-dir", "{tmp}/o"], "input.malformed_json", 3),
         (
-            ["gate", "--bundle", str(EXAMPLE), "--report", "{report}", "--memory-after", "{huge}"],
+            ["gate", "--bundle", str(EXAMPLE), "--report", "{report}", "--memory-after", "{huge}", "--skip-base-check"],
             "input.malformed_json",
             3,
         ),

@@ -23,7 +23,7 @@ import pytest
 from curator_io import canon, parse_json
 from curator_io.sealing import seal_bundle
 from curator_io.trust import parse_trust
-from tests.conftest import FIXTURES, REPO, run_main
+from tests.conftest import FIXTURES, REPO, base_of, run_main
 from tests.signing import key_pem, payload_of, signing_key, trust_file
 
 CURATOR = signing_key("curator")
@@ -67,7 +67,9 @@ def _score_and_apply(capsys: pytest.CaptureFixture[str], bundle: Path) -> tuple[
 
 def _gate(capsys: pytest.CaptureFixture[str], bundle: Path, *extra: str | Path) -> tuple[int, str, str]:
     report, memory = _score_and_apply(capsys, bundle)
-    return run_main(capsys, "gate", "--bundle", bundle, "--report", report, "--memory-after", memory, *extra)
+    return run_main(
+        capsys, "gate", "--bundle", bundle, "--report", report, "--memory-after", memory, *base_of(bundle), *extra
+    )
 
 
 # -- the forged-and-resealed example ---------------------------------------------------------------
@@ -138,6 +140,7 @@ def test_a_report_of_the_forged_bundle_signed_by_the_curator_cannot_pass_a_gate_
     forged_report, memory = _score_and_apply(capsys, ci / "forged.json")
     assert run_main(capsys, "sign", forged_report, "--key", ci / "curator.key")[0] == 0
     argv = ("--report", forged_report, "--memory-after", memory, "--trust", ci / "trusted-signers")
+    argv += base_of(ci / "bundle.json")
 
     rc, _, err = run_main(capsys, "gate", "--bundle", ci / "bundle.json", *argv)
 

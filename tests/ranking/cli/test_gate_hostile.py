@@ -19,13 +19,13 @@ import pytest
 from curator_io import canon, seal
 from ranking.checking.gate import compare_memory
 from ranking.views.gate import render_github, render_text
-from tests.conftest import PARITY, REPO
+from tests.conftest import PARITY, REPO, base_of
 
 CASE = PARITY / "069-rank-conflict-same-key-different-text"
 FORGED = "x\n::error::forged"
 KEY = "</details>\n# pwned <img src=x onerror=alert(1)> | `code` *bold*"
 #: The gate's own workflow commands: an error annotation (on a file or not) or the passing notice.
-OURS = re.compile(r"::(error|notice) (file=[^\n]*,)?title=evidence-rank gate(%3A [a-z_.]+)?::")
+OURS = re.compile(r"::(error|warning|notice) (file=[^\n]*,)?title=evidence-rank gate(%3A [a-z_.]+)?::")
 
 
 def _run(*argv: str | bytes, summary: Path | None = None) -> subprocess.CompletedProcess[bytes]:
@@ -42,8 +42,11 @@ def _lines(proc: subprocess.CompletedProcess[bytes]) -> list[str]:
 
 
 def _assert_no_forged_command(proc: subprocess.CompletedProcess[bytes]) -> None:
+    """No line holds a workflow command but the gate's own: ``::`` at the start (after the spaces
+    the runner trims), or the legacy ``##[`` anywhere."""
     for line in _lines(proc):
-        assert not line.startswith("::") or OURS.match(line), line
+        assert not line.lstrip().startswith("::") or OURS.match(line), line
+        assert "##[" not in line, line
 
 
 def _hostile_memory(tmp_path: Path, name: str = FORGED + ".json") -> Path:
@@ -64,6 +67,7 @@ def _gate(memory: Path | str, *extra: str, bundle: Path | str = CASE / "bundle.j
         str(CASE / "expected.report.json"),
         "--memory-after",
         str(memory),
+        *base_of(CASE / "bundle.json"),
         *extra,
         summary=summary,
     )
@@ -76,7 +80,7 @@ def test_findings_on_hostile_keys_and_a_hostile_file_name_forge_no_workflow_comm
     assert proc.returncode == 1, proc.stderr
     _assert_no_forged_command(proc)
     if fmt == "github":
-        assert sum(1 for line in _lines(proc) if OURS.match(line)) == 2  # the member and the key
+        assert sum(1 for line in _lines(proc) if OURS.match(line) and "::error " in line) == 2  # the member, the key
     if fmt == "json":
         assert len(proc.stdout.splitlines()) == 1
         assert {f["key"] for f in json.loads(proc.stdout)["findings"]} == {None, KEY}
@@ -128,6 +132,7 @@ def test_error_lines_and_console_logs_keep_a_hostile_name_on_one_line(tmp_path: 
         str(CASE / "expected.report.json"),
         "--memory-after",
         str(bundle),
+        "--skip-base-check",
         "--format",
         fmt,
     )
@@ -149,6 +154,7 @@ def test_gate_json_prints_one_document_for_a_file_name_that_is_not_utf8(tmp_path
         os.fsencode(CASE / "expected.report.json"),
         b"--memory-after",
         bundle,
+        b"--skip-base-check",
         b"--format",
         b"json",
     )
@@ -294,6 +300,7 @@ def test_a_full_disk_leaves_the_step_summary_as_the_earlier_steps_wrote_it(tmp_p
     proc = subprocess.run(
         [sys.executable, "-m", "ranking.cli", "gate", "--bundle", str(CASE / "bundle.json"), "--report"]
         + [str(CASE / "expected.report.json"), "--memory-after", str(CASE / "expected.apply.json")]
+        + list(base_of(CASE / "bundle.json"))
         + ["--format", "github"],
         cwd=REPO,
         capture_output=True,

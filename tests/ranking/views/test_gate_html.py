@@ -10,7 +10,7 @@ import pytest
 from ranking.checking.gate import GateResult
 from ranking.cli import main
 from ranking.views.gate import render_step_summary
-from tests.conftest import PARITY
+from tests.conftest import PARITY, base_of
 
 CASE = PARITY / "003-empty-proposals"
 
@@ -44,6 +44,7 @@ def _gate(tmp_path: Path, *extra: str) -> int:
             str(CASE / "expected.report.json"),
             "--memory-after",
             str(memory),
+            *base_of(CASE / "bundle.json"),
             *extra,
         ]
     )
