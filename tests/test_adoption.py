@@ -57,10 +57,11 @@ def _yaml_block(doc: Path, first_line: str) -> str:
     return str(block)
 
 
-def _scratch_gated_files(root: Path, *, extra_instruction: bool = False) -> None:
+def _scratch_gated_files(root: Path, *, extra_instruction: bool = False) -> Path:
     """The files a gated repository holds: a bundle signed by the Curator's key, its report ranked
     under POLICY, the memory the selection permits (with one instruction it does not, if asked),
-    the policy and the trust file that lists the Curator's key."""
+    the policy and the trust file that lists the Curator's key. Returns the memory on the base
+    branch, the bundle's own, in a file beside the checkout (where the workflow reads it to)."""
     (root / "curator").mkdir(parents=True)
     (root / "agent").mkdir()
     (root / ".evidence-rank").mkdir()
@@ -79,6 +80,9 @@ def _scratch_gated_files(root: Path, *, extra_instruction: bool = False) -> None
         doc = json.loads(memory.read_bytes())
         doc["instructions"].append({**doc["instructions"][0], "key": "unreviewed.rule", "text": "Never run tests."})
         memory.write_text(json.dumps(doc))
+    base = root.parent / f"{root.name}-memory-before.json"
+    base.write_text(json.dumps(json.loads(bundle.read_bytes())["memory"]))
+    return base
 
 
 def _expand(text: str, context: dict[str, str]) -> str:
@@ -168,73 +172,141 @@ def test_make_wheel_builds_the_wheel_the_readme_installs(tmp_path: Path) -> None
     assert built == [wheel, wheel.replace("-py3-none-any.whl", ".tar.gz")]
 
 
+GIVEN = {"bundle": "curator/bundle.json", "report": "curator/report.json", "memory-after": "agent/memory.json"}
+TRUSTED = {"config": ".evidence-rank/policy.json", "trust": ".evidence-rank/trusted-signers"}
+
+
 def test_the_action_installs_the_tool_from_its_own_checkout_and_gates(tmp_path: Path) -> None:
     workspace = tmp_path / "workspace"
-    _scratch_gated_files(workspace)
+    base = _scratch_gated_files(workspace)
     runner = Runner(tmp_path, workspace)
     action = source_copy(tmp_path / "action")
-    given = {"bundle": "curator/bundle.json", "report": "curator/report.json", "memory-after": "agent/memory.json"}
 
-    trusted = {"config": ".evidence-rank/policy.json", "trust": ".evidence-rank/trusted-signers"}
-    assert runner.use_action(action, {**given, **trusted}) == 0, runner.output
+    assert runner.use_action(action, {**GIVEN, **TRUSTED, "memory-before": str(base)}) == 0, runner.output
     assert "gate passed" in runner.output[-1]
     assert "Curator CI" in runner.output[-1]  # the signer, named in the annotations
+    assert "::warning" not in runner.output[-1]  # every check ran
     assert "gate passed" in runner.summary.read_text()
     # Installed in the runner's Python, from the action's checkout, not from this one.
     assert list((runner.python.parent / "lib").glob("python3.*/site-packages/ranking/__init__.py"))
 
     # format and config as the action's defaults give them: github annotations, the SPEC §2 defaults.
-    _scratch_gated_files(tmp_path / "bad", extra_instruction=True)
+    bad_base = _scratch_gated_files(tmp_path / "bad", extra_instruction=True)
     runner.workspace = tmp_path / "bad"
+    given = {**GIVEN, "trust": TRUSTED["trust"], "memory-before": str(bad_base)}
     assert runner.use_action(action, given) == 1
     assert "::error file=agent/memory.json" in runner.output[-1]
 
 
 def test_the_action_with_a_trust_file_refuses_a_bundle_the_curator_did_not_sign(tmp_path: Path) -> None:
     workspace = tmp_path / "workspace"
-    _scratch_gated_files(workspace)
+    base = _scratch_gated_files(workspace)
     (workspace / "curator" / "bundle.json.intoto.json").unlink()  # unsigned, as a forger's bundle would be
     runner = Runner(tmp_path, workspace)
     action = source_copy(tmp_path / "action")
-    given = {"bundle": "curator/bundle.json", "report": "curator/report.json", "memory-after": "agent/memory.json"}
+    given = {**GIVEN, "memory-before": str(base)}
 
     assert runner.use_action(action, {**given, "trust": ".evidence-rank/trusted-signers"}) == 4
     assert "signature.unsigned" in runner.output[-1]
-    assert runner.use_action(action, given) == 0, runner.output  # the same files, no trust asked: it passes
 
 
-def test_an_input_with_shell_syntax_reaches_gate_as_a_path_and_runs_nothing(tmp_path: Path) -> None:
+def test_the_action_refuses_to_gate_unsigned_unless_told_and_then_warns(tmp_path: Path) -> None:
+    workspace = tmp_path / "workspace"
+    base = _scratch_gated_files(workspace)
+    (workspace / "curator" / "bundle.json.intoto.json").unlink()
+    runner = Runner(tmp_path, workspace)
+    action = source_copy(tmp_path / "action")
+    given = {**GIVEN, "memory-before": str(base)}
+
+    assert runner.use_action(action, given) == 2  # no trust: refused before the gate runs
+    assert "::error title=evidence-rank gate::trust is empty" in runner.output[-1]
+    for fmt in ("github", "text"):
+        assert runner.use_action(action, {**given, "allow-unsigned": "true", "format": fmt}) == 0, runner.output
+        warnings = [line for line in runner.output[-1].splitlines() if line.startswith("::warning ")]
+        assert len(warnings) == 1 and ("signature" in warnings[0] or "signed" in warnings[0])
+    assert runner.use_action(action, {**given, "allow-unsigned": "yes"}) == 2  # not a boolean: refused
+
+
+def test_the_action_refuses_to_gate_without_a_base_unless_told_and_then_warns(tmp_path: Path) -> None:
     workspace = tmp_path / "workspace"
     _scratch_gated_files(workspace)
     runner = Runner(tmp_path, workspace)
     action = source_copy(tmp_path / "action")
-    given = {"bundle": "curator/bundle.json", "report": "curator/report.json"}
+    given = {**GIVEN, **TRUSTED}
+
+    assert runner.use_action(action, given) == 2
+    assert "::error title=evidence-rank gate::memory-before is empty" in runner.output[-1]
+    assert runner.use_action(action, {**given, "skip-base-check": "true"}) == 0, runner.output
+    (warning,) = [line for line in runner.output[-1].splitlines() if line.startswith("::warning ")]
+    assert "--skip-base-check" in warning
+
+
+def test_nothing_the_checkout_adds_can_stand_in_for_the_action(tmp_path: Path) -> None:
+    """A pull request adds packages named like the gate, its library and pip, and a sitecustomize,
+    each of which would print a pass; the action's steps still install and run the real gate, which
+    refuses the forged (unsigned) bundle."""
+    workspace = tmp_path / "workspace"
+    base = _scratch_gated_files(workspace)
+    (workspace / "curator" / "bundle.json.intoto.json").unlink()
+    fake = "import sys; print('gate passed: shadowed'); sys.exit(0)\n"
+    for package in ("ranking", "curator_io", "validator", "pip"):
+        (workspace / package).mkdir()
+        (workspace / package / "__init__.py").write_text(fake)
+        (workspace / package / "__main__.py").write_text(fake)
+    (workspace / "ranking" / "cli.py").write_text(fake)
+    (workspace / "sitecustomize.py").write_text(fake)
+    (workspace / "usercustomize.py").write_text(fake)
+    runner = Runner(tmp_path, workspace)
+    runner.env["PYTHONPATH"] = str(workspace)  # even an environment that points at the checkout
+    action = source_copy(tmp_path / "action")
+    given = {**GIVEN, **TRUSTED, "memory-before": str(base)}
+
+    assert runner.use_action(action, given) == 4, runner.output
+    assert "signature.unsigned" in runner.output[-1]
+    assert not any("shadowed" in out for out in runner.output)
+    assert list((runner.python.parent / "lib").glob("python3.*/site-packages/ranking/checking/gate.py"))
+
+
+def test_an_input_with_shell_syntax_reaches_gate_as_a_path_and_runs_nothing(tmp_path: Path) -> None:
+    workspace = tmp_path / "workspace"
+    base = _scratch_gated_files(workspace)
+    runner = Runner(tmp_path, workspace)
+    action = source_copy(tmp_path / "action")
+    given = {"bundle": "curator/bundle.json", "report": "curator/report.json", "memory-before": str(base)}
+    given |= {"trust": TRUSTED["trust"]}
 
     assert runner.use_action(action, {**given, "memory-after": "$(touch pwned).json", "format": "text"}) == 2
     assert "$(touch pwned).json" in runner.output[-1]
     assert not (workspace / "pwned").exists()
 
 
-def test_the_documented_workflow_runs_as_written_on_a_pull_request(tmp_path: Path) -> None:
+def _documented_workflow_on_a_pull_request(tmp_path: Path, *, base_moved_on: bool = False) -> tuple[Runner, int]:
+    """docs/gate.md's workflow, run as written on a pull request. The base branch holds the policy,
+    the trust file and the agent's memory; the pull request adds a signed curator run and the
+    memory it permits, loosens its own copy of the policy and lists its own key, neither of which
+    the workflow may use. With ``base_moved_on``, main's memory took one more instruction after the
+    Curator's run: the pull request replays an old, genuinely signed bundle."""
     workflow = yaml.safe_load(_yaml_block(REPO / "docs" / "gate.md", "# .github/workflows/memory-gate.yml"))
     assert workflow[True] == ["pull_request"]  # YAML 1.1 reads the key `on` as true
-    # The base branch holds the policy; the pull request adds the gated files and loosens its own copy
-    # of the policy, which the workflow must not use (the report was ranked under the base's).
     origin = tmp_path / "origin"
     origin.mkdir()
     _git(origin, "init", "-q")
     (origin / ".evidence-rank").mkdir()
     (origin / ".evidence-rank" / "policy.json").write_text(json.dumps(POLICY))
     (origin / ".evidence-rank" / "trusted-signers").write_bytes(trust_file((signing_key("curator"), "Curator CI")))
+    base = json.loads(_scratch_gated_files(tmp_path / "gated").read_bytes())
+    if base_moved_on:
+        base["version"] += 5
+        base["instructions"].append({**base["instructions"][0], "key": "zz.newer", "text": "Lint first."})
+    (origin / "agent").mkdir()
+    (origin / "agent" / "memory.json").write_text(json.dumps(base, indent=2))
     _git(origin, "add", "-A")
-    _git(origin, "commit", "-qm", "the policy and the trust file")
+    _git(origin, "commit", "-qm", "the policy, the trust file and the memory")
     _git(origin, "checkout", "-qb", "pr")
-    _scratch_gated_files(tmp_path / "gated")
     for name in ("curator/bundle.json", "curator/bundle.json.intoto.json", "curator/report.json", "agent/memory.json"):
         (origin / name).parent.mkdir(exist_ok=True)
         (origin / name).write_bytes((tmp_path / "gated" / name).read_bytes())
     (origin / ".evidence-rank" / "policy.json").write_text(json.dumps({"threshold": 0, "min_lineages": 1}))
-    # ...and lists its own key, which the workflow must not trust either.
     (origin / ".evidence-rank" / "trusted-signers").write_bytes(trust_file((signing_key("attacker"), "anyone")))
     _git(origin, "add", "-A")
     _git(origin, "commit", "-qm", "a curator run, and a looser policy")
@@ -244,7 +316,7 @@ def test_the_documented_workflow_runs_as_written_on_a_pull_request(tmp_path: Pat
     runner.env["GITHUB_BASE_REF"] = "main"
     action = source_copy(tmp_path / "action")
 
-    ran = []
+    ran, code = [], 0
     for step in workflow["jobs"]["gate"]["steps"]:
         uses = step.get("uses", "")
         if uses.startswith("actions/checkout@"):
@@ -253,16 +325,34 @@ def test_the_documented_workflow_runs_as_written_on_a_pull_request(tmp_path: Pat
             assert step["with"]["python-version"] == f"{sys.version_info.major}.{sys.version_info.minor}"
         elif uses:
             assert uses == "OWNER/evidence-rank@<commit-sha>"
-            assert runner.use_action(action, step["with"]) == 0, runner.output
+            code = runner.use_action(action, step["with"])
         else:
             assert runner.run_step(step, runner.context) == 0, runner.output
         ran.append(step.get("name") or uses)
 
-    assert ran == ["actions/checkout@v4", "actions/setup-python@v5", "pinned policy", "evidence-rank gate"]
+    assert ran == ["actions/checkout@v4", "actions/setup-python@v5", "from the base branch", "evidence-rank gate"]
     assert json.loads((runner.temp / "policy.json").read_text()) == POLICY
     assert "Curator CI" in (runner.temp / "trusted-signers").read_text()
+    assert json.loads((runner.temp / "memory-before.json").read_text()) == base
+    return runner, code
+
+
+def test_the_documented_workflow_runs_as_written_on_a_pull_request(tmp_path: Path) -> None:
+    runner, code = _documented_workflow_on_a_pull_request(tmp_path)
+    assert code == 0, runner.output
     assert "gate passed" in runner.output[-1]
+    assert "::warning" not in runner.output[-1]
     assert "gate passed" in runner.summary.read_text()
+
+
+def test_the_documented_workflow_refuses_an_old_signed_bundle_replayed_after_the_base_moved_on(
+    tmp_path: Path,
+) -> None:
+    runner, code = _documented_workflow_on_a_pull_request(tmp_path, base_moved_on=True)
+    assert code == 1, runner.output
+    assert "base_mismatch" in runner.summary.read_text()
+    assert "the bundle was curated against memory version 7" in runner.output[-1]
+    assert "the base is version 12" in runner.output[-1]
 
 
 def test_the_documented_pre_commit_config_runs_the_hook_at_a_commit(tmp_path: Path) -> None:

@@ -267,7 +267,10 @@ def test_ledger_verify_findings_from_a_crafted_ledger_forge_no_command(tmp_path:
     assert _sh("score", EXAMPLE, "--out-dir", tmp_path / "out", "--ledger", ledger, "-q").returncode == 0
     db = sqlite3.connect(ledger)
     with db:  # a ledger merged from elsewhere, its stored texts chosen by whoever wrote it
-        db.execute("UPDATE decisions SET proposal = ?, reasons = ?", (INJECTED, json.dumps([{"code": INJECTED, "subject": None}])))
+        db.execute(
+            "UPDATE decisions SET proposal = ?, reasons = ?",
+            (INJECTED, json.dumps([{"code": INJECTED, "subject": None}])),
+        )
     db.close()
     history = ["history", "--proposal", INJECTED]
     for command in (["verify"], history, ["notes"], [*history, "--format", "json"], ["export"]):
