@@ -100,7 +100,7 @@ def _checked(algorithm: str, raw: bytes) -> PublicKey:
     return PublicKey(algorithm, raw)
 
 
-# Curve constants: Ed25519 (RFC 8032 §5.1), P-256 (SEC 2 §2.4.2, FIPS 186-4 D.1.2.3).
+# Curve constants: Ed25519 (RFC 8032 §5.1), P-256 (SEC 2 section 2.4.2, FIPS 186-4 D.1.2.3).
 _ED_P = 2**255 - 19
 _ED_D = -121665 * pow(121666, -1, _ED_P) % _ED_P
 _P256_P = 2**256 - 2**224 + 2**192 + 2**96 - 1
@@ -157,7 +157,7 @@ def _ed25519_double(point: tuple[int, int, int, int]) -> tuple[int, int, int, in
 
 
 def _p256_weakness(raw: bytes) -> str | None:
-    """Why an uncompressed SEC 1 point is not a P-256 public key (SEC 1 §3.2.2.1), or None."""
+    """Why an uncompressed SEC 1 point is not a P-256 public key (SEC 1 section 3.2.2.1), or None."""
     p = _P256_P
     x, y = int.from_bytes(raw[1:33], "big"), int.from_bytes(raw[33:], "big")
     if x >= p or y >= p:

@@ -34,10 +34,10 @@ def run(args: argparse.Namespace) -> int:
     from curator_io.private_keys import generate_private_key, load_private_key
     from curator_io.trust import parse_trust, signer_fault
 
-    if args.name is not None and (fault := signer_fault("sha256:" + "0" * 64, args.name)) is not None:
-        raise ConfigError("usage.invalid_option", f"--name cannot name a key in a trust file: {fault}")
     pem = generate_private_key(args.type)
     public = load_private_key(pem).public
+    if args.name is not None and (fault := signer_fault(public.keyid, args.name)) is not None:
+        raise ConfigError("usage.invalid_option", f"--name cannot name a key in a trust file: {fault}")
     line = " ".join(x for x in (public.keyid, public.openssh, args.name) if x)
     # The line must be one every later command reads back as this key and this name.
     (read,) = parse_trust(line.encode("utf-8"), "keygen").keys.items()
