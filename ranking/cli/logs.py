@@ -37,11 +37,19 @@ def configure_logging(fmt: str | None, verbosity: int) -> None:
             structlog.contextvars.merge_contextvars,
             structlog.processors.add_log_level,
             renderer,
+            _no_workflow_command,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(level),
         logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
         cache_logger_on_first_use=False,
     )
+
+
+def _no_workflow_command(_logger: Any, _method: str, line: str) -> str:
+    """A rendered line, with the ``##[`` a CI runner would obey anywhere in it written as the
+    escapes of the two renderers (a JSON string's, a Python repr's): a logged file name or value
+    cannot forge a workflow command. (Each line starts with ``{`` or the event's name, never ``::``.)"""
+    return line.replace("##[", "#\\u0023[" if line.startswith("{") else "#\\x23[")
 
 
 def get_logger() -> Any:

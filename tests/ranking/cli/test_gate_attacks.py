@@ -390,3 +390,13 @@ def test_keygen_refuses_a_name_the_trust_file_would_refuse_or_change(tmp_path: P
         capsys, "score", EXAMPLE, "--trust", trust, "--signature", tmp_path / "sig.json", "--out-dir", tmp_path / "o"
     )
     assert rc == 0, out
+
+
+@pytest.mark.parametrize("fmt", ["json", "console"])
+def test_a_logged_file_name_forges_no_command_in_either_log_format(fmt: str, tmp_path: Path) -> None:
+    named = tmp_path / "##[add-mask]secret.json"
+    named.write_bytes(EXAMPLE.read_bytes())
+    proc = _sh("-vv", "--log-format", fmt, "score", named, "--out-dir", tmp_path / "out", "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    assert "add-mask]secret" in proc.stderr  # logged, escaped
+    _no_command_but_ours(proc.stdout + proc.stderr)
