@@ -38,8 +38,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from curator_io.bundle import SCHEMA
 from curator_io.canonical import canon, digest, seal
 from curator_io.grammar import is_id, is_repo
+from validator.support import COMPATIBLE
 
 __all__ = ["EPOCH", "Minibatch", "bundle_of", "key_of", "lineage_of"]
 
@@ -131,11 +133,11 @@ def bundle_of(
     n = len(lineages)
 
     body: dict[str, Any] = {
-        "schema": "curator-bundle-v1",
+        "schema": SCHEMA,
         "memory": {"version": version, "instructions": memory},
         "instructions": [],
         "materializations": [
-            seal({"id": f"mat-{lin}", "repository": repository, "source_revision": lin, "status": "compatible"})
+            seal({"id": f"mat-{lin}", "repository": repository, "source_revision": lin, "status": COMPATIBLE})
             for lin in sorted(set(lineages) | {CLAIM})
         ],
         "traces": [_trace(k, lin, minibatch) for k, lin in enumerate(lineages)] + [seal(_claim_trace())],
