@@ -28,12 +28,12 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[test,agentdescent,dask,dev]'
+	$(BIN)/python -m pip install --quiet -e '.[test,agentdescent,dask,dev,gepa]'
 	$(COMPILE)
 	touch $@ $(VENV)/.installed
 
 $(VENV)/.installed-fuzz: pyproject.toml $(VENV)/.installed-test
-	$(BIN)/python -m pip install --quiet -e '.[test,agentdescent,dask,dev,fuzz]'
+	$(BIN)/python -m pip install --quiet -e '.[test,agentdescent,dask,dev,gepa,fuzz]'
 	touch $@
 
 install: $(VENV)/.installed

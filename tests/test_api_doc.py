@@ -15,13 +15,14 @@ import pytest
 API_MD = Path(__file__).resolve().parents[1] / "docs" / "api.md"
 
 #: The packages and modules whose ``__all__`` is what users call (README "As a library",
-#: docs/agentdescent.md, the pytest plugin's entry point).
+#: docs/agentdescent.md, docs/gepa.md, the pytest plugin's entry point).
 PUBLIC_MODULES = (
     "curator_io",
     "validator",
     "ranking",
     "ranking.testing",
     "ranking.integrations.agentdescent",
+    "ranking.integrations.gepa",
     "ranking.ledger",
     "ranking.pytest_plugin",
 )

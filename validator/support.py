@@ -12,10 +12,12 @@ from validator.context import Context
 from validator.proposal import Proposal
 from validator.reasons import Reason
 
-__all__ = ["QUARANTINED_STATUSES", "SupportFacts", "check_support", "derive_scope"]
+__all__ = ["QUARANTINED_STATUSES", "COMPATIBLE", "SupportFacts", "check_support", "derive_scope"]
 
 QUARANTINED_STATUSES = frozenset({"incompatible", "invalid"})
 """§3.5.1: the materialization statuses that quarantine an evidence item; ``compatible`` is the other."""
+COMPATIBLE = "compatible"
+"""§3.5.1: the status that does not (for bundles written by code, as ranking.integrations.gepa_bundle's)."""
 
 
 class SupportFacts(NamedTuple):

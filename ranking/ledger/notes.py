@@ -27,7 +27,12 @@ __all__ = [
     "signed_by",
 ]
 
-_CATEGORY_WORDS = {"committed": "committed", "below-threshold": "rejected by the acceptance test"}
+_CATEGORY_WORDS = {
+    "committed": "committed",
+    "below-threshold": "rejected by the acceptance test",
+    # ranking.integrations.gepa: accepted, but GEPA's selection strategy left it out of the pool.
+    "dropped-by-selection": "dropped by GEPA's selection",
+}
 
 
 NOTE_CHARS = 200

@@ -1,0 +1,143 @@
+"""What ``EvidenceRankingCriterion`` adds to each GEPA proposal (issue 36: at most 5 ms for 20 examples).
+
+    python bench/gepa_criterion.py       # 20-example minibatches, 300 proposals per row
+    python bench/gepa_criterion.py --examples 50 --runs 100
+
+Each proposal is a real ``gepa.proposer.base.CandidateProposal`` of a
+one-component candidate (a 600-character instruction), its minibatch evaluated
+before and after with a JSON trajectory per example (the instruction, the
+input, the output and feedback, about 900 bytes). Half the examples improve,
+one gets worse, so every proposal is selected and ranked in full. The state is
+a stand-in holding what the criterion reads (``program_candidates``, ``i``).
+
+Rows, each the median and 90th percentile of ``--runs`` wall times
+(``time.perf_counter``) after ``--warmup`` runs, the collector left on (as in
+a GEPA run):
+
+* ``bundle_of``: writing and sealing the bundle document;
+* ``+ load``: then ``curator_io.bundle_from_document``;
+* ``should_accept``: the whole criterion without a ledger (bundle, load, rank);
+* ``should_accept, ledger=``: with a ledger file: opened, the fingerprint looked
+  up, the report recorded, for each proposal (the ledger grows over the runs).
+
+Not ``bench/gepa.py``: run as a script, that file would be the ``gepa`` its imports find.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+INSTRUCTION = "Answer the question in one short sentence, citing the passage you used. " * 8
+
+
+@dataclass
+class State:
+    """What the criterion reads of a ``GEPAState``."""
+
+    program_candidates: list[dict[str, str]]
+    i: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def proposal_of(n: int, k: int) -> Any:
+    """The ``k``-th proposal: ``n`` examples, the first half improved, the last one worse."""
+    from gepa.proposer.base import CandidateProposal, SubsampleEvaluation
+
+    before = [0.0] * (n - 1) + [1.0]
+    after = [1.0 if i < n // 2 else 0.0 for i in range(n - 1)] + [0.0]
+
+    def trajectories(text: str, scores: list[float]) -> list[dict[str, Any]]:
+        return [
+            {
+                "instruction": text,
+                "input": f"question {i}: what does passage {i} say about the topic?",
+                "output": f"Passage {i} says it in one sentence.",
+                "feedback": "correct" if s else f"wrong: expected the answer of passage {i}",
+            }
+            for i, s in enumerate(scores)
+        ]
+
+    child = f"{INSTRUCTION}Version {k}."
+    return CandidateProposal(
+        candidate={"instruction": child},
+        parent_program_ids=[0],
+        subsample_indices=list(range(k, k + n)),
+        subsample_scores_before=before,
+        subsample_scores_after=after,
+        eval_before=SubsampleEvaluation(before, [{}] * n, None, trajectories(INSTRUCTION, before)),
+        eval_after=SubsampleEvaluation(after, [{}] * n, None, trajectories(child, after)),
+        metadata={"proposal_id": f"{k}-0"},
+    )
+
+
+def timed(runs: int, warmup: int, work: Callable[[int], object]) -> tuple[float, float]:
+    """Median and 90th percentile of ``runs`` calls, in milliseconds, after ``warmup`` calls."""
+    for k in range(warmup):
+        work(-1 - k)
+    times = []
+    for k in range(runs):
+        start = time.perf_counter()
+        work(k)
+        times.append(time.perf_counter() - start)
+    times.sort()
+    return statistics.median(times) * 1000, times[int(0.9 * (len(times) - 1))] * 1000
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--examples", type=int, default=20)
+    p.add_argument("--runs", type=int, default=300)
+    p.add_argument("--warmup", type=int, default=20)
+    args = p.parse_args(argv)
+
+    from curator_io import bundle_from_document
+    from ranking.integrations.gepa import EvidenceRankingCriterion
+    from ranking.integrations.gepa_bundle import Minibatch, bundle_of
+
+    n = args.examples
+    state = State([{"instruction": INSTRUCTION}])
+    proposals = {k: proposal_of(n, k) for k in range(-args.warmup, args.runs)}
+
+    def bundle(k: int) -> dict[str, Any]:
+        p = proposals[k]
+        minibatch = Minibatch(
+            p.subsample_indices, p.eval_before.scores, p.eval_after.scores, p.eval_before.trajectories,
+            p.eval_after.trajectories,
+        )  # fmt: skip
+        return bundle_of(state.program_candidates[0], p.candidate, minibatch, version=0, proposal=f"p-{k}")
+
+    def accept(criterion: EvidenceRankingCriterion) -> Callable[[int], object]:
+        def work(k: int) -> object:
+            state.i = k  # a new iteration: nothing is remembered from the last
+            assert criterion.should_accept(proposals[k], state)  # type: ignore[arg-type]
+            return None
+
+        return work
+
+    rows = [
+        ("bundle_of", bundle),
+        ("+ load", lambda k: bundle_from_document(bundle(k))),
+        ("should_accept", accept(EvidenceRankingCriterion())),
+    ]
+    with tempfile.TemporaryDirectory() as folder:
+        rows.append(("should_accept, ledger=", accept(EvidenceRankingCriterion(ledger=Path(folder) / "gepa.db"))))
+        print(f"{n}-example minibatches, {args.runs} proposals per row (after {args.warmup}), wall ms:")
+        for name, work in rows:
+            median, p90 = timed(args.runs, args.warmup, work)
+            print(f"  {name:<24} median {median:6.2f}  p90 {p90:6.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,183 @@
+"""``EvidenceRankingCriterion`` in real ``gepa.optimize`` runs (issue 36).
+
+The task, its adapter and the scripted reflection LM are in
+tests/ranking/integrations/gepa_support.py: every score is a deterministic
+function of the instruction, and nothing calls a model or the network.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from gepa.strategies.proposal_sampling import SameParentSampling
+from gepa.strategies.proposal_selection import BestImprovement
+
+from curator_io import Config, canon, load_bundle
+from curator_io.catalogue import SENTENCES
+from ranking.cli import main
+from ranking.integrations.gepa import EvidenceRankingCriterion, with_rejected_notes
+from ranking.ledger import Ledger
+from tests.ranking.integrations.gepa_support import SEED, KeywordAdapter, Rejections, run
+
+REASON = re.compile(r"evidence-ranking-v1: p-\S+ (deferred|rejected|quarantined|superseded|unselected): (.+) \(better")
+
+
+def _cli(capsys: pytest.CaptureFixture[str], *args: str) -> str:
+    capsys.readouterr()
+    assert main(list(args)) == 0
+    return capsys.readouterr().out
+
+
+def test_a_candidate_better_on_one_example_is_refused_where_strict_improvement_accepts_it() -> None:
+    gate = EvidenceRankingCriterion()
+    gated, _ = run(gate, ["Answer. alpha"])
+    strict, _ = run(None, ["Answer. alpha"])
+
+    assert {"instruction": "Answer. alpha"} in strict.candidates  # the sum rose from 0 to 1
+    assert gated.candidates == [SEED]
+    (judgement,) = gate.judgements
+    assert (judgement.disposition, judgement.codes) == ("deferred", ("support.insufficient_lineages",))
+    assert (judgement.improved, judgement.worse, judgement.examples) == (1, 0, 3)
+
+
+def test_a_candidate_better_on_two_examples_and_worse_on_none_is_accepted_and_enters_the_pool() -> None:
+    gate = EvidenceRankingCriterion()
+    result, _ = run(gate, ["Answer. alpha beta"], callbacks=[gate])
+
+    assert result.candidates == [SEED, {"instruction": "Answer. alpha beta"}]
+    (judgement,) = gate.judgements
+    assert judgement.selected and judgement.codes == ("rank.selected",)
+    assert judgement.report["proposals"][0]["score"]["final"] >= 40
+    assert [(o.proposal, o.category) for o in gate.outcomes] == [(judgement.proposal, "committed")]
+
+
+def test_every_refusal_names_its_disposition_and_reason_codes_in_gepas_own_event() -> None:
+    gate, seen = EvidenceRankingCriterion(), Rejections()
+    run(gate, callbacks=[seen])
+
+    refused = [j for j in gate.judgements if not j.selected]
+    assert [j.disposition for j in refused] == ["deferred", "deferred", "rejected"]
+    assert seen.reasons == [j.reason for j in refused]
+    for reason in seen.reasons:
+        found = REASON.match(reason)
+        assert found, reason
+        codes = found.group(2).split(", ")
+        assert codes and set(codes) <= set(SENTENCES)
+    assert refused[-1].codes == ("support.counterevidence", "support.insufficient_lineages")
+
+
+def test_the_ledger_holds_every_judged_proposal_and_the_cli_reads_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ledger = tmp_path / "gepa.db"
+    gate = EvidenceRankingCriterion(ledger=ledger, repository="gepa/keywords")
+    run(gate, callbacks=[gate])
+
+    assert len(gate.judgements) == 4
+    with Ledger.open(ledger, read_only=True) as opened:
+        exported = list(opened.export())
+    assert sorted(d.report for d, _ in exported) == sorted(j.report["digest"] for j in gate.judgements)
+    assert [(o.category, o.proposal) for _, os in exported for o in os] == [("committed", "p-3-0")]
+
+    assert _cli(capsys, "ledger", "verify", str(ledger)).endswith("1 outcomes matching their keys\n")
+    history = _cli(capsys, "ledger", "history", str(ledger), "--lesson", "les-gepa")
+    assert "selected → committed" in history and "4 decisions in 4 runs · refused 3×" in history
+    assert len(_cli(capsys, "ledger", "export", str(ledger)).splitlines()) == 4
+    notes = _cli(capsys, "ledger", "notes", str(ledger)).splitlines()
+    assert notes[1] == (
+        "do not re-propose: set 'instruction' to 'Answer. alpha' (better on 1, worse on 0 of 3 examples)"
+        " — refused 2×, latest deferred: support.insufficient_lineages"
+    )
+    _cli(capsys, "ledger", "render", str(ledger), "--out", str(tmp_path / "ledger.html"))
+    assert "p-3-0" in (tmp_path / "ledger.html").read_text("utf-8")
+
+
+def test_a_refused_mutation_proposed_again_is_known_by_its_fingerprint_and_its_note_reaches_reflection(
+    tmp_path: Path,
+) -> None:
+    ledger = tmp_path / "gepa.db"
+    gate = EvidenceRankingCriterion(ledger=ledger)
+    _, scripted = run(gate, reflection=lambda lm: with_rejected_notes(lm, ledger))
+
+    first, again = gate.judgements[:2]
+    assert first.proposal != again.proposal and first.fingerprint == again.fingerprint
+    assert (first.refused_before, again.refused_before) == (0, 1)
+    assert again.reason.endswith("; refused 1× before)")
+    assert "do not re-propose" not in scripted.prompts[0]
+    assert "do not re-propose: set 'instruction' to 'Answer. alpha'" in scripted.prompts[1]
+
+
+def test_two_runs_with_the_same_seed_make_the_same_decisions_byte_for_byte(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    outputs = []
+    for name in ("one", "two"):
+        ledger = tmp_path / f"{name}.db"
+        gate = EvidenceRankingCriterion(ledger=ledger)
+        run(gate, callbacks=[gate], reflection=lambda lm, ledger=ledger: with_rejected_notes(lm, ledger))
+        reports = [canon(j.report) for j in gate.judgements]
+        outputs.append(
+            (
+                reports,
+                _cli(capsys, "ledger", "export", str(ledger)),
+                _cli(capsys, "ledger", "notes", str(ledger)),
+                _cli(capsys, "ledger", "history", str(ledger), "--lesson", "les-gepa"),
+            )
+        )
+    assert outputs[0] == outputs[1]
+    assert len(outputs[0][0]) == 4
+
+
+def test_every_bundle_is_a_sealed_curator_bundle_that_loads(tmp_path: Path) -> None:
+    gate = EvidenceRankingCriterion()
+    run(gate)
+
+    for judgement in gate.judgements:
+        bundle = load_bundle(canon(judgement.bundle))
+        assert bundle.input_digest == judgement.report["input_digest"]
+        assert judgement.report["run"] == judgement.bundle["run"]["id"]
+        assert re.fullmatch(r"gepa-[0-9a-f]{12}", judgement.report["run"])
+
+
+def test_trajectories_rfc_8785_cannot_write_give_prefix_integrity_and_a_lower_score() -> None:
+    with_traces, without = EvidenceRankingCriterion(), EvidenceRankingCriterion()
+    run(with_traces, ["Answer. alpha beta"])
+    run(without, ["Answer. alpha beta"], adapter=KeywordAdapter(opaque=True))
+
+    (full,), (bare,) = with_traces.judgements, without.judgements
+    assert bare.selected  # lower integrity, not none: the scores still count
+    assert (full.report["proposals"][0]["score"]["provenance"], bare.report["proposals"][0]["score"]["provenance"]) == (
+        13.33,
+        8,
+    )
+
+
+def test_an_accepted_child_that_the_selection_strategy_leaves_out_is_recorded_as_dropped(tmp_path: Path) -> None:
+    ledger = tmp_path / "gepa.db"
+    gate = EvidenceRankingCriterion(ledger=ledger)
+    result, _ = run(
+        gate,
+        ["Answer. alpha beta", "Answer. alpha beta gamma"],
+        callbacks=[gate],
+        sampling_strategy=SameParentSampling(2),
+        selection_strategy=BestImprovement(),
+    )
+
+    assert [j.selected for j in gate.judgements] == [True, True]
+    assert result.candidates == [SEED, {"instruction": "Answer. alpha beta gamma"}]
+    assert [o.category for o in gate.outcomes] == ["dropped-by-selection", "committed"]
+    with Ledger.open(ledger, read_only=True) as opened:
+        assert sorted(o.category for _, os in opened.export() for o in os) == ["committed", "dropped-by-selection"]
+
+
+def test_the_pinned_config_decides(tmp_path: Path) -> None:
+    loose = EvidenceRankingCriterion(config={"min_lineages": 1})
+    strict = EvidenceRankingCriterion(config=Config(threshold=100))
+    loose_result, _ = run(loose, ["Answer. alpha"])
+    strict_result, _ = run(strict, ["Answer. alpha beta"])
+
+    assert {"instruction": "Answer. alpha"} in loose_result.candidates
+    assert strict_result.candidates == [SEED]
+    assert strict.judgements[0].codes == ("rank.below_threshold",)

@@ -1,0 +1,153 @@
+"""A GEPA proposal as a curator bundle (ranking.integrations.gepa_bundle): pure, without gepa.
+
+Each test ranks the bundle the way the criterion does, so what it pins is the
+decision a GEPA run would see.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pytest
+
+from curator_io import InputError, bundle_from_document, canon, load_bundle
+from ranking.integrations.gepa_bundle import EPOCH, Minibatch, bundle_of, key_of, lineage_of
+from ranking.pipeline import rank
+
+PARENT = {"instruction": "Answer."}
+
+
+def _ranked(
+    child: dict[str, str], before: list[float], after: list[float], parent: dict[str, str] = PARENT, **kw: Any
+) -> dict[str, Any]:
+    ids = kw.pop("ids", list(range(len(before))))
+    trajectories = kw.pop("trajectories", [{"k": i} for i in range(len(before))])
+    document = bundle_of(parent, child, Minibatch(ids, before, after, trajectories, trajectories), **kw)
+    (entry,) = rank(bundle_from_document(document)).report["proposals"]
+    return {"entry": entry, "bundle": document}
+
+
+def _codes(ranked: dict[str, Any]) -> list[str]:
+    return [r["code"] for r in ranked["entry"]["reasons"]]
+
+
+def _bundle(**kw: Any) -> dict[str, Any]:
+    return _ranked({"instruction": "Answer well."}, [0.0, 0.0], [1.0, 1.0], version=0, proposal="p-1-0", **kw)
+
+
+def test_two_better_examples_are_two_lineages_and_the_proposal_is_selected() -> None:
+    ranked = _bundle()
+    assert ranked["entry"]["disposition"] == "selected"
+    assert ranked["entry"]["support"]["lineages"] == 2
+
+
+def test_the_bundle_is_sealed_loads_and_is_the_same_bytes_every_time() -> None:
+    one, two = _bundle()["bundle"], _bundle()["bundle"]
+    assert canon(one) == canon(two)
+    assert load_bundle(canon(one)).input_digest == one["frozen"]["digest"]
+    assert one["run"] == {"id": one["run"]["id"], "curator": "gepa", "frozen_at": EPOCH}
+
+
+def test_equal_and_nan_scores_are_neither_support_nor_contradiction() -> None:
+    ranked = _ranked(
+        {"instruction": "Answer well."}, [0.0, 1.0, 0.5, 0.0], [1.0, 1.0, math.nan, 1.0], version=0, proposal="p-1"
+    )
+    (proposal,) = ranked["bundle"]["proposals"]
+    assert (proposal["support"], proposal["contradict"]) == (["ev-reflection", "ev-0", "ev-3"], [])
+    assert proposal["confidence"] == 0.5
+
+
+def test_a_worse_example_costs_the_contradiction_penalty_and_two_worse_reject() -> None:
+    one_worse = _ranked({"instruction": "Answer well."}, [0.0, 0.0, 1.0], [1.0, 1.0, 0.0], version=0, proposal="p-1")
+    two_worse = _ranked({"instruction": "Answer well."}, [0, 0, 1, 1], [1, 1, 0, 0], version=0, proposal="p-1")
+    assert one_worse["entry"]["disposition"] == "selected"
+    assert one_worse["entry"]["score"]["contradiction_penalty"] == 20  # 40 · 12/24
+    assert (two_worse["entry"]["disposition"], _codes(two_worse)) == ("rejected", ["support.counterevidence"])
+
+
+def test_the_same_example_twice_in_a_minibatch_is_one_lineage() -> None:
+    ranked = _ranked({"instruction": "Answer well."}, [0.0, 0.0], [1.0, 1.0], ids=[4, 4], version=0, proposal="p-1")
+    assert ranked["entry"]["support"]["lineages"] == 1
+    assert _codes(ranked) == ["support.insufficient_lineages"]
+
+
+def test_no_trajectory_is_prefix_integrity_and_a_trajectory_rfc_8785_cannot_write_is_none() -> None:
+    absent = _bundle(trajectories=None)
+    opaque = _bundle(trajectories=[object(), object()])
+    for ranked in (absent, opaque):
+        traces = [t for t in ranked["bundle"]["traces"] if t["id"] != "tr-reflection"]
+        assert {(t["completeness"], t["verified_prefix"], t["candidate_trajectory"]) for t in traces} == {
+            ("partial", 1, None)
+        }
+        assert ranked["entry"]["disposition"] == "selected"
+        assert ranked["entry"]["score"]["provenance"] == 8  # (0 + 12 + 12) / 3: the claim is unverified
+    assert _bundle()["entry"]["score"]["provenance"] == 13.33  # (0 + 20 + 20) / 3
+
+
+def test_a_mutation_that_improves_nothing_still_has_a_fingerprint() -> None:
+    ranked = _ranked({"instruction": "Worse."}, [1.0, 1.0], [0.0, 0.0], version=0, proposal="p-1")
+    assert ranked["entry"]["fingerprint"] is not None
+    assert _codes(ranked) == ["support.counterevidence", "support.insufficient_lineages"]
+
+
+def test_a_new_component_is_an_add_and_a_dropped_one_a_remove() -> None:
+    parent = {"a": "Answer.", "b": "Be brief."}
+    ranked = _ranked({"a": "Answer.", "c": "Cite."}, [0.0, 0.0], [1.0, 1.0], parent=parent, version=3, proposal="p-1")
+    (proposal,) = ranked["bundle"]["proposals"]
+    assert [(op["action"], op["key"]) for op in proposal["operations"]] == [("remove", "b"), ("add", "c")]
+    assert ranked["bundle"]["memory"]["version"] == proposal["base_memory_version"] == 3
+    assert ranked["entry"]["disposition"] == "selected"
+
+
+def test_a_component_name_that_is_not_a_key_is_mapped_to_its_digest() -> None:
+    assert key_of("generate_answer.predict") == "generate_answer.predict"
+    assert key_of("system prompt") == "component.e16202309c921807"
+    ranked = _ranked(
+        {"system prompt": "Answer well."},
+        [0.0, 0.0],
+        [1.0, 1.0],
+        parent={"system prompt": "Answer."},
+        version=0,
+        proposal="p-1",
+    )
+    assert ranked["entry"]["disposition"] == "selected"
+
+
+def test_two_component_names_that_map_to_one_key_are_refused() -> None:
+    clash = {"system prompt": "x", key_of("system prompt"): "y"}
+    with pytest.raises(ValueError, match=r"would both be instruction 'component\.e16202309c921807'"):
+        bundle_of(clash, clash, Minibatch([0], [0.0], [1.0]), version=0, proposal="p-1")
+
+
+@pytest.mark.parametrize(
+    ("example", "lineage"),
+    [
+        (7, "ex-7"),
+        ("q-12", "ex:q-12"),
+        ("what is 2+2?", "ex.d9d59b0971de868f"),
+        (-1, "ex.1bad6b8cf97131fc"),
+        (True, "ex.b5bea41b6c623f7c"),
+        (("a", 1), "ex.135f17a475a61afd"),
+    ],
+)
+def test_data_ids_become_lineages_that_never_collide_across_kinds(example: Any, lineage: str) -> None:
+    assert lineage_of(example) == lineage
+
+
+def test_a_data_id_that_is_not_json_is_refused() -> None:
+    with pytest.raises(TypeError, match="a GEPA data id must be JSON"):
+        lineage_of(object())
+
+
+def test_a_minibatch_whose_lengths_differ_is_refused() -> None:
+    with pytest.raises(ValueError, match=r"a minibatch of 2 examples with scores or trajectories of lengths \[2, 1\]"):
+        Minibatch([0, 1], [0.0, 0.0], [1.0])
+
+
+def test_a_parent_component_longer_than_an_instruction_may_be_is_an_input_error() -> None:
+    # SPEC §1: an instruction's text is 1-4000 bytes; the memory cannot hold this parent.
+    document = bundle_of({"a": "x" * 4001}, {"a": "y"}, Minibatch([0], [0.0], [1.0]), version=0, proposal="p-1")
+    with pytest.raises(InputError) as caught:
+        bundle_from_document(document)
+    assert caught.value.code == "input.schema"
