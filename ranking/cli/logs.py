@@ -45,10 +45,12 @@ def configure_logging(fmt: str | None, verbosity: int) -> None:
     )
 
 
-def _no_workflow_command(_logger: Any, _method: str, line: str) -> str:
+def _no_workflow_command(_logger: Any, _method: str, line: Any) -> Any:
     """A rendered line, with the ``##[`` a CI runner would obey anywhere in it written as the
     escapes of the two renderers (a JSON string's, a Python repr's): a logged file name or value
     cannot forge a workflow command. (Each line starts with ``{`` or the event's name, never ``::``.)"""
+    if not isinstance(line, str):
+        return line
     return line.replace("##[", "#\\u0023[" if line.startswith("{") else "#\\x23[")
 
 

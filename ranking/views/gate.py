@@ -9,6 +9,7 @@ terminal, a workflow command that cannot start another, Markdown that is never m
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from urllib.parse import quote
 
 from curator_io import grammar as g
@@ -117,13 +118,20 @@ def escape_markdown(s: str) -> str:
 
 
 def render_github(
-    result: GateResult, file: str | None = None, report_file: str | None = None, base_file: str | None = None
+    result: GateResult,
+    file: str | None = None,
+    report_file: str | None = None,
+    base_file: str | None = None,
+    *,
+    positions: Mapping[tuple[str, str], tuple[int, int]] | None = None,
 ) -> str:
     """``::error`` workflow commands, one per finding (a ``::notice`` when the gate passes), a
     ``::warning`` per check the gate skipped, then the verdict.
 
     A finding is annotated on the file its pointer is into: ``file`` (memory-after), ``report_file``
-    or ``base_file`` (memory-before).
+    or ``base_file`` (memory-before), at the line and column ``positions`` gives for its
+    ``(document, pointer)`` (:func:`ranking.views.positions.position_of`), so that it shows on
+    the changed line of a pull request.
     """
     title = "title=" + escape_property("evidence-rank gate")
     files = {"memory-after": file, "report": report_file, "memory-before": base_file}
@@ -131,6 +139,9 @@ def render_github(
     for f in result.findings:
         path = files[f.document]
         where = f"file={escape_property(path)}," if path else ""
+        line_col = (positions or {}).get((f.document, f.pointer))
+        if path and line_col is not None:
+            where += f"line={line_col[0]},col={line_col[1]},"
         # printable first: a terminal escape in a key or a member name could hide the rest of the log line.
         at = f" ({f.pointer})" if f.pointer else ""
         lines.append(f"::error {where}{title}::{escape_data(g.printable(f.message + at))}")

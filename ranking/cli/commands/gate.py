@@ -27,7 +27,7 @@ from curator_io.files import read_bytes
 from curator_io.jsonio import parse_json
 from curator_io.report_model import ranking_report_of
 from ranking.checking.apply import apply_selection
-from ranking.checking.gate import base_mismatch, compare_memory, policy_result, selected_edits
+from ranking.checking.gate import GateResult, base_mismatch, compare_memory, policy_result, selected_edits
 from ranking.checking.policy import config_mismatches
 from ranking.checking.verification import replay_report
 from ranking.cli.collector import collector_off
@@ -43,6 +43,7 @@ from ranking.views.gate import (
     render_step_summary,
     render_text,
 )
+from ranking.views.positions import position_of
 
 __all__ = ["register", "run"]
 
@@ -177,10 +178,11 @@ def _gate(args: argparse.Namespace) -> int:
     # Only the bundle's signature is checked: every path below replays the report from this bundle
     # (SPEC §8), so a report, signed or not, passes only as the signed bundle's own.
     signer = check_signed(trust, args, path=args.bundle, kind="bundle", digest=bundle.input_digest)
-    stale = None
+    stale, raw = None, {}
     if args.memory_before is not None:  # 4.
         try:
-            stale = base_mismatch(bundle.memory, parse_json(read_bytes(args.memory_before)))
+            raw[BASE] = read_bytes(args.memory_before)
+            stale = base_mismatch(bundle.memory, parse_json(raw[BASE]))
         except InputError as e:
             raise e.in_file(args.memory_before) from e
     report = read_report(args.report)  # 5.
@@ -192,7 +194,8 @@ def _gate(args: argparse.Namespace) -> int:
     else:  # 6.
         permitted = apply_selection(bundle, report)  # report.tampered unless the report is this bundle's
         try:
-            actual = parse_json(read_bytes(args.memory_after))
+            raw[AFTER] = read_bytes(args.memory_after)
+            actual = parse_json(raw[AFTER])
             # Cannot fail: apply_selection replayed the report, so it conforms to its schema.
             edits = selected_edits(bundle, ranking_report_of(report))
             result = compare_memory(permitted, actual, bundle.memory, edits)
@@ -202,11 +205,27 @@ def _gate(args: argparse.Namespace) -> int:
     if args.format == "json":
         write_stdout(render_json(result) + b"\n")
     elif args.format == "github":
-        emit(render_github(result, file=args.memory_after, report_file=args.report, base_file=args.memory_before))
+        raw[REPORT] = read_bytes(args.report)
+        where = _positions(result, raw)
+        emit(render_github(result, args.memory_after, args.report, args.memory_before, positions=where))
         _append_summary(os.environ.get("GITHUB_STEP_SUMMARY"), render_step_summary(result, args.html))
     else:
         emit(render_text(result))
     return 0 if result.passed else 1
+
+
+AFTER, REPORT, BASE = "memory-after", "report", "memory-before"
+
+
+def _positions(result: GateResult, raw: dict[str, bytes]) -> dict[tuple[str, str], tuple[int, int]]:
+    """(document, pointer) -> (line, column) of each finding, for annotations on the changed line."""
+    texts = {name: data.decode("utf-8", "replace") for name, data in raw.items()}
+    out = {}
+    for f in result.findings:
+        found = position_of(texts[f.document], f.pointer) if f.document in texts else None
+        if found is not None:
+            out[(f.document, f.pointer)] = found
+    return out
 
 
 def _append_summary(path: str | None, markdown: str) -> None:

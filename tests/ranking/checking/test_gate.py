@@ -345,8 +345,10 @@ def test_the_github_format_annotates_and_appends_to_the_step_summary(
     path = _write(tmp_path, memory)
     rc, out, _ = _gate(capsys, REPLACE_AND_ADD, path, "--format", "github")
     assert rc == 1
+    written = path.read_text()  # one line: the annotation is at the column where the instruction opens
+    col = written.rindex("{", 0, written.index('"zz-unreviewed"')) + 1
     assert out.splitlines()[0] == (
-        f"::error file={path},title=evidence-rank gate::instruction 'zz-unreviewed' was added, "
+        f"::error file={path},line=1,col={col},title=evidence-rank gate::instruction 'zz-unreviewed' was added, "
         "but no selected proposal adds it (/instructions/2)"
     )
     text = summary.read_text(encoding="utf-8")
@@ -553,11 +555,13 @@ def test_config_mismatches_in_github_format_annotate_the_report_and_fill_the_sum
     report, memory = loosened
     rc, out, _ = _gate(capsys, MIXED, memory, "--format", "github", report=report)
     assert rc == 1
+    ranked = report.read_text()
+    at = {m: ranked.index(f'"{m}":') + len(m) + 4 for m in ("min_lineages", "threshold")}  # the value's column
     assert out.splitlines() == [
-        f"::error file={report},title=evidence-rank gate::config member 'min_lineages' is 1 in the report; "
-        "the pinned policy has 2 (/config/min_lineages)",
-        f"::error file={report},title=evidence-rank gate::config member 'threshold' is 0 in the report; "
-        "the pinned policy has 40 (/config/threshold)",
+        f"::error file={report},line=1,col={at['min_lineages']},title=evidence-rank gate::config member "
+        "'min_lineages' is 1 in the report; the pinned policy has 2 (/config/min_lineages)",
+        f"::error file={report},line=1,col={at['threshold']},title=evidence-rank gate::config member "
+        "'threshold' is 0 in the report; the pinned policy has 40 (/config/threshold)",
         "::warning title=evidence-rank gate::" + UNSIGNED.removeprefix("warning: "),
         LOOSE_FINDINGS[-1],
     ]

@@ -121,7 +121,9 @@ def test_a_base_mismatch_names_both_versions_and_digests_in_json_and_github(
     rc, out, _ = run_main(capsys, *argv, "--format", "github")
     assert rc == 1
     (annotation,) = [line for line in out.splitlines() if line.startswith("::error ")]
-    assert annotation.startswith(f"::error file={h['m2']},title=evidence-rank gate::the bundle was curated")
+    assert annotation.startswith(
+        f"::error file={h['m2']},line=1,col=1,title=evidence-rank gate::the bundle was curated"
+    )
     assert "version 7" in annotation and "version 9" in annotation
     assert "| base_mismatch |" in summary.read_text()
 
