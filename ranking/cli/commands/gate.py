@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from curator_io import grammar as g
 from curator_io.canonical import canon
 from curator_io.errors import ConfigError, EvidenceRankError, InputError
-from curator_io.files import read_bytes
+from curator_io.files import read_bytes, read_bytes_if_present
 from curator_io.jsonio import parse_json
 from curator_io.report_model import ranking_report_of
 from ranking.checking.apply import apply_selection
@@ -107,11 +107,24 @@ def run(args: argparse.Namespace) -> int:
         if args.format == "json":
             write_stdout(refusal_json(e.to_json(), e.source, e.exit_code))
         elif args.format == "github":
-            where = f"file={escape_property(e.source)}," if e.source else ""
+            where = f"file={escape_property(e.source)},{_line_of(e.source, e.pointer)}" if e.source else ""
             title = escape_property(f"evidence-rank gate: {e.code}")
             emit(f"::error {where}title={title}::{escape_data(g.printable(e.message))}")
             _append_summary(os.environ.get("GITHUB_STEP_SUMMARY"), _error_summary(e))
         raise
+
+
+def _line_of(path: str, pointer: str | None) -> str:
+    """``line=L,col=C,`` of the place a refusal points at in ``path``, when the file can be read
+    and the pointer followed; else nothing (an annotation on the file as a whole)."""
+    if pointer is None:
+        return ""
+    try:
+        raw = read_bytes_if_present(path)
+    except ConfigError:
+        return ""
+    found = None if raw is None else position_of(raw.decode("utf-8", "replace"), pointer)
+    return "" if found is None else f"line={found[0]},col={found[1]},"
 
 
 def refusal_json(error: dict[str, str | None], source: str | None, exit_code: int) -> bytes:

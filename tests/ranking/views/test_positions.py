@@ -89,3 +89,22 @@ def test_a_github_annotation_names_the_line_of_the_instruction_no_proposal_adds(
     assert main([*argv, "--memory-after", str(after), *base_of(case / "bundle.json"), "--format", "github"]) == 1
     (annotation,) = [a for a in capsys.readouterr().out.splitlines() if a.startswith("::error ")]
     assert annotation.startswith(f"::error file={after},line={opens},col=5,title=evidence-rank gate::")
+
+
+def test_a_refusal_annotation_names_the_line_of_the_place_in_the_bundle(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    case = PARITY / "069-rank-conflict-same-key-different-text"
+    doc = json.loads((case / "bundle.json").read_bytes())
+    doc["run"]["frozen_at"] = "yesterday"
+    bundle = tmp_path / "bundle.json"
+    bundle.write_text(json.dumps(doc, indent=2))
+    line = next(i for i, text in enumerate(bundle.read_text().splitlines(), 1) if '"yesterday"' in text)
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+
+    argv = ["gate", "--bundle", str(bundle), "--report", str(case / "expected.report.json")]
+    argv += ["--memory-after", str(case / "expected.apply.json"), "--skip-base-check", "--format", "github"]
+    assert main(argv) == 3
+    (annotation,) = [a for a in capsys.readouterr().out.splitlines() if a.startswith("::error ")]
+    assert annotation.startswith(f"::error file={bundle},line={line},col=")
+    assert "input.schema at '/run/frozen_at'" in annotation
