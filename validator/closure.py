@@ -3,6 +3,8 @@ in the frozen bundle, and every artifact in the closure is sealed."""
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from curator_io.models import SIGNAL_WEIGHTS, Instruction
 from validator.context import Context
 from validator.proposal import Proposal
@@ -21,12 +23,23 @@ def integrity_points(completeness: str, step: int, verified_prefix: int) -> int:
     return PREFIX if step < verified_prefix else UNVERIFIED
 
 
-Cited = tuple[str, int, str, "str | None", str, int, str, str, str, str]
-"""One cited evidence item, resolved to what §3.5 reads of it, its trace and its
-materialization: ``(status, points, repository, path, lineage, weight, signal,
-materialization, source_revision, observed_at)``. ``points`` is the item's
-§3.5.2 integrity points, ``weight`` its signal's weight, ``status``,
-``repository`` and ``source_revision`` its materialization's."""
+class Cited(NamedTuple):
+    """One cited evidence item, resolved to what §3.5 and §4 read of it, its trace and its
+    materialization."""
+
+    status: str
+    """Its materialization's status (§3.5.1)."""
+    points: int
+    """Its §3.5.2 integrity points: 20, 12 or 0."""
+    repository: str
+    path: str | None
+    lineage: str
+    weight: int
+    """Its signal's weight (§1)."""
+    signal: str
+    materialization: str
+    source_revision: str
+    observed_at: str
 
 
 def check_closure(p: Proposal, ctx: Context) -> tuple[list[Reason], list[Cited] | None]:
@@ -89,7 +102,9 @@ def check_closure(p: Proposal, ctx: Context) -> tuple[list[Reason], list[Cited] 
         if cited is not None:
             points = integrity_points(completeness, step, prefix)
             weight = SIGNAL_WEIGHTS[signal]
-            cited.append((status, points, repository, path, lineage, weight, signal, mat_id, revision, observed_at))
+            cited.append(
+                Cited(status, points, repository, path, lineage, weight, signal, mat_id, revision, observed_at)
+            )
 
     if p.base_memory_version != bundle.memory_version:
         reasons.append(("closure.stale_memory", None))

@@ -70,37 +70,35 @@ def check_support(p: Proposal, cited: list[Cited], ctx: Context) -> tuple[list[R
 
     n_support = len(p.support)
     for evidence_id, item in zip(p.support, cited[:n_support], strict=True):
-        status, pts, repository, path, lineage, w, signal, mat, revision, observed_at = item
-        if status in QUARANTINED_STATUSES:  # 1.
+        if item.status in QUARANTINED_STATUSES:  # 1.
             quarantined.add(evidence_id)
             continue
-        points.append(pts)  # 2.
-        repositories.add(repository)
-        paths.append(path)
-        if pts == UNVERIFIED:  # 3. not in V
+        points.append(item.points)  # 2.
+        repositories.add(item.repository)
+        paths.append(item.path)
+        if item.points == UNVERIFIED:  # 3. not in V
             continue
         verified += 1
-        current = best.get(lineage)
-        if current is None or w > current:
-            best[lineage] = w
-        has_user = has_user or signal == "user"
-        revisions[mat] = (repository, revision)
-        stamp = (instant_key(observed_at), observed_at)
+        current = best.get(item.lineage)
+        if current is None or item.weight > current:
+            best[item.lineage] = item.weight
+        has_user = has_user or item.signal == "user"
+        revisions[item.materialization] = (item.repository, item.source_revision)
+        stamp = (instant_key(item.observed_at), item.observed_at)
         if earliest is None or stamp < earliest:
             earliest = stamp
     support_quarantined = bool(quarantined)
 
     counter: dict[str, int] = {}  # 5. lineage of VC -> the largest signal weight in it
     for evidence_id, item in zip(p.contradict, cited[n_support:], strict=True):
-        status, pts, _, _, lineage, w, _, _, _, _ = item
-        if status in QUARANTINED_STATUSES:  # 1.
+        if item.status in QUARANTINED_STATUSES:  # 1.
             quarantined.add(evidence_id)
             continue
-        if pts == UNVERIFIED:  # 3. not in VC
+        if item.points == UNVERIFIED:  # 3. not in VC
             continue
-        current = counter.get(lineage)
-        if current is None or w > current:
-            counter[lineage] = w
+        current = counter.get(item.lineage)
+        if current is None or item.weight > current:
+            counter[item.lineage] = item.weight
 
     reasons: list[Reason] = [("evidence.quarantined", e) for e in quarantined]
     n = len(best)
