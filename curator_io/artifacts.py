@@ -27,21 +27,21 @@ from curator_io.canonical import canon, sha256_digest
 from curator_io.errors import InputError, pointer_of
 from curator_io.grammar import Rule
 from curator_io.kinds import ARTIFACTS, Kind
-from curator_io.models import Integrity
+from curator_io.models import SealVerdict
 
-__all__ = ["Path", "integrity_of", "fail", "member", "check_object", "build_item", "build_chunk"]
+__all__ = ["Path", "seal_verdict_of", "fail", "member", "check_object", "build_item", "build_chunk"]
 
 Path = tuple[str | int, ...]
 
-_INVALID: Integrity = "artifact.invalid_digest"
-_MISMATCH: Integrity = "artifact.digest_mismatch"
+_INVALID: SealVerdict = "artifact.invalid_digest"
+_MISMATCH: SealVerdict = "artifact.digest_mismatch"
 _SORTED = orjson.OPT_SORT_KEYS
 #: A chunk's models from its columns, ``tuple.__new__(Model, fields)``: the named tuple's
 #: own ``__new__`` is a Python function, this is not.
 _new = tuple.__new__
 
 
-def integrity_of(obj: dict[str, Any], orjson_exact: bool = False) -> Integrity:
+def seal_verdict_of(obj: dict[str, Any], orjson_exact: bool = False) -> SealVerdict:
     """SPEC §3.3 for one artifact: None when ``digest`` is a DIGEST that seals the rest.
 
     ``orjson_exact``: orjson writes ``obj`` as RFC 8785 does (:meth:`Kind.orjson_exact`).
@@ -85,11 +85,11 @@ def check_object(kind: Kind, value: Any, path: Path) -> dict[str, Any]:
 def build_item(kind: Kind, value: Any, path: Path) -> Any:
     """The model of one artifact at ``path``; ``input.schema`` names its first offending member."""
     fields = list(_read(kind, value, path))[: len(kind.kept)]
-    integrity = integrity_of(value, kind.orjson_exact(value))
+    seal = seal_verdict_of(value, kind.orjson_exact(value))
     assert kind.model is not None  # Cannot fail: every artifact kind has a model.
     if kind.keeps_object:
-        return kind.model(*fields, integrity, value)
-    return kind.model(*fields, integrity)
+        return kind.model(*fields, seal, value)
+    return kind.model(*fields, seal)
 
 
 def build_chunk(name: str, items: list[Any], first: int) -> list[Any]:
@@ -111,10 +111,10 @@ def _in_bulk(kind: Kind, items: list[Any]) -> list[Any] | None:
         return None
     # Every INT in the chunk is written as an integer (Rule.holds_for_all): exact unless a member is unknown.
     size = len(kind.members)
-    integrity = [integrity_of(x, len(x) == size) for x in items]
+    seals = [seal_verdict_of(x, len(x) == size) for x in items]
     kept = [
         column if rule.read is None or rule.number else list(map(rule.read, column))
         for (_, rule), column in zip(kind.members, columns[: len(kind.kept)], strict=False)
     ]
     model: type[tuple[Any, ...]] = kind.model  # type: ignore[assignment]  # a named tuple: keeps_object is False
-    return list(map(_new, repeat(model), zip(*kept, integrity, strict=True)))
+    return list(map(_new, repeat(model), zip(*kept, seals, strict=True)))

@@ -1,7 +1,7 @@
 """Frozen models of a curator bundle (SPEC §1).
 
 An artifact keeps what validation reads of it, and its seal's verdict
-(``integrity``, SPEC §3.3), settled when it was loaded: the seal covers every
+(``seal``, SPEC §3.3; "integrity" here means only §3.5.2's points), settled when it was loaded: the seal covers every
 member, the unknown ones included, so the verdict is the one place those
 members still count. Only instructions keep their JSON object (``raw``):
 applying a selection (SPEC §8) writes memory instructions back as they were.
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
 #: SPEC §3.3, the verdict on one artifact's seal: a reason code, or None when it is sealed.
-Integrity = Literal["artifact.invalid_digest", "artifact.digest_mismatch"] | None
+SealVerdict = Literal["artifact.invalid_digest", "artifact.digest_mismatch"] | None
 
 __all__ = [
     "Scope",
@@ -30,7 +30,7 @@ __all__ = [
     "Lesson",
     "Bundle",
     "SIGNAL_WEIGHTS",
-    "Integrity",
+    "SealVerdict",
 ]
 
 Level = Literal["global", "repository", "path"]
@@ -87,7 +87,7 @@ class Instruction:
     origin: str
     digest: str
     """The member as written; whether it is a DIGEST is a validation question (§3.3)."""
-    integrity: Integrity
+    seal: SealVerdict
     raw: Mapping[str, Any]
 
 
@@ -96,7 +96,7 @@ class Materialization(NamedTuple):
     repository: str
     source_revision: str
     status: str
-    integrity: Integrity
+    seal: SealVerdict
 
 
 class Trace(NamedTuple):
@@ -107,7 +107,7 @@ class Trace(NamedTuple):
     steps: int
     completeness: str
     verified_prefix: int
-    integrity: Integrity
+    seal: SealVerdict
 
 
 class Evidence(NamedTuple):
@@ -117,14 +117,14 @@ class Evidence(NamedTuple):
     signal: str
     observed_at: str
     path: str | None
-    integrity: Integrity
+    seal: SealVerdict
 
 
 class Lesson(NamedTuple):
     id: str
     text: str
     evidence: tuple[str, ...]
-    integrity: Integrity
+    seal: SealVerdict
 
 
 @dataclass(frozen=True, slots=True)

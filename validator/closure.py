@@ -1,5 +1,6 @@
-"""Closure (SPEC §3.2) and artifact integrity (§3.3): every reference resolves
-in the frozen bundle, and every artifact in the closure is sealed."""
+"""Closure (SPEC §3.2) and the seals of the artifacts in it (§3.3): every reference resolves
+in the frozen bundle, and every artifact in the closure is sealed. "Integrity" is §3.5.2's
+points only (:func:`integrity_points`); §3.3's verdict on an artifact is its ``seal``."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from validator.reasons import Reason
 
 __all__ = ["check_closure", "Cited", "integrity_points", "COMPLETE", "PREFIX", "UNVERIFIED"]
 
-#: §3.5.2 integrity points (``integrity`` on a model is §3.3's digest verdict, a different thing).
+#: §3.5.2 integrity points.
 COMPLETE, PREFIX, UNVERIFIED = 20, 12, 0
 
 
@@ -49,7 +50,7 @@ def check_closure(p: Proposal, ctx: Context) -> tuple[list[Reason], list[Cited] 
     does not run then.
 
     §3.3's verdict on each artifact in the closure was settled when the
-    artifact was loaded (``integrity``); only a failing one adds a reason.
+    artifact was loaded (``seal``); only a failing one adds a reason.
     """
     bundle = ctx.bundle
     reasons: list[Reason] = []
@@ -60,8 +61,8 @@ def check_closure(p: Proposal, ctx: Context) -> tuple[list[Reason], list[Cited] 
         reasons.append(("closure.unknown_lesson", p.lesson))
         cited = None
     else:
-        if lesson.integrity is not None:
-            reasons.append((lesson.integrity, lesson.id))
+        if lesson.seal is not None:
+            reasons.append((lesson.seal, lesson.id))
         in_lesson = set(lesson.evidence)
         # Checked even for an ID that does not resolve to evidence.
         reasons.extend(("closure.outside_lesson", e) for e in p.support if e not in in_lesson)
@@ -78,17 +79,17 @@ def check_closure(p: Proposal, ctx: Context) -> tuple[list[Reason], list[Cited] 
             cited = None
             continue
         # The models are named tuples: unpacked once, not read a member at a time.
-        _, trace_id, step, signal, observed_at, path, ev_integrity = ev
-        if ev_integrity is not None:
-            reasons.append((ev_integrity, evidence_id))
+        _, trace_id, step, signal, observed_at, path, ev_seal = ev
+        if ev_seal is not None:
+            reasons.append((ev_seal, evidence_id))
         trace = traces.get(trace_id)
         if trace is None:
             reasons.append(("closure.unknown_trace", trace_id))
             cited = None
             continue
-        _, lineage, mat_id, steps, completeness, prefix, trace_integrity = trace
-        if trace_integrity is not None:
-            reasons.append((trace_integrity, trace_id))
+        _, lineage, mat_id, steps, completeness, prefix, trace_seal = trace
+        if trace_seal is not None:
+            reasons.append((trace_seal, trace_id))
         if step >= steps:
             reasons.append(("closure.step_out_of_range", evidence_id))
         mat = mats.get(mat_id)
@@ -96,9 +97,9 @@ def check_closure(p: Proposal, ctx: Context) -> tuple[list[Reason], list[Cited] 
             reasons.append(("closure.unknown_materialization", mat_id))
             cited = None
             continue
-        _, repository, revision, status, mat_integrity = mat
-        if mat_integrity is not None:
-            reasons.append((mat_integrity, mat_id))
+        _, repository, revision, status, mat_seal = mat
+        if mat_seal is not None:
+            reasons.append((mat_seal, mat_id))
         if cited is not None:
             points = integrity_points(completeness, step, prefix)
             weight = SIGNAL_WEIGHTS[signal]
@@ -124,8 +125,8 @@ def _operation_closure(p: Proposal, ctx: Context) -> list[Reason]:
         if current is None:
             reasons.append(("closure.unknown_instruction", op.key))
             continue
-        if current.integrity is not None:
-            reasons.append((current.integrity, current.key))
+        if current.seal is not None:
+            reasons.append((current.seal, current.key))
         if op.expected_digest != current.digest:
             reasons.append(("closure.stale_instruction", op.key))
     return reasons

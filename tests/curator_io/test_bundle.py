@@ -129,10 +129,10 @@ def test_an_edit_without_resealing_is_a_frozen_digest_mismatch() -> None:
 
 def test_unknown_members_are_allowed_at_the_top_and_inside_artifacts_and_count_in_seals() -> None:
     doc = seal_bundle(edited(x_note="kept", traces__0__x_host="runner-7"))
-    assert load_bundle(canon(doc)).traces["tr-101-1"].integrity is None
+    assert load_bundle(canon(doc)).traces["tr-101-1"].seal is None
     doc["traces"][0]["x_host"] = "runner-8"  # the trace's own seal now fails; the bundle is resealed
     doc["frozen"]["digest"] = digest({k: v for k, v in doc.items() if k != "frozen"})
-    assert load_bundle(canon(doc)).traces["tr-101-1"].integrity == "artifact.digest_mismatch"
+    assert load_bundle(canon(doc)).traces["tr-101-1"].seal == "artifact.digest_mismatch"
 
 
 @pytest.mark.parametrize(
