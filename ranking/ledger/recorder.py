@@ -30,9 +30,8 @@ if TYPE_CHECKING:
 __all__ = ["GROUP_REPORTS", "GROUP_SECONDS", "recorded"]
 
 #: Reports are recorded in groups, one transaction per group: each commit rewrites the index
-#: pages its rows touch, and one report per commit cost 2.2x the SQLite time (137 against 62 ms
-#: for 1,000 small reports; bench/RESULTS.md). The limits bound what a killed batch has scored
-#: but not recorded.
+#: pages its rows touch, so one report per commit costs SQLite several times the work
+#: (bench/RESULTS.md). The limits bound what a killed batch has scored but not recorded.
 GROUP_REPORTS = 64
 GROUP_SECONDS = 0.5
 _STOPPING_BUSY_S = 0.5

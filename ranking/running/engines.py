@@ -198,10 +198,9 @@ def next_chunk_size(seconds_per_item: float) -> int:
     """Items per chunk for items that take ``seconds_per_item`` each: about
     :data:`CHUNK_SECONDS` of work, between 1 and :data:`MAX_CHUNK` items.
 
-    Small bundles take ~2.5 ms each: chunks of 2 spent a quarter of the CPU time
-    of ``--workers 2`` on handing chunks over (1,000 bundles: 1.74-1.81 s), chunks
-    of ~50 ms took 1.42-1.45 s and of ~20 ms 1.37-1.41 s (the last chunks leave a
-    process idle for less). A large bundle is a chunk of its own.
+    Tiny chunks of small bundles spend their time on being handed over; long ones
+    leave a process idle at the end (bench/RESULTS.md has the measurements). A
+    large bundle is a chunk of its own.
     """
     if seconds_per_item <= 0:
         return MAX_CHUNK
