@@ -10,7 +10,8 @@ first in that order:
 4. ``input.inconsistent_trace``;
 5. ``input.frozen_digest_mismatch``.
 
-:func:`load_bundle` reads a document a chunk at a time
+:func:`load_bundle` parses a document whole, :func:`bundle_from_document`, up to
+:data:`CHUNKED_ABOVE` bytes. A larger one it reads a chunk at a time
 (:mod:`curator_io._jsonstream`), so a large bundle is never held parsed whole:
 each chunk of artifacts is checked, built and hashed, then dropped. A document
 that passes 1 and 2 that way is the same bundle the whole parse would give.
@@ -39,9 +40,13 @@ from curator_io.jsonio import parse_json
 from curator_io.kinds import ARTIFACTS, BUNDLE, FROZEN, INSTRUCTION, MEMORY, RUN
 from curator_io.models import Bundle, Instruction
 
-__all__ = ["load_bundle", "bundle_from_document", "SCHEMA"]
+__all__ = ["load_bundle", "bundle_from_document", "SCHEMA", "CHUNKED_ABOVE"]
 
 SCHEMA = BUNDLE_SCHEMA
+
+#: The size from which reading in chunks pays: below it the whole parse is faster on every
+#: layout users write, above it chunks are faster and hold less (bench/RESULTS.md, issue 34).
+CHUNKED_ABOVE = 800_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +92,10 @@ def bundle_from_document(doc: Any) -> Bundle:
 
 
 def load_bundle(raw: bytes) -> Bundle:
-    """Parse (strict I-JSON) and check one bundle document, a chunk at a time where it can."""
+    """Parse (strict I-JSON) and check one bundle document; above :data:`CHUNKED_ABOVE` bytes,
+    a chunk at a time where it can."""
+    if len(raw) <= CHUNKED_ABOVE:
+        return bundle_from_document(parse_json(raw))
     try:
         head, lists, proposals, frozen_digest, body_digest = _read_in_chunks(raw)
     except Unsure:

@@ -26,6 +26,7 @@ from tests.conftest import FIXTURES, parity_cases
 def tiny_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("curator_io._jsonstream.CHUNK", 64)
     monkeypatch.setattr("curator_io._jsonstream.LIMIT", 4096)
+    monkeypatch.setattr("curator_io.bundle.CHUNKED_ABOVE", 0)  # small documents read in chunks too
 
 
 def collected(raw: bytes) -> dict[str, Any]:
