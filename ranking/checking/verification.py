@@ -22,12 +22,10 @@ from curator_io.canonical import canon, is_sealed
 from curator_io.catalogue import (
     ACCEPTED,
     COMPONENTS,
-    DEFERRED,
     FINAL_OF_ACCEPTED,
     INVARIANTS,
     MAXIMA,
     PENALTY_MAXIMUM,
-    VALIDATION_DISPOSITIONS,
 )
 from curator_io.config import Config, parse_config
 from curator_io.diffing import differences
@@ -38,6 +36,7 @@ from curator_io.published import published_schema
 from curator_io.report_model import RankingReport, RankingReportEntry, ReportScore, ranking_report_of
 from ranking.pipeline import Result, rank
 from ranking.pipeline.numbers import r2_hundredths
+from ranking.pipeline.report import report_counts
 from ranking.pipeline.selection import conflicts
 from validator import Proposal, Validation, validate
 
@@ -141,16 +140,7 @@ def _check_partition(report: RankingReport, by_id: Mapping[str, RankingReportEnt
     counts = report.counts
     validations: list[str] = [e.validation for e in entries]
     dispositions: list[str] = [e.disposition for e in entries]
-    below = sum(1 for e in entries if e.validation == ACCEPTED and e.disposition == DEFERRED)
-    expected = {
-        "proposals": len(entries),
-        **{name: validations.count(name) for name in VALIDATION_DISPOSITIONS},
-        "eligible": len(report.ranking),
-        "below_threshold": below,
-        "selected": dispositions.count("selected"),
-        "superseded": dispositions.count("superseded"),
-        "unselected": dispositions.count("unselected"),
-    }
+    expected = report_counts(validations, dispositions, len(report.ranking))
     for name, value in expected.items():
         written = getattr(counts, name)
         if written != value:

@@ -2,17 +2,34 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from curator_io.canonical import seal_canonical
-from curator_io.catalogue import NO_OP, REPORT_SCHEMA, SELECTED, VALIDATION_DISPOSITIONS
+from curator_io.catalogue import ACCEPTED, DEFERRED, NO_OP, REPORT_SCHEMA, SELECTED, VALIDATION_DISPOSITIONS
 from ranking.pipeline.scoring import Score
 from ranking.pipeline.selection import Decision
 from validator import Validation, ValidationEntry
 from validator.reasons import reasons_json, sort_reasons
 
-__all__ = ["REPORT_SCHEMA", "build_report", "ranking_entry"]
+__all__ = ["REPORT_SCHEMA", "build_report", "ranking_entry", "report_counts"]
+
+
+def report_counts(validations: Sequence[str], dispositions: Sequence[str], eligible: int) -> dict[str, int]:
+    """SPEC §6 ``counts`` from each proposal's validation and final disposition, in the same
+    order: validation dispositions, ``eligible`` (len(ranking)), ``below_threshold`` (the
+    accepted proposals §5.1 deferred), and the final ``selected``/``superseded``/``unselected``."""
+    return {
+        "proposals": len(validations),
+        **{name: validations.count(name) for name in VALIDATION_DISPOSITIONS},
+        "eligible": eligible,
+        "below_threshold": sum(
+            1 for v, d in zip(validations, dispositions, strict=True) if v == ACCEPTED and d == DEFERRED
+        ),
+        "selected": dispositions.count("selected"),
+        "superseded": dispositions.count("superseded"),
+        "unselected": dispositions.count("unselected"),
+    }
 
 
 def ranking_entry(
@@ -58,17 +75,9 @@ def build_report(
     for e, validated in zip(validation.entries, validation.report["proposals"], strict=True):
         decision = decisions.get(e.id)
         entries.append(ranking_entry(e, validated, scores.get(e.id), rank_of.get(e.id), decision))
-    dispositions = [x["disposition"] for x in entries]
-    validations = [e.validation for e in validation.entries]
-    counts = {
-        "proposals": len(entries),
-        **{name: validations.count(name) for name in VALIDATION_DISPOSITIONS},
-        "eligible": len(ranking),
-        "below_threshold": len(scores) - len(ranking),
-        "selected": len(selected),
-        "superseded": dispositions.count("superseded"),
-        "unselected": dispositions.count("unselected"),
-    }
+    counts = report_counts(
+        [e.validation for e in validation.entries], [x["disposition"] for x in entries], len(ranking)
+    )
     return seal_canonical(
         {
             "schema": REPORT_SCHEMA,
