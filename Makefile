@@ -8,7 +8,7 @@ VENV   ?= .venv
 BIN     = $(VENV)/bin
 OUT    ?= out
 # What ruff lints and formats; mypy's files are in pyproject.toml ([tool.mypy]).
-SOURCES = curator_io validator ranking tests bench fuzz
+SOURCES = curator_io validator ranking evidence_rank_pytest.py tests bench fuzz
 
 .PHONY: install install-test browser demo check test static parity lint format wheel bench bench-render fuzz clean
 
@@ -20,7 +20,7 @@ $(BIN)/python:
 # An editable install compiles none of the project's modules (pip compiles only what it
 # copies): compile them here, or every run pays for it where __pycache__ cannot be
 # written (PYTHONDONTWRITEBYTECODE, a read-only checkout). bench/RESULTS.md has the cost.
-COMPILE = $(BIN)/python -m compileall -q curator_io validator ranking
+COMPILE = $(BIN)/python -m compileall -q curator_io validator ranking evidence_rank_pytest.py
 
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e .

@@ -43,7 +43,7 @@ def test_the_installed_wheel_carries_a_py_typed_marker_in_each_package(tmp_path:
     # PEP 561: without the marker an importer's type checker treats the packages as untyped.
     source = tmp_path / "source"
     source.mkdir()
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "README.md", "evidence_rank_pytest.py"):
         shutil.copy(REPO / name, source / name)
     for layer in LAYERS:  # a copy, so the build leaves nothing in the checkout
         shutil.copytree(REPO / layer, source / layer, ignore=shutil.ignore_patterns("__pycache__"))
@@ -56,6 +56,7 @@ def test_the_installed_wheel_carries_a_py_typed_marker_in_each_package(tmp_path:
     with zipfile.ZipFile(wheel) as archive:
         shipped = set(archive.namelist())
     assert {f"{layer}/py.typed" for layer in LAYERS} <= shipped
+    assert "evidence_rank_pytest.py" in shipped  # the pytest plugin's entry point
     assert all((site / layer / "py.typed").is_file() for layer in LAYERS)
     assert (site / "curator_io" / "schemas" / "evidence-ranking-v1.json").is_file()
 
