@@ -1,14 +1,14 @@
 # evidence-rank: two commands from a fresh clone (Python 3.11):
 #   make demo   installs the tool and scores fixtures/example.json
 #   make test   installs the test extras (and Chromium, for the browser tests), lints, type-checks and
-#               runs the whole suite (what CI runs)
+#               runs the whole suite (what CI runs); BROWSER=0: no Chromium, the browser tests left out
 #   make fuzz   installs atheris and runs the fuzz campaign (docs/fuzzing.md; FUZZ_ARGS="--scale 0.1")
 PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 OUT    ?= out
 # What ruff lints and formats; mypy's files are in pyproject.toml ([tool.mypy]).
-SOURCES = curator_io validator ranking tests bench fuzz
+SOURCES = curator_io validator ranking evidence_rank_pytest.py tests bench fuzz
 
 .PHONY: install install-test browser demo check test static parity lint format wheel bench bench-render fuzz clean
 
@@ -20,7 +20,7 @@ $(BIN)/python:
 # An editable install compiles none of the project's modules (pip compiles only what it
 # copies): compile them here, or every run pays for it where __pycache__ cannot be
 # written (PYTHONDONTWRITEBYTECODE, a read-only checkout). bench/RESULTS.md has the cost.
-COMPILE = $(BIN)/python -m compileall -q curator_io validator ranking
+COMPILE = $(BIN)/python -m compileall -q curator_io validator ranking evidence_rank_pytest.py
 
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e .
@@ -41,12 +41,15 @@ install: $(VENV)/.installed
 install-test: $(VENV)/.installed-test
 
 # The browser tests (tests/ranking/views/html/test_browser.py) drive headless Chromium.
-# Debian/Ubuntu: installed from the distribution when missing (as root, else with sudo).
-# Elsewhere, install Chromium or Chrome and set EVIDENCE_RANK_CHROMIUM to its path.
+# Debian/Ubuntu: installed from the distribution when missing (as root, else with sudo), after
+# one line that says so. Elsewhere, install Chromium or Chrome and set EVIDENCE_RANK_CHROMIUM
+# to its path. Where installing it is not wanted, `make test BROWSER=0` installs nothing and
+# leaves the browser tests out (-m "not browser"); CI runs `make test`, with them.
+BROWSER ?= 1
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 browser:
 	@[ -n "$$EVIDENCE_RANK_CHROMIUM" ] || command -v chromium >/dev/null 2>&1 || { \
-	  echo "installing chromium for the browser tests"; \
+	  echo "make browser: installing Chromium with $(strip $(SUDO) apt-get) for the browser tests (make test BROWSER=0 leaves them out)"; \
 	  $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq --no-install-recommends chromium >/dev/null; }
 
 demo: install
@@ -56,8 +59,8 @@ demo: install
 # before the suite starts. `make check` is the same gate, to run before a commit.
 check: test
 
-test: static browser
-	$(BIN)/python -m pytest
+test: static $(if $(filter 0,$(BROWSER)),,browser)
+	$(BIN)/python -m pytest$(if $(filter 0,$(BROWSER)), -m "not browser")
 
 static: install-test
 	$(BIN)/ruff check $(SOURCES)

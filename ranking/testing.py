@@ -2,7 +2,8 @@
 
 :func:`snapshot_lines` turns a report into a compact, stable, reviewable text:
 one line per proposal with its id, final disposition and reason codes. Put it
-in a syrupy snapshot and a change in any decision shows as a one-line diff::
+in a syrupy snapshot and a changed decision shows in the diff as a ``-`` line and a ``+``
+line for each proposal it changed (and for the outcome, when the selection changed)::
 
     from ranking.testing import snapshot_lines, score_file
 

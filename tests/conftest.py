@@ -110,7 +110,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: item.path.name != "test_parity.py")
 
 
-#: tests/ranking/integrations/test_pytest_plugin.py runs the README's snapshot example in a scratch project.
+#: tests/test_pytest_plugin.py runs the README's snapshot example in a scratch project.
 pytest_plugins = ["pytester"]
 
 

@@ -123,3 +123,14 @@ def every_command_runs_outside_the_checkout(artifact: Path | str, workdir: Path)
     assert {"run.html", "batch.html", "ledger.html", "memory.json", "validation.json"} <= {
         p.name for p in run_in.iterdir()
     }
+
+    # The pytest plugin is loaded in every session: a project with a `ranking` package of its own
+    # still collects, as its root conftest.py imports from it (issue 35).
+    own = run_in / "own"
+    (own / "ranking").mkdir(parents=True)
+    (own / "ranking" / "__init__.py").write_text("def by_votes(xs):\n    return sorted(xs)\n")
+    (own / "conftest.py").write_text("from ranking import by_votes\n")
+    (own / "test_own.py").write_text(
+        "def test_it(request):\n    assert request.config.pluginmanager.has_plugin('evidence_rank')\n"
+    )
+    assert "1 passed" in run(str(bin_ / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider", "own")

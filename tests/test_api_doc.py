@@ -24,11 +24,11 @@ PUBLIC_MODULES = (
     "ranking.integrations.agentdescent",
     "ranking.integrations.gepa",
     "ranking.ledger",
-    "ranking.pytest_plugin",
+    "evidence_rank_pytest",
 )
 
 #: A fixture's documented signature is the callable it returns, not the fixture function's.
-FIXTURES = {"ranking.pytest_plugin.rank_bundle": ("path", "config")}
+FIXTURES = {"evidence_rank_pytest.rank_bundle": ("path", "config")}
 
 
 def _entries() -> list[tuple[str, str | None]]:

@@ -50,7 +50,7 @@ LAYERS: dict[str, frozenset[str]] = {
 }
 
 #: ``ranking``'s own modules at the top: the public entry points over the layers (docs/api.md).
-TOP = frozenset({"ranking", "ranking.__main__", "ranking.testing", "ranking.pytest_plugin"})
+TOP = frozenset({"ranking", "ranking.__main__", "ranking.testing"})
 
 
 def _module(path: Path) -> str:

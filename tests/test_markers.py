@@ -61,6 +61,23 @@ def test_not_slow_leaves_out_the_builds_and_installs() -> None:
 def test_ci_runs_every_test_whatever_its_marker() -> None:
     options = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]
     assert " -m" not in f" {options['addopts']}"
-    recipe = (REPO / "Makefile").read_text().split("\ntest:", 1)[1].split("\n\n", 1)[0]
-    assert recipe.splitlines()[1:] == ["\t$(BIN)/python -m pytest"]  # no -m: every marker runs
+    assert _make_test().splitlines()[-1].endswith("/python -m pytest")  # no -m: every marker runs
     assert "make test" in (REPO / ".ci" / "run").read_text()
+    assert "BROWSER" not in (REPO / ".ci" / "run").read_text()
+
+
+def _make_test(*variables: str) -> str:
+    """The commands ``make test`` would run, unrun (``make -n``)."""
+    done = subprocess.run(["make", "-n", "test", *variables], cwd=REPO, capture_output=True, text=True, check=True)
+    return done.stdout
+
+
+def test_make_test_announces_the_chromium_install_in_one_line_before_it_runs() -> None:
+    commands = _make_test()
+    assert commands.index('echo "make browser: installing Chromium with') < commands.index("apt-get update")
+
+
+def test_make_test_browser_0_installs_no_chromium_and_leaves_the_browser_tests_out() -> None:
+    commands = _make_test("BROWSER=0")
+    assert "apt-get" not in commands and "chromium" not in commands
+    assert commands.splitlines()[-1].endswith('/python -m pytest -m "not browser"')

@@ -15,7 +15,7 @@ import pytest
 from setuptools import find_packages
 
 from tests.conftest import PARITY, REPO
-from tests.installed import every_command_runs_outside_the_checkout, source_copy
+from tests.installed import bare_environment, every_command_runs_outside_the_checkout, outside_env, source_copy
 
 LAYERS = ("curator_io", "validator", "ranking")
 
@@ -43,7 +43,7 @@ def test_the_installed_wheel_carries_a_py_typed_marker_in_each_package(tmp_path:
     # PEP 561: without the marker an importer's type checker treats the packages as untyped.
     source = tmp_path / "source"
     source.mkdir()
-    for name in ("pyproject.toml", "README.md"):
+    for name in ("pyproject.toml", "README.md", "evidence_rank_pytest.py"):
         shutil.copy(REPO / name, source / name)
     for layer in LAYERS:  # a copy, so the build leaves nothing in the checkout
         shutil.copytree(REPO / layer, source / layer, ignore=shutil.ignore_patterns("__pycache__"))
@@ -56,6 +56,7 @@ def test_the_installed_wheel_carries_a_py_typed_marker_in_each_package(tmp_path:
     with zipfile.ZipFile(wheel) as archive:
         shipped = set(archive.namelist())
     assert {f"{layer}/py.typed" for layer in LAYERS} <= shipped
+    assert "evidence_rank_pytest.py" in shipped  # the pytest plugin's entry point
     assert all((site / layer / "py.typed").is_file() for layer in LAYERS)
     assert (site / "curator_io" / "schemas" / "evidence-ranking-v1.json").is_file()
 
@@ -121,3 +122,19 @@ def test_the_built_wheel_and_sdist_run_every_command_from_outside_the_checkout(t
     (built,) = dist.glob("evidence_rank-*")
     shutil.rmtree(source)  # nothing of the checkout is left to import from by mistake
     every_command_runs_outside_the_checkout(built, tmp_path / "elsewhere")
+
+
+@pytest.mark.slow
+def test_an_editable_install_prints_no_warning_about_the_layout(tmp_path: Path) -> None:
+    # `make install`'s pip install -e: setuptools' boxed "Editable installation ... same name as
+    # your package" warning alarms a newcomer (issue 35); the declared package-dir avoids it.
+    source = source_copy(tmp_path / "source")
+    python = bare_environment(tmp_path / "venv") / "python"
+    pip = [sys.executable, "-m", "pip", "--python", str(python), "--disable-pip-version-check", "--quiet"]
+    install = [*pip, "install", "--no-deps", "--no-index", "--no-build-isolation", "-e", str(source)]
+    done = subprocess.run(install, capture_output=True, text=True, env=outside_env(), check=False)
+    assert done.returncode == 0, done.stderr
+    assert "same name" not in done.stdout + done.stderr and "!!" not in done.stderr, done.stderr
+    where = [str(python), "-c", "import ranking, evidence_rank_pytest as p; print(ranking.__file__, p.__file__)"]
+    files = subprocess.run(where, capture_output=True, text=True, env=outside_env(), cwd=tmp_path, check=True)
+    assert all(Path(f).is_relative_to(source) for f in files.stdout.split()), files.stdout

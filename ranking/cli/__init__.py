@@ -9,12 +9,13 @@ Exit codes, the same for every command:
 from __future__ import annotations
 
 import argparse
+import difflib
 import signal
 import sys
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from curator_io.errors import EvidenceRankError
 from curator_io.grammar import printable
@@ -67,10 +68,26 @@ class _UsageError(Exception):
 
 class _Parser(argparse.ArgumentParser):
     """argparse's parser (and every command's: subparsers are of their parent's class), whose usage
-    error :func:`main` reports, so that it can say it in the format asked for too (``gate --format json``)."""
+    error :func:`main` reports, so that it can say it in the format asked for too (``gate --format json``).
+
+    No abbreviations, in any command: with them ``--memory`` is taken as ``--memory-after``, and a CI
+    config that relies on one breaks, or changes meaning, the day a flag with the same prefix is added.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **{**kwargs, "allow_abbrev": False})
 
     def error(self, message: str) -> NoReturn:
         raise _UsageError(self, message)
+
+    def _check_value(self, action: argparse.Action, value: Any) -> None:
+        # A mistyped command gets the nearest one suggested, as git does (`evidence-rank scroe`).
+        if isinstance(action, argparse._SubParsersAction) and value not in action.choices:
+            names = list(action.choices)
+            near = difflib.get_close_matches(value, names, n=1)
+            guess = f"; did you mean {near[0]!r}?" if near else ""
+            raise argparse.ArgumentError(None, f"unknown command {value!r}{guess} (choose from {', '.join(names)})")
+        super()._check_value(action, value)
 
 
 def _parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argparse.Namespace:

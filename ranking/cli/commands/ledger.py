@@ -11,6 +11,8 @@ import argparse
 import importlib
 from collections.abc import Callable
 
+from ranking.cli.commands import add_global_options
+
 __all__ = ["register"]
 
 
@@ -28,6 +30,18 @@ def _positive_int(text: str) -> int:
     return value
 
 
+class _WithGlobalOptions:
+    """The ledger's subcommands, each taking -v and --log-format after it too, as every command does."""
+
+    def __init__(self, sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+        self._sub = sub
+
+    def add_parser(self, name: str, *, help: str) -> argparse.ArgumentParser:
+        parser = self._sub.add_parser(name, help=help)
+        add_global_options(parser, in_command=True)
+        return parser
+
+
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "ledger",
@@ -35,7 +49,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "(docs/ledger.md). Exit 0 ok, 2 usage, 3 a report that is not I-JSON, 4 a tampered report or row, "
         "or a damaged ledger.",
     )
-    commands = p.add_subparsers(dest="ledger_command", required=True, metavar="SUBCOMMAND")
+    commands = _WithGlobalOptions(p.add_subparsers(dest="ledger_command", required=True, metavar="SUBCOMMAND"))
 
     add = commands.add_parser("add", help="verify reports (SPEC §7) and record them; one already there adds nothing")
     add.add_argument("ledger", metavar="PATH", help="the ledger file (created if missing)")

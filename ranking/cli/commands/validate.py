@@ -18,8 +18,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description="Validate one bundle (SPEC §3) and write the evidence-validation-v1 report as canonical JSON "
         "to --out, or to stdout.",
     )
-    p.add_argument("bundle", metavar="BUNDLE")
-    p.add_argument("--config", metavar="CONFIG.json")
+    p.add_argument("bundle", metavar="BUNDLE", help="a curator-bundle-v1 JSON file, or - for standard input")
+    p.add_argument(
+        "--config", metavar="CONFIG.json", help="ranking config (SPEC §2); defaults apply to members not given"
+    )
     p.add_argument("--out", metavar="FILE", help="write here atomically instead of stdout")
     p.set_defaults(run=run)
 
