@@ -147,8 +147,7 @@ def usage_refused(argv: Sequence[str], message: str) -> None:
     ``gate --format json``, the verdict on stdout too, so that stdout is always one JSON document."""
     rest = list(argv)
     while rest and rest[0].startswith("-"):  # the options before the command; --log-format takes a value
-        option = rest.pop(0)
-        if "=" not in option and len(option) >= 3 and "--log-format".startswith(option):
+        if rest.pop(0) == "--log-format":
             del rest[:1]
     if rest[:1] == ["gate"] and _format_of(rest[1:]) == "json":
         error = ConfigError("usage.invalid_option", message)
@@ -264,10 +263,10 @@ def _append_summary(path: str | None, markdown: str) -> None:
 
 
 def _format_of(args: Sequence[str]) -> str | None:
-    """The last ``--format`` given (``--format json``, ``--format=json``, or a prefix argparse accepts)."""
+    """The last ``--format`` given (``--format json`` or ``--format=json``: no command takes an abbreviation)."""
     found = None
     for i, arg in enumerate(args):
         name, eq, value = arg.partition("=")
-        if len(name) >= 3 and "--format".startswith(name):
+        if name == "--format":
             found = value if eq else (args[i + 1] if i + 1 < len(args) else None)
     return found
