@@ -66,6 +66,7 @@ static: install-test
 	$(BIN)/ruff check $(SOURCES)
 	$(BIN)/ruff format --check $(SOURCES)
 	$(BIN)/mypy
+	$(BIN)/lint-imports --no-cache
 
 parity: install-test
 	$(BIN)/python -m pytest tests/test_parity.py
