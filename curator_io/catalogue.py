@@ -4,8 +4,8 @@ Schema ids, dispositions and outcomes, the reason codes with the disposition
 each implies and the sentence that explains it, which codes are informational
 and which final dispositions are *refused*, the §4 components with their
 maxima, and every error code with its exit code. Every other module imports
-these; ``tests/test_one_owner.py`` fails when a schema id or a set of
-dispositions is written anywhere else, and when an entry here is used nowhere.
+these; ``tests/test_catalogue.py`` fails when an error is raised with a code the
+table lacks or exits otherwise than it says.
 
 At the floor (:mod:`curator_io`), because the validator and the ranking both
 need it; it imports only :mod:`typing`, so importing it costs a command nothing

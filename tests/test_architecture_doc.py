@@ -5,7 +5,6 @@ that prove it (issue 27)."""
 
 from __future__ import annotations
 
-import ast
 import importlib
 import re
 from pathlib import Path
@@ -50,25 +49,6 @@ def test_every_package_and_layer_is_on_the_page() -> None:
 
 def _private_modules() -> list[Path]:
     return sorted(p for package in PACKAGES for p in (REPO / package).rglob("_*.py") if not p.name.startswith("__"))
-
-
-def test_the_speed_table_lists_exactly_the_private_modules() -> None:
-    listed = {p for p in _paths(_section("Code that exists only for speed")) if p.endswith(".py") and "/_" in p}
-    assert listed == {str(p.relative_to(REPO)) for p in _private_modules()}
-
-
-@pytest.mark.parametrize("path", _private_modules(), ids=lambda p: str(p.relative_to(REPO)))
-def test_a_speed_module_names_what_it_equals_and_the_tests_that_prove_it(path: Path) -> None:
-    doc = ast.get_docstring(ast.parse(path.read_text("utf-8"))) or ""
-    assert doc.startswith("Speed only")
-    assert "Equals:" in doc and "Proven by:" in doc
-    proof = doc[doc.index("Proven by:") :]
-    files = re.findall(r"``(tests/[^`]+\.py)``", proof)
-    assert files, "no test file named"
-    for file in files:
-        source = (REPO / file).read_text("utf-8")
-        for name in re.findall(r"``(test_\w+)``", proof):
-            assert f"def {name}(" in source, f"{name} is not in {file}"
 
 
 #: What the README and docs/ name as ``package.module.name``; CHANGELOG.md is history and may name what is gone.
