@@ -59,8 +59,13 @@ demo: install
 # before the suite starts. `make check` is the same gate, to run before a commit.
 check: test
 
+# The reference path (EVIDENCE_RANK_REFERENCE=1: nothing from curator_io/_fast/) runs the parity
+# corpus and the seeded fuzz run too, so both paths are held to the same bytes.
+REFERENCE_TESTS = tests/test_parity.py tests/fuzz/test_short_campaign.py tests/curator_io/test_reference.py
+
 test: static $(if $(filter 0,$(BROWSER)),,browser)
 	$(BIN)/python -m pytest$(if $(filter 0,$(BROWSER)), -m "not browser")
+	EVIDENCE_RANK_REFERENCE=1 $(BIN)/python -m pytest -q $(REFERENCE_TESTS)
 
 static: install-test
 	$(BIN)/ruff check $(SOURCES)

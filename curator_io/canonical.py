@@ -1,7 +1,7 @@
 """Canonical JSON (RFC 8785, JCS), digests and sealing (SPEC §0).
 
 :func:`canon` is ``rfc8785.dumps``, written faster: it lets orjson do the
-writing wherever orjson already writes JCS (:mod:`curator_io._fast_jcs`, which
+writing wherever orjson already writes JCS (:mod:`curator_io._fast.jcs`, which
 says how, and the test that holds it to ``rfc8785.dumps``).
 
 Public: :func:`canon` and :func:`seal_canonical`, each checking its own input,
@@ -12,13 +12,20 @@ and :func:`digest`, :func:`seal`, :func:`is_sealed` (SPEC §0's ``digest`` and
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import orjson
 
-from curator_io._fast_jcs import dumps as canon
 from curator_io.catalogue import DIGEST_PREFIX
+from curator_io.reference import REFERENCE
+
+canon: Callable[[Any], bytes]
+"""RFC 8785 bytes of a JSON value (SPEC §0 ``canon``)."""
+if REFERENCE:
+    from rfc8785 import dumps as canon
+else:
+    from curator_io._fast.jcs import dumps as canon
 
 __all__ = ["canon", "seal_canonical", "digest", "sha256_digest", "seal", "is_sealed"]
 
@@ -53,6 +60,9 @@ def seal_canonical(obj: Mapping[str, Any]) -> tuple[dict[str, Any], bytes]:
     A report is sealed, then written: its canonical bytes are those of the body
     with the ``digest`` member set in among the others, in RFC 8785 order.
     """
+    if REFERENCE:
+        sealed = seal(obj)
+        return sealed, canon(sealed)
     body = _unsealed(obj)
     names = sorted(body, key=lambda name: name.encode("utf-16-be"))
     members = [orjson.dumps(name) + b":" + canon(body[name]) for name in names]

@@ -7,7 +7,7 @@ read them.
 
 The strict parser here (the stdlib decoder with hooks) defines the semantics
 and names every error. orjson parses first, because it is faster
-(:mod:`curator_io._fast_json`); its value is returned only when the strict
+(:mod:`curator_io._fast.json_parse`); its value is returned only when the strict
 parser would return the very same value, and otherwise the strict parser runs
 on the same bytes.
 """
@@ -21,9 +21,9 @@ from typing import Any, BinaryIO
 
 import orjson
 
-from curator_io._fast_json import UNSURE, parse_fast
 from curator_io.errors import InputError
 from curator_io.grammar import MAX_INT
+from curator_io.reference import REFERENCE
 
 __all__ = ["parse_json", "iter_jsonl_lines"]
 
@@ -92,6 +92,10 @@ def parse_json(raw: bytes) -> Any:
     """
     if raw.startswith(_BOM):
         raise _malformed("a UTF-8 byte-order mark is not allowed")
+    if REFERENCE:
+        return _parse_strict(raw)
+    from curator_io._fast.json_parse import UNSURE, parse_fast
+
     value = parse_fast(raw)
     return _parse_strict(raw) if value is UNSURE else value
 

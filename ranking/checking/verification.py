@@ -12,12 +12,11 @@ For callers that receive reports from elsewhere:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from curator_io._conformance import Predicate, compile_schema
 from curator_io.canonical import canon, is_sealed
 from curator_io.catalogue import (
     ACCEPTED,
@@ -33,6 +32,7 @@ from curator_io.errors import ConfigError, InvariantError, TamperError, pointer_
 from curator_io.grammar import instant_key
 from curator_io.models import SIGNAL_WEIGHTS, Bundle
 from curator_io.published import published_schema
+from curator_io.reference import REFERENCE
 from curator_io.report_model import RankingReport, RankingReportEntry, ReportScore, ranking_report_of
 from ranking.pipeline import Result, rank
 from ranking.pipeline.numbers import r2_hundredths
@@ -52,11 +52,12 @@ _SIGNAL_HUNDREDTHS = frozenset(100 * weight for weight in SIGNAL_WEIGHTS.values(
 def _first_schema_error(report: Mapping[str, Any]) -> jsonschema.ValidationError | None:
     """jsonschema's verdict, with its best error: what ``invariant.schema`` says and points at.
 
-    The predicate compiled from the same schema answers first and accepts exactly
-    what jsonschema accepts (``curator_io._conformance``); jsonschema walks the report
-    only to describe a failure, which costs it many times more than the verdict.
+    Unless on the reference path (``EVIDENCE_RANK_REFERENCE=1``), the predicate compiled
+    from the same schema answers first and accepts exactly what jsonschema accepts
+    (``curator_io._fast.conformance``); jsonschema walks the report only to describe a
+    failure, which costs it many times more than the verdict.
     """
-    if _report_conforms()(report):
+    if not REFERENCE and _report_conforms()(report):
         return None
     # Imported on first use, not with the module: jsonschema is a large share of the
     # command line's start-up, and only a report that fails needs it.
@@ -67,7 +68,9 @@ def _first_schema_error(report: Mapping[str, Any]) -> jsonschema.ValidationError
 
 
 @cache
-def _report_conforms() -> Predicate:
+def _report_conforms() -> Callable[[Any], bool]:
+    from curator_io._fast.conformance import compile_schema
+
     return compile_schema(published_schema("report"))
 
 

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from curator_io import InputError, bundle_from_document, canon, digest, load_bundle, parse_json
-from curator_io.bundle import _canonical_chunk
+from curator_io._fast.chunked import canonical_chunk
 from curator_io.sealing import seal_bundle
 from tests.conftest import FIXTURES, resolve_pointer
 from tests.strategies import json_values
@@ -182,4 +182,4 @@ def test_a_chunk_hashed_from_its_sorted_dump_is_its_canonical_form(items: list[A
     except orjson.JSONEncodeError:
         return  # the loader parses such a chunk whole
     suspects = None if all_suspect else [x for x in items if not isinstance(x, str | int | None)]
-    assert _canonical_chunk(items, sorted_dump, suspects) == rfc8785.dumps(items)
+    assert canonical_chunk(items, sorted_dump, suspects) == rfc8785.dumps(items)

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from curator_io._conformance import VOCABULARY, UnsupportedSchema, compile_schema
+from curator_io._fast.conformance import VOCABULARY, UnsupportedSchema, compile_schema
 from curator_io.published import published_schema
 from tests.conftest import PARITY
 

@@ -17,15 +17,15 @@ from hypothesis import strategies as st
 
 import curator_io.bundle as bundle_module
 from curator_io import InputError, canon, load_bundle, parse_json
-from curator_io._jsonstream import ArrayMember, Unsure, iter_members
+from curator_io._fast.jsonstream import ArrayMember, Unsure, iter_members
 from curator_io.bundle import bundle_from_document
 from tests.conftest import FIXTURES, parity_cases
 
 
 @pytest.fixture(autouse=True)
 def tiny_chunks(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("curator_io._jsonstream.CHUNK", 64)
-    monkeypatch.setattr("curator_io._jsonstream.LIMIT", 4096)
+    monkeypatch.setattr("curator_io._fast.jsonstream.CHUNK", 64)
+    monkeypatch.setattr("curator_io._fast.jsonstream.LIMIT", 4096)
     monkeypatch.setattr("curator_io.bundle.CHUNKED_ABOVE", 0)  # small documents read in chunks too
 
 
