@@ -1,14 +1,10 @@
 """Building a bundle's artifacts from the tables of :mod:`curator_io.kinds`:
 checked, their seals judged, frozen into models.
 
-Two ways to one result. :func:`build_item` checks one object member by member,
-in its table's order, and raises ``input.schema`` naming the first offending
-member. :func:`build_chunk` checks a chunk of traces, evidence items, lessons
-or materializations a member at a time across the chunk (each rule's
-``holds_for_all``: one regular-expression match over all its IDs, and so on);
-any doubt sends the chunk to :func:`build_item`, item by item, so a chunk
-builds what its items build one by one, or fails at the same place (a
-hypothesis test holds it to that).
+:func:`build_item` checks one object member by member, in its table's order,
+and raises ``input.schema`` naming the first offending member; :func:`build_chunk`
+builds a list of them, item by item (or, off the reference path, a member at a
+time across the chunk: :mod:`curator_io._fast.bulk`, which builds the same).
 
 The seal's verdict (SPEC §3.3) is settled here too, once per artifact, while
 its JSON object is at hand: the model does not keep the object.
@@ -17,10 +13,7 @@ its JSON object is at hand: the model does not keep the object.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from itertools import repeat
 from typing import Any, NoReturn
-
-import orjson
 
 from curator_io import grammar as g
 from curator_io.canonical import canon, sha256_digest
@@ -28,28 +21,26 @@ from curator_io.errors import InputError, pointer_of
 from curator_io.grammar import Rule
 from curator_io.kinds import ARTIFACTS, Kind
 from curator_io.models import SealVerdict
+from curator_io.reference import REFERENCE
 
-__all__ = ["Path", "seal_verdict_of", "fail", "member", "check_object", "build_item", "build_chunk"]
+__all__ = ["Path", "seal_verdict", "seal_verdict_of", "fail", "member", "check_object", "build_item", "build_chunk"]
 
 Path = tuple[str | int, ...]
 
 _INVALID: SealVerdict = "artifact.invalid_digest"
 _MISMATCH: SealVerdict = "artifact.digest_mismatch"
-_SORTED = orjson.OPT_SORT_KEYS
-#: A chunk's models from its columns, ``tuple.__new__(Model, fields)``: the named tuple's
-#: own ``__new__`` is a Python function, this is not.
-_new = tuple.__new__
 
 
-def seal_verdict_of(obj: dict[str, Any], orjson_exact: bool = False) -> SealVerdict:
-    """SPEC §3.3 for one artifact: None when ``digest`` is a DIGEST that seals the rest.
-
-    ``orjson_exact``: orjson writes ``obj`` as RFC 8785 does (:meth:`Kind.orjson_exact`).
-    """
+def seal_verdict_of(obj: dict[str, Any]) -> SealVerdict:
+    """SPEC §3.3 for one artifact: None when ``digest`` is a DIGEST that seals the rest."""
     body = dict(obj)
     claimed = body.pop("digest")
-    data = orjson.dumps(body, option=_SORTED) if orjson_exact else canon(body)
-    if claimed == sha256_digest(data):
+    return seal_verdict(claimed, canon(body))
+
+
+def seal_verdict(claimed: Any, canonical_body: bytes) -> SealVerdict:
+    """SPEC §3.3 from the ``digest`` member and the canonical bytes of the rest."""
+    if claimed == sha256_digest(canonical_body):
         return None
     return _MISMATCH if g.is_digest(claimed) else _INVALID
 
@@ -85,7 +76,7 @@ def check_object(kind: Kind, value: Any, path: Path) -> dict[str, Any]:
 def build_item(kind: Kind, value: Any, path: Path) -> Any:
     """The model of one artifact at ``path``; ``input.schema`` names its first offending member."""
     fields = list(_read(kind, value, path))[: len(kind.kept)]
-    seal = seal_verdict_of(value, kind.orjson_exact(value))
+    seal = seal_verdict_of(value)
     assert kind.model is not None  # Cannot fail: every artifact kind has a model.
     if kind.keeps_object:
         return kind.model(*fields, seal, value)
@@ -95,26 +86,10 @@ def build_item(kind: Kind, value: Any, path: Path) -> Any:
 def build_chunk(name: str, items: list[Any], first: int) -> list[Any]:
     """The artifacts of list ``name`` in ``items``, the first of which is at index ``first``."""
     kind = ARTIFACTS[name]
-    built = _in_bulk(kind, items) if items and not kind.keeps_object else None
-    if built is not None:
-        return built
+    if not REFERENCE and items and not kind.keeps_object:
+        from curator_io._fast.bulk import build_in_bulk
+
+        built = build_in_bulk(kind, items)
+        if built is not None:
+            return built
     return [build_item(kind, item, (name, first + k)) for k, item in enumerate(items)]
-
-
-def _in_bulk(kind: Kind, items: list[Any]) -> list[Any] | None:
-    """Every item built at once, or None when a rule does not hold for the whole chunk."""
-    try:
-        columns = [[x[name] for x in items] for name, _ in kind.members]
-    except (KeyError, TypeError):
-        return None
-    if not all(rule.all_hold(column) for (_, rule), column in zip(kind.members, columns, strict=True)):
-        return None
-    # Every INT in the chunk is written as an integer (Rule.holds_for_all): exact unless a member is unknown.
-    size = len(kind.members)
-    seals = [seal_verdict_of(x, len(x) == size) for x in items]
-    kept = [
-        column if rule.read is None or rule.number else list(map(rule.read, column))
-        for (_, rule), column in zip(kind.members, columns[: len(kind.kept)], strict=False)
-    ]
-    model: type[tuple[Any, ...]] = kind.model  # type: ignore[assignment]  # a named tuple: keeps_object is False
-    return list(map(_new, repeat(model), zip(*kept, seals, strict=True)))

@@ -15,9 +15,9 @@ from curator_io.catalogue import DIGEST_PREFIX
 
 __all__ = [
     "DIGEST_PATTERN",
+    "ID_PATTERN",
+    "TIMESTAMP_FIELDS",
     "is_id",
-    "are_ids",
-    "are_timestamp_shaped",
     "is_repo",
     "is_path",
     "is_timestamp",
@@ -47,11 +47,11 @@ __all__ = [
 
 MAX_INT = 2**53 - 1
 
-_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}")
+ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}")
 DIGEST_PATTERN = re.compile(re.escape(DIGEST_PREFIX) + "[0-9a-f]{64}")
 """SPEC §0 DIGEST; also a key id (:attr:`curator_io.keys.PublicKey.keyid`)."""
 # The TIMESTAMP grammar with each field bounded, so a match is a real instant but for the month's length.
-_TIMESTAMP_FIELDS = re.compile(
+TIMESTAMP_FIELDS = re.compile(
     r"([0-9]{4})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\.[0-9]{1,9})?Z"
 )
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -64,34 +64,7 @@ def utf8_len(s: str) -> int:
 
 def is_id(v: Any) -> TypeGuard[str]:
     # fullmatch, not match + $: "$" would accept a trailing newline.
-    return type(v) is str and _ID.fullmatch(v) is not None
-
-
-_IDS = re.compile(rf"{_ID.pattern}(?:\n{_ID.pattern})*")
-_TIMESTAMPS = re.compile(rf"{_TIMESTAMP_FIELDS.pattern}(?:\n{_TIMESTAMP_FIELDS.pattern})*")
-
-
-def _each_matches(joined_pattern: re.Pattern[str], values: list[Any]) -> bool:
-    """Every value is a string that the joined pattern's unit matches whole, in one match
-    over the values joined by newlines. No value the unit matches holds a newline, so each
-    newline joins two (the count rules out one inside a value). For an empty list: True."""
-    if not values:
-        return True
-    if not all(type(v) is str for v in values):
-        return False
-    joined = "\n".join(values)
-    return joined.count("\n") == len(values) - 1 and joined_pattern.fullmatch(joined) is not None
-
-
-def are_ids(values: list[Any]) -> bool:
-    """``all(map(is_id, values))``, in one match."""
-    return _each_matches(_IDS, values)
-
-
-def are_timestamp_shaped(values: list[Any]) -> bool:
-    """Every value has the TIMESTAMP form with each field in range, in one match: a real
-    instant unless its day is past the 28th or its year is 0000 (those need :func:`is_timestamp`)."""
-    return _each_matches(_TIMESTAMPS, values)
+    return type(v) is str and ID_PATTERN.fullmatch(v) is not None
 
 
 def is_digest(v: Any) -> TypeGuard[str]:
@@ -112,7 +85,7 @@ def is_timestamp(v: Any) -> TypeGuard[str]:
     """RFC 3339 UTC, ASCII digits, a real proleptic-Gregorian instant, no leap second."""
     if type(v) is not str:
         return False
-    m = _TIMESTAMP_FIELDS.fullmatch(v)
+    m = TIMESTAMP_FIELDS.fullmatch(v)
     if m is None:
         return False
     year, month, day = m.group(1, 2, 3)
@@ -155,9 +128,8 @@ def is_int(v: Any) -> TypeGuard[int | float]:
 
 @dataclass(frozen=True, slots=True)
 class Rule:
-    """What one member's value must be, said once and read four ways: by the
-    loader on one value, by the loader on a chunk's column at once, by an error
-    message, and by the published JSON Schema."""
+    """What one member's value must be, said once and read three ways: by the loader, by an
+    error message, and by the published JSON Schema."""
 
     expected: str
     """What a message says was expected, its SPEC §0 meaning spelled out."""
@@ -165,54 +137,17 @@ class Rule:
     """The rule, on one value."""
     schema: Mapping[str, Any]
     """The JSON Schema fragment: looser where no schema can state the rule (UTF-8 bytes, calendar dates)."""
-    holds_for_all: Callable[[list[Any]], bool] | None = None
-    """The rule over a chunk's column, in fewer passes; None: value by value. An INT's column
-    holds only when every value is written as an integer, so a chunk passes only when
-    orjson writes its numbers as RFC 8785 does."""
     read: Callable[[Any], Any] | None = None
     """The value as a model keeps it (an INT as ``int``), when not as parsed."""
     number: bool = False
     """An INT: RFC 8785 writes ``7.0`` as ``7``, orjson does not."""
-
-    def all_hold(self, values: list[Any]) -> bool:
-        return self.holds_for_all(values) if self.holds_for_all is not None else all(map(self.holds, values))
+    shape: tuple[Any, ...] = ()
+    """Which family of rules this is, and its parameters (``("text", 1, 4000)``): what a faster
+    check of a whole column goes by (:mod:`curator_io._fast.bulk`). Empty: no such check."""
 
 
 def _is_str(v: Any) -> bool:
     return type(v) is str
-
-
-def _are_strs(values: list[Any]) -> bool:
-    return all(type(v) is str for v in values)
-
-
-def _ints_from(least: int) -> Callable[[list[Any]], bool]:
-    def all_ints(values: list[Any]) -> bool:
-        return all(type(v) is int for v in values) and (not values or (least <= min(values) and max(values) <= MAX_INT))
-
-    return all_ints
-
-
-def _are_timestamps(values: list[Any]) -> bool:
-    # Only a day past the 28th or the year 0000 needs the calendar.
-    return are_timestamp_shaped(values) and all(is_timestamp(t) for t in values if t[8:10] > "28" or t[:4] == "0000")
-
-
-# What a PATH may not hold, "\n" aside (it joins them): a control character, or an empty, "." or ".." segment.
-_NOT_PATHS = re.compile(r"[\x00-\x09\x0b-\x1f\x7f]|(?:\A|/|\n)\.{0,2}(?:/|\n|\Z)")
-
-
-def _are_paths_or_null(values: list[Any]) -> bool:
-    paths = [v for v in values if v is not None]
-    if not paths:
-        return True
-    if not _are_strs(paths):
-        return False
-    joined = "\n".join(paths)
-    if joined.count("\n") != len(paths) - 1 or _NOT_PATHS.search(joined):
-        return False
-    # bytes(s) <= 4 len(s): a short enough column needs no UTF-8 count.
-    return max(map(len, paths)) <= 100 or all(1 <= utf8_len(v) <= 400 for v in paths)
 
 
 def text(least: int, most: int) -> Rule:
@@ -221,32 +156,23 @@ def text(least: int, most: int) -> Rule:
     def holds(v: Any) -> bool:
         return type(v) is str and least <= utf8_len(v) <= most
 
-    def all_hold(values: list[Any]) -> bool:
-        if not _are_strs(values) or (least and not all(values)):
-            return False
-        # bytes(s) <= 4 len(s): a short enough column needs no UTF-8 count.
-        return not values or max(map(len, values)) <= most // 4 or all(utf8_len(v) <= most for v in values)
-
     schema: dict[str, Any] = {"type": "string", "maxLength": most}
     if least:
         schema["minLength"] = least
-    return Rule(f"a string of {least}-{most} bytes", holds, schema, all_hold)
+    return Rule(f"a string of {least}-{most} bytes", holds, schema, shape=("text", least, most))
 
 
 def one_of(*choices: str) -> Rule:
     """One of the strings ``choices``; a model keeps the table's own string, not the parsed copy."""
     names = {c: c for c in choices}
 
-    def all_hold(values: list[Any]) -> bool:
-        return _are_strs(values) and names.keys() >= set(values)
-
     expected = ", ".join(choices[:-1]) + " or " + choices[-1]
     return Rule(
         expected,
         lambda v: type(v) is str and v in names,
         {"type": "string", "enum": list(choices)},
-        all_hold,
         names.__getitem__,
+        shape=("one_of", choices),
     )
 
 
@@ -254,28 +180,28 @@ def const(value: str) -> Rule:
     return Rule(repr(value), lambda v: v == value, {"type": "string", "const": value})
 
 
-STRING = Rule("a string", _is_str, {"type": "string"}, _are_strs)
+STRING = Rule("a string", _is_str, {"type": "string"}, shape=("string",))
 ID = Rule(
     "an ID (1-128 ASCII letters, digits and . _ : / -, starting with a letter or digit)",
     is_id,
-    {"type": "string", "pattern": f"^{_ID.pattern}$"},
-    are_ids,
+    {"type": "string", "pattern": f"^{ID_PATTERN.pattern}$"},
+    shape=("id",),
 )
 INT = Rule(
     f"an INT (a whole number from 0 to {MAX_INT})",
     is_int,
     {"type": "integer", "minimum": 0, "maximum": MAX_INT},
-    _ints_from(0),
     int,
     number=True,
+    shape=("int", 0),
 )
 INT_FROM_1 = Rule(
     f"an INT >= 1 (a whole number from 1 to {MAX_INT})",
     lambda v: is_int(v) and v >= 1,
     {"type": "integer", "minimum": 1, "maximum": MAX_INT},
-    _ints_from(1),
     int,
     number=True,
+    shape=("int", 1),
 )
 REPO = Rule(
     "a REPO (1-200 UTF-8 bytes, no control characters)", is_repo, {"type": "string", "minLength": 1, "maxLength": 200}
@@ -286,7 +212,7 @@ PATH_OR_NULL = Rule(
     "a PATH (a relative POSIX path of 1-400 UTF-8 bytes, no . or .. segment) or null",
     lambda v: v is None or is_path(v),
     {"anyOf": [_PATH_SCHEMA, {"type": "null"}]},
-    _are_paths_or_null,
+    shape=("paths_or_null",),
 )
 DIGEST = Rule(
     "a DIGEST ('sha256:' and 64 lowercase hex digits)",
@@ -294,12 +220,12 @@ DIGEST = Rule(
     {"type": "string", "pattern": f"^{DIGEST_PATTERN.pattern}$"},
 )
 # The published pattern is SPEC §0's form alone, as the schema has always said; the loader's
-# (_TIMESTAMP_FIELDS, is_timestamp) also bounds each field. Two patterns on purpose, one rule.
+# (TIMESTAMP_FIELDS, is_timestamp) also bounds each field. Two patterns on purpose, one rule.
 TIMESTAMP = Rule(
     "a TIMESTAMP (RFC 3339 in UTC, e.g. 2026-11-29T10:00:00Z)",
     is_timestamp,
     {"type": "string", "pattern": r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,9})?Z$"},
-    _are_timestamps,
+    shape=("timestamp",),
 )
 
 

@@ -6,10 +6,8 @@ Everything else is derived from these tables, never restated:
 
 - checking one object member by member, naming the first that fails
   (:func:`curator_io.artifacts.build_item`, the head of :mod:`curator_io.bundle`);
-- checking a chunk of artifacts one member at a time across the chunk
-  (:func:`curator_io.artifacts.build_chunk`);
-- whether orjson writes a checked artifact exactly as RFC 8785 does
-  (:meth:`Kind.orjson_exact`), so its seal is hashed without the canonicalizer's walk;
+- checking a chunk of artifacts one member at a time across the chunk, where that is
+  faster (:mod:`curator_io._fast.bulk`, from each rule's ``shape``);
 - the published JSON Schema of a bundle (:func:`curator_io.schema_generator.generate_schema`),
   proposals and operations included, so an editor flags a misspelled member;
 - the members a proposal and each operation may have (:mod:`validator.proposal`, SPEC §3.1).
@@ -67,13 +65,10 @@ class Kind:
     """The members that may be absent (a proposal's ``rationale``); every other one is required."""
     description: str | None = None
     names: frozenset[str] = field(init=False)
-    numbers: tuple[str, ...] = field(init=False)
-    """The INT members."""
 
     def __post_init__(self) -> None:
         assert tuple(name for name, _ in self.members[: len(self.kept)]) == self.kept, self.title
         object.__setattr__(self, "names", frozenset(name for name, _ in self.members))
-        object.__setattr__(self, "numbers", tuple(name for name, rule in self.members if rule.number))
 
     def rule(self, name: str) -> Rule:
         return dict(self.members)[name]
@@ -86,21 +81,6 @@ class Kind:
         if self.closed and not value.keys() <= self.names:
             return False
         return all(rule.holds(value[name]) for name, rule in self.members if name in value)
-
-    def orjson_exact(self, obj: dict[str, Any]) -> bool:
-        """Whether orjson writes ``obj``, once checked, exactly as RFC 8785 does: it has no
-        member but these and each INT is written as an integer, so its members are strings,
-        integers up to 2^53 - 1, null, and lists or scopes of strings, under ASCII names."""
-        return len(obj) == len(self.members) and all(type(obj[name]) is int for name in self.numbers)
-
-    def not_orjson_exact(self, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """The checked ``items`` that are not :meth:`orjson_exact` (one may come twice), a pass per INT."""
-        size = len(self.members)
-        out = [x for x in items if len(x) != size]
-        for name in self.numbers:
-            if set(map(type, [x[name] for x in items])) != {int}:
-                out.extend(x for x in items if type(x[name]) is not int)
-        return out
 
 
 def _object_of(kind: Kind) -> Rule:
@@ -150,23 +130,15 @@ _SCOPE = Rule(
 
 
 def _are_unique_ids(v: Any) -> bool:
-    return type(v) is list and len(v) >= 1 and g.are_ids(v) and len(set(v)) == len(v)
-
-
-def _all_unique_ids(values: list[Any]) -> bool:
-    return (
-        all(type(v) is list and v for v in values)
-        and g.are_ids([e for v in values for e in v])
-        and all(len(set(v)) == len(v) for v in values)
-    )
+    return type(v) is list and len(v) >= 1 and all(map(g.is_id, v)) and len(set(v)) == len(v)
 
 
 _UNIQUE_IDS = Rule(
     "a non-empty array of unique IDs",
     _are_unique_ids,
     {"type": "array", "items": dict(ID.schema), "minItems": 1, "uniqueItems": True},
-    _all_unique_ids,
     tuple,
+    shape=("unique_ids",),
 )
 _SEAL = ("digest", STRING)  # whether it is a DIGEST is a validation question (SPEC §3.3)
 
@@ -285,7 +257,7 @@ _CONFIDENCE = Rule(
 )
 _IDS = Rule(
     "an array of unique IDs",
-    lambda v: type(v) is list and g.are_ids(v) and len(set(v)) == len(v),
+    lambda v: type(v) is list and all(map(g.is_id, v)) and len(set(v)) == len(v),
     {"type": "array", "items": dict(ID.schema), "uniqueItems": True},
 )
 PROPOSAL = Kind(

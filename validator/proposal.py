@@ -108,7 +108,7 @@ def _operations(raw: Any) -> tuple[Operation, ...] | None:
 
 
 def _ids(raw: Any, *, non_empty: bool) -> tuple[str, ...] | None:
-    if type(raw) is not list or (non_empty and not raw) or not g.are_ids(raw):
+    if type(raw) is not list or (non_empty and not raw) or not all(map(g.is_id, raw)):
         return None
     return tuple(raw) if len(set(raw)) == len(raw) else None
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import orjson
 
+from curator_io._fast.bulk import not_orjson_exact
 from curator_io._fast.jcs import names_sort_alike, orjson_writes_jcs
 from curator_io._fast.jsonstream import ArrayMember, Unsure, iter_members, parse_chunk
 from curator_io.artifacts import build_chunk
@@ -81,7 +82,7 @@ def _read_array(name: str, array: ArrayMember, body: _BodyDigest | None) -> list
             out.extend(items)
         if body is not None:
             # Built artifacts that orjson writes exactly as JCS need no walk to know it.
-            suspects = None if kind is None else kind.not_orjson_exact(items)
+            suspects = None if kind is None else not_orjson_exact(kind, items)
             body.elements(canonical_chunk(items, sorted_dump, suspects))
     return out
 

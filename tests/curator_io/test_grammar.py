@@ -7,6 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from curator_io import grammar as g
+from curator_io._fast.bulk import are_ids, are_timestamp_shaped
 
 
 @pytest.mark.parametrize("value", ["p-1", "a", "A.b_c:d/e-f", "x" * 128])
@@ -75,7 +76,7 @@ _ID_LIKE = st.one_of(
 
 @given(st.lists(_ID_LIKE, max_size=6))
 def test_a_list_of_ids_is_checked_at_once_as_each_id_alone(values: list[object]) -> None:
-    assert g.are_ids(values) is all(map(g.is_id, values))
+    assert are_ids(values) is all(map(g.is_id, values))
 
 
 _TIMESTAMP_LIKE = st.one_of(
@@ -99,5 +100,5 @@ _TIMESTAMP_LIKE = st.one_of(
 @given(st.lists(_TIMESTAMP_LIKE, max_size=6))
 def test_timestamps_shaped_at_once_are_real_instants_save_the_day_and_year_checks(values: list[object]) -> None:
     checked = [v for v in values if type(v) is str and (v[8:10] > "28" or v[:4] == "0000")]
-    at_once = g.are_timestamp_shaped(values) and all(g.is_timestamp(v) for v in checked)
+    at_once = are_timestamp_shaped(values) and all(g.is_timestamp(v) for v in checked)
     assert at_once is all(map(g.is_timestamp, values))
