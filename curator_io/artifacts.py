@@ -21,7 +21,7 @@ from curator_io.errors import InputError, pointer_of
 from curator_io.grammar import Rule
 from curator_io.kinds import ARTIFACTS, Kind
 from curator_io.models import SealVerdict
-from curator_io.reference import REFERENCE
+from curator_io.reference import off
 
 __all__ = ["Path", "seal_verdict", "seal_verdict_of", "fail", "member", "check_object", "build_item", "build_chunk"]
 
@@ -86,7 +86,7 @@ def build_item(kind: Kind, value: Any, path: Path) -> Any:
 def build_chunk(name: str, items: list[Any], first: int) -> list[Any]:
     """The artifacts of list ``name`` in ``items``, the first of which is at index ``first``."""
     kind = ARTIFACTS[name]
-    if not REFERENCE and items and not kind.keeps_object:
+    if not off("bulk") and items and not kind.keeps_object:
         from curator_io._fast.bulk import build_in_bulk
 
         built = build_in_bulk(kind, items)

@@ -34,7 +34,7 @@ from curator_io.errors import InputError, pointer_of
 from curator_io.jsonio import parse_json
 from curator_io.kinds import ARTIFACTS, BUNDLE, FROZEN, INSTRUCTION, MEMORY, RUN
 from curator_io.models import Bundle, Instruction
-from curator_io.reference import REFERENCE
+from curator_io.reference import off
 
 __all__ = ["load_bundle", "bundle_from_document", "SCHEMA", "CHUNKED_ABOVE"]
 
@@ -90,7 +90,7 @@ def bundle_from_document(doc: Any) -> Bundle:
 def load_bundle(raw: bytes) -> Bundle:
     """Parse (strict I-JSON) and check one bundle document; above :data:`CHUNKED_ABOVE` bytes,
     a chunk at a time where it can."""
-    if REFERENCE or len(raw) <= CHUNKED_ABOVE:
+    if off("chunked") or len(raw) <= CHUNKED_ABOVE:
         return bundle_from_document(parse_json(raw))
     from curator_io._fast.chunked import Unsure, read_in_chunks
 

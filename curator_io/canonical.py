@@ -18,11 +18,11 @@ from typing import Any
 import orjson
 
 from curator_io.catalogue import DIGEST_PREFIX
-from curator_io.reference import REFERENCE
+from curator_io.reference import off
 
 canon: Callable[[Any], bytes]
 """RFC 8785 bytes of a JSON value (SPEC §0 ``canon``)."""
-if REFERENCE:
+if off("jcs"):
     from rfc8785 import dumps as canon
 else:
     from curator_io._fast.jcs import dumps as canon
@@ -60,7 +60,7 @@ def seal_canonical(obj: Mapping[str, Any]) -> tuple[dict[str, Any], bytes]:
     A report is sealed, then written: its canonical bytes are those of the body
     with the ``digest`` member set in among the others, in RFC 8785 order.
     """
-    if REFERENCE:
+    if off("jcs"):
         sealed = seal(obj)
         return sealed, canon(sealed)
     body = _unsealed(obj)

@@ -23,7 +23,7 @@ import orjson
 
 from curator_io.errors import InputError
 from curator_io.grammar import MAX_INT
-from curator_io.reference import REFERENCE
+from curator_io.reference import off
 
 __all__ = ["parse_json", "iter_jsonl_lines"]
 
@@ -92,7 +92,7 @@ def parse_json(raw: bytes) -> Any:
     """
     if raw.startswith(_BOM):
         raise _malformed("a UTF-8 byte-order mark is not allowed")
-    if REFERENCE:
+    if off("json_parse"):
         return _parse_strict(raw)
     from curator_io._fast.json_parse import UNSURE, parse_fast
 

@@ -32,7 +32,7 @@ from curator_io.errors import ConfigError, InvariantError, TamperError, pointer_
 from curator_io.grammar import instant_key
 from curator_io.models import SIGNAL_WEIGHTS, Bundle
 from curator_io.published import published_schema
-from curator_io.reference import REFERENCE
+from curator_io.reference import off
 from curator_io.report_model import RankingReport, RankingReportEntry, ReportScore, ranking_report_of
 from ranking.pipeline import Result, rank
 from ranking.pipeline.numbers import r2_hundredths
@@ -57,7 +57,7 @@ def _first_schema_error(report: Mapping[str, Any]) -> jsonschema.ValidationError
     (``curator_io._fast.conformance``); jsonschema walks the report only to describe a
     failure, which costs it many times more than the verdict.
     """
-    if not REFERENCE and _report_conforms()(report):
+    if not off("conformance") and _report_conforms()(report):
         return None
     # Imported on first use, not with the module: jsonschema is a large share of the
     # command line's start-up, and only a report that fails needs it.

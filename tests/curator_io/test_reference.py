@@ -59,3 +59,17 @@ def test_a_bundle_above_the_chunk_threshold_loads_whole_on_the_reference_path(tm
         assert code == 0, done.stderr
         assert ("curator_io._fast.chunked" in fast) is not reference
     assert (tmp_path / "vTrue.json").read_bytes() == (tmp_path / "vFalse.json").read_bytes()
+
+
+def test_each_speed_module_turned_off_alone_gives_the_same_reports(tmp_path: Path) -> None:
+    from curator_io.reference import SPEED_MODULES
+
+    case = PARITY / "069-rank-conflict-same-key-different-text"
+    for module in SPEED_MODULES:
+        env = {**os.environ, "EVIDENCE_RANK_REFERENCE": module}
+        out = tmp_path / module
+        argv = [sys.executable, "-m", "ranking.cli", "score", str(case / "bundle.json"), "--out-dir", str(out), "-q"]
+        done = subprocess.run(argv, cwd=REPO, env=env, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        assert (out / "report.json").read_bytes() == (case / "expected.report.json").read_bytes(), module
+        assert (out / "validation.json").read_bytes() == (case / "expected.validation.json").read_bytes(), module
