@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from curator_io.catalogue import reason_label
@@ -22,7 +23,7 @@ from curator_io.config import DEFAULT_CONFIG, Config
 from curator_io.files import read_bytes
 from ranking.pipeline import rank_bytes
 
-__all__ = ["snapshot_lines", "score_file", "reason_codes"]
+__all__ = ["snapshot_lines", "score_file", "reason_codes", "example_bundle"]
 
 
 def reason_codes(entry: Mapping[str, Any]) -> list[str]:
@@ -49,3 +50,13 @@ def snapshot_lines(report: Mapping[str, Any]) -> str:
 def score_file(path: str | os.PathLike[str], config: Config = DEFAULT_CONFIG) -> dict[str, Any]:
     """Rank the bundle at ``path`` and return its ranking report."""
     return rank_bytes(read_bytes(path), config).report
+
+
+def example_bundle(name: str = "example.json") -> Path:
+    """The path of an example bundle the package ships (the repository's ``fixtures/``), so the
+    documented examples run from an installed package: ``score_file(example_bundle())``."""
+    path = Path(__file__).parent / "example_bundles" / name
+    if not path.is_file():
+        shipped = sorted(p.name for p in path.parent.glob("*.json"))
+        raise FileNotFoundError(f"no example bundle {name!r}; the package ships {', '.join(shipped)}")
+    return path

@@ -134,3 +134,10 @@ def every_command_runs_outside_the_checkout(artifact: Path | str, workdir: Path)
         "def test_it(request):\n    assert request.config.pluginmanager.has_plugin('evidence_rank')\n"
     )
     assert "1 passed" in run(str(bin_ / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider", "own")
+
+    # docs/agentdescent.md's example runs from the installed package alone, its example bundle included.
+    from tests.ranking.integrations.test_agentdescent_doc import doc_example
+
+    program, printed = doc_example()
+    (run_in / "agentdescent_example.py").write_text(program)
+    assert run(str(bin_ / "python"), "agentdescent_example.py") == printed

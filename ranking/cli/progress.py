@@ -7,13 +7,17 @@
 - ``--quiet``: nothing.
 
 The total is known once every input is listed (files) or read to its end (JSONL
-streams); until then a line says ``total unknown`` rather than guess.
+streams). Until then, when every input is a file on disk, the share done is counted
+in bytes (:attr:`Progress.bytes_total`), and the ETA from it; a stream that is no
+file (standard input, a pipe, a URL) leaves the line saying ``total unknown``
+rather than guess.
 """
 
 from __future__ import annotations
 
 import os
 import time
+from collections import deque
 from collections.abc import Callable
 from typing import TextIO
 
@@ -47,6 +51,10 @@ class Progress:
         self.terminal = not quiet and stream.isatty()
         self.logging = not quiet and not self.terminal
         self.total: int | None = None
+        #: The inputs' bytes, when the count is not known from the start but every input's size is.
+        self.bytes_total: int | None = None
+        self.bytes_done = 0
+        self._sizes: deque[int] = deque()  # each bundle's bytes, in input order, read ahead of its result
         self.done = 0
         self.refused = 0
         self.started = self.clock()
@@ -57,8 +65,13 @@ class Progress:
     def __enter__(self) -> Progress:
         return self
 
+    def read(self, size: int) -> None:
+        """The next bundle, in input order, was ``size`` bytes of its input."""
+        self._sizes.append(size)
+
     def update(self, result: BundleResult) -> None:
         self.done += 1
+        self.bytes_done += self._sizes.popleft() if self._sizes else 0
         self.refused += result.outcome == "error"
         self.label = result.source.label
         now = self.clock()
@@ -70,17 +83,31 @@ class Progress:
             self._log(now)
 
     def _parts(self, now: float) -> list[str]:
-        """``done/total (share)`` or ``done done, total unknown``; refused; rate; ETA when known."""
+        """``done/total (share)``, ``done done (share of the bytes)`` or ``done done, total unknown``;
+        refused; rate; ETA when the share is known."""
         elapsed = now - self.started
         rate = self.done / elapsed if elapsed > 0 else 0.0
-        if self.total is None:
-            parts = [f"{self.done} done, total unknown"]
+        share = self._share()
+        percent = f" ({100 * share[0] // share[1]}%)" if share[1] else ""
+        if self.total is not None:
+            parts = [f"{self.done}/{self.total}{percent}"]
+        elif self.bytes_total is not None:
+            parts = [f"{self.done} done{percent}"]
         else:
-            parts = [f"{self.done}/{self.total}" + (f" ({100 * self.done // self.total}%)" if self.total else "")]
+            parts = [f"{self.done} done, total unknown"]
         parts += [f"{self.refused} refused", f"{rate:.1f}/s" if rate < 10 else f"{rate:.0f}/s"]
-        if self.total is not None and rate > 0 and self.total > self.done:
-            parts.append(f"ETA {_duration((self.total - self.done) / rate)}")
+        if 0 < share[0] < share[1] and elapsed > 0:
+            parts.append(f"ETA {_duration(elapsed * (share[1] - share[0]) / share[0])}")
         return parts
+
+    def _share(self) -> tuple[int, int]:
+        """The share done, as (part, whole): of the bundles once their number is known, else of the
+        inputs' bytes; (0, 0) when neither is known."""
+        if self.total is not None:
+            return self.done, self.total
+        if self.bytes_total is not None:
+            return min(self.bytes_done, self.bytes_total), self.bytes_total
+        return 0, 0
 
     def _draw(self, now: float) -> None:
         counts = " · ".join(self._parts(now))
@@ -90,7 +117,7 @@ class Progress:
         label = printable(self.label)
         if len(label) > room:
             label = "…" + label[len(label) - room + 1 :] if room > 1 else ""
-        self.stream.write(f"\r\x1b[K{counts} · {label}")
+        self.stream.write(f"\r\x1b[K{counts} · {label}" if label else f"\r\x1b[K{counts}")
         self.stream.flush()
         self.drawn = True
 

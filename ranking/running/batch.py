@@ -18,6 +18,7 @@ bundle file and write each bundle's folder where they score it.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
@@ -83,6 +84,8 @@ class Deferred:
 
     display: str
     opener: Callable[[], AbstractContextManager[BinaryIO]]
+    size: int | None = None
+    """The file's size, when the batch's progress counts bytes (:attr:`Input.size`)."""
 
     def read(self) -> bytes:
         try:
@@ -126,7 +129,7 @@ def iter_sources(inputs: Iterable[Input], *, defer: bool = False) -> Iterator[tu
     """
     for item in inputs:
         if defer and not item.jsonl:
-            yield BundleSource(item.display, None, item.name), Deferred(item.display, item.opener)
+            yield BundleSource(item.display, None, item.name), Deferred(item.display, item.opener, item.size)
             continue
         try:
             with item.opener() as stream:
@@ -153,7 +156,7 @@ def score_one(source: BundleSource, raw: bytes, config: Config, record: bool = F
         result = rank_bytes(raw, config)
     except InputError as e:
         # SPEC §1: an input error refuses this bundle only; it is recorded, not raised.
-        error = e.to_json()
+        error = _in_stream(e, source).to_json()
         return BundleResult(source, "error", None, (), error, ((ERROR, canon(error)),))
     files = ((VALIDATION, result.validation.canonical), (REPORT, result.canonical))
     recording = None
@@ -162,6 +165,17 @@ def score_one(source: BundleSource, raw: bytes, config: Config, record: bool = F
 
         recording = recording_of(result.report, result.canonical)
     return BundleResult(source, result.outcome, result.validation.run, result.selected, None, files, recording)
+
+
+def _in_stream(error: InputError, source: BundleSource) -> InputError:
+    """A JSONL line's malformed JSON, placed in its stream: the parser saw the line alone, so its
+    "line 1" is the line's own, and the detail says the stream's line instead. (Not the file's
+    name: a bundle's files depend on its bytes alone, however the file was named, and the
+    summary's source and the folder's name say which file it was.)"""
+    if source.line is None or error.code != "input.malformed_json":
+        return error
+    detail = re.sub(r" at line 1 column (\d+)$", rf" at line {source.line} column \1", error.detail)
+    return InputError(error.code, detail, pointer=error.pointer)
 
 
 def score_item(item: tuple[int, BundleSource, Raw], config: Config, record: bool = False) -> BundleResult:
@@ -220,17 +234,25 @@ def build_summary(entries: list[dict[str, Any]], config: Config) -> dict[str, An
     return seal({"schema": SUMMARY_SCHEMA, "config": config.to_json(), "counts": counts, "bundles": entries})
 
 
-def render_summary(summary: Mapping[str, Any]) -> str:
-    """A table: source (escaped: a file name can hold any character), outcome, selected ids
-    or error code; then the totals."""
-    rows = [("source", "outcome", "selected / error")]
-    for e in summary["bundles"]:
-        source = printable(BundleSource(e["source"]["file"], e["source"]["line"]).label)
-        detail = e["error"]["code"] if e["error"] is not None else ", ".join(e["selected"]) or "-"
-        rows.append((source, e["outcome"], detail))
-    widths = [max(len(r[i]) for r in rows) for i in range(2)]
-    lines = [f"{r[0]:<{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]}".rstrip() for r in rows]
+def render_summary(summary: Mapping[str, Any], *, every: bool = False) -> str:
+    """The totals, under a table of the bundles refused, or of every bundle with ``every``
+    (``batch -v``): as a linter does, a batch of thousands shows what needs a look. A row is
+    the source (escaped: a file name can hold any character), the outcome, the selected ids
+    or the error code."""
+    shown = [e for e in summary["bundles"] if every or e["outcome"] == "error"]
+    lines = []
+    if shown:
+        rows = [("source", "outcome", "selected / error")]
+        for e in shown:
+            source = printable(BundleSource(e["source"]["file"], e["source"]["line"]).label)
+            detail = e["error"]["code"] if e["error"] is not None else ", ".join(e["selected"]) or "-"
+            rows.append((source, e["outcome"], detail))
+        widths = [max(len(r[i]) for r in rows) for i in range(2)]
+        lines = [f"{r[0]:<{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]}".rstrip() for r in rows]
+        lines.append("")
     c = summary["counts"]
-    lines.append("")
     lines.append(f"bundles: {c['bundles']} · selected {c['selected']} · no_op {c['no_op']} · error {c['error']}")
+    hidden = len(summary["bundles"]) - len(shown)
+    if hidden:
+        lines.append(f"{hidden} scored {'bundle' if hidden == 1 else 'bundles'} not listed; -v lists every bundle")
     return "\n".join(lines)

@@ -54,6 +54,11 @@ class Input:
     opener: Callable[[], AbstractContextManager[BinaryIO]]
     name: str | None = None
     """The path from the PATH it was found under, which its bundles' folders are named after."""
+    path: str | None = None
+    """Where it is on this machine's disk, when it is a regular file there (a batch's progress
+    reads its size); None for a stream, standard input or a URL."""
+    size: int | None = None
+    """Its size in bytes, once the batch's progress has read it from ``path``."""
 
 
 def _translate(pattern: str) -> re.Pattern[str]:
@@ -217,11 +222,12 @@ def _local_inputs(given: str, own: _Own, warn: Warn, select: Selection) -> list[
                 rel.lower().endswith(".jsonl"),
                 _binary(full),
                 _joined(last, display_name(rel)),
+                full,
             )
             for rel, full in _scan(given, own, warn, select)
         ]
     if stat.S_ISREG(mode) and not given.startswith(_DESCRIPTORS):
-        return [Input(display, given.lower().endswith(".jsonl"), opener, last)]
+        return [Input(display, given.lower().endswith(".jsonl"), opener, last, given)]
     # A stream: read as JSONL, as `-` is. /dev/fd/63 is named fd63.
     return [Input(display, True, opener, f"fd{last}" if given.startswith(_DESCRIPTORS[1:]) else last)]
 

@@ -24,6 +24,7 @@ import os
 import sys
 from collections.abc import Iterable, Iterator
 from contextlib import AbstractContextManager, closing, nullcontext
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -40,6 +41,8 @@ from ranking.cli.targets import Named, ledger_files, refuse_input_as_output, ref
 from ranking.running.batch import (
     BundleResult,
     BundleSource,
+    Deferred,
+    Input,
     Raw,
     build_summary,
     find_inputs,
@@ -144,7 +147,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="in a folder, skip the files and folders that match (repeatable; patterns as --glob)",
     )
     p.add_argument(
-        "-q", "--quiet", action="store_true", help="no progress on stderr and no table: summary.json says it all"
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="no progress on stderr and no table: summary.json says it all"
+        + " (the table lists the bundles refused; -v lists every bundle)",
     )
     p.add_argument(
         "--ledger", metavar="PATH", help="record every report written in this ledger, in input order (docs/ledger.md)"
@@ -160,7 +167,7 @@ def run(args: argparse.Namespace) -> int:
         summary = _score_all(args, out)
         folder.finish(canon(summary), (e["output"] for e in summary["bundles"]))
     if not args.quiet:
-        emit(render_summary(summary))
+        emit(render_summary(summary, every=args.verbose > 0))
     counts = summary["counts"]
     get_logger().info("batch.done", out_dir=str(out), **counts)
     if counts["error"]:
@@ -209,7 +216,9 @@ def _score_all(args: argparse.Namespace, out: Path) -> dict[str, Any]:
     inputs = find_inputs(args.paths, exclude=out, stdin=stdin, warn=_warn, select=select)
     progress = Progress(sys.stderr, quiet=args.quiet)
     if not any(i.jsonl for i in inputs):
-        progress.total = len(inputs)  # else known only once every stream is read to its end
+        progress.total = len(inputs)  # else known only once every stream is read to its end,
+    elif not args.quiet:
+        inputs = _sized(inputs, progress)  # and until then, the share done is counted in bytes
     # A local engine's workers write their own folders; a remote one's results come back as bytes.
     local = args.engine == "local"
     record = bool(args.ledger)  # the ledger's rows are derived where each bundle is scored
@@ -240,8 +249,23 @@ def _numbered(
     """``(index, source, raw)`` items; the progress learns the total when the last is read."""
     index = 0
     for index, (source, raw) in enumerate(sources, start=1):
+        # A JSONL line's bytes and its line break; a file's own size.
+        progress.read((raw.size or 0) if isinstance(raw, Deferred) else len(raw) + (source.line is not None))
         yield index, source, raw
     progress.total = index
+
+
+def _sized(inputs: list[Input], progress: Progress) -> list[Input]:
+    """The inputs with their sizes, and the progress told their sum, when every input is a file on
+    disk; else as they are (a stream's size is not known before its end)."""
+    if any(i.path is None for i in inputs):
+        return inputs
+    try:
+        sized = [replace(i, size=os.stat(i.path).st_size) for i in inputs if i.path is not None]
+    except OSError:
+        return inputs  # reading it will say what is wrong
+    progress.bytes_total = sum(i.size or 0 for i in sized)
+    return sized
 
 
 def _warn(message: str) -> None:

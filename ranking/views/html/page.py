@@ -39,6 +39,9 @@ def _environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        # Package data does not change under a running process: a template loaded once is not
+        # stat()ed again for every page (a batch's hundreds of run views).
+        auto_reload=False,
     )
 
 

@@ -162,11 +162,23 @@ def _disposition_counts(report: RankingReport) -> list[tuple[str, int, str]]:
 
 
 def _code_counts(report: RankingReport, config: Mapping[str, Any]) -> list[tuple[str, int, str]]:
-    """Each reason code, how many proposals carry it and its sentence (the subject left as
-    "‹subject›"): the most frequent first, then by code."""
+    """Each reason code, how many proposals carry it and its sentence, naming the subjects it
+    has in this report ("instruction a or b"): the most frequent first, then by code."""
     counts = Counter(code for e in report.proposals for code in {r.code for r in e.reasons})
+    subjects: dict[str, set[str]] = {}
+    for r in (r for e in report.proposals for r in e.reasons):
+        if r.subject is not None:
+            subjects.setdefault(r.code, set()).add(r.subject)
     ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-    return [(code, n, reason_sentence(code, "‹subject›", config)) for code, n in ranked]
+    return [(code, n, reason_sentence(code, _either(subjects.get(code, set())), config)) for code, n in ranked]
+
+
+def _either(subjects: set[str]) -> str | None:
+    """``a``, ``a or b``, ``a, b or c``; None for a code that has no subject."""
+    if not subjects:
+        return None
+    *rest, last = sorted(subjects)
+    return f"{', '.join(rest)} or {last}" if rest else last
 
 
 def _scope(scope: Scope) -> str:

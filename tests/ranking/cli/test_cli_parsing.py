@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,7 +14,7 @@ import pytest
 
 from ranking.cli import _UsageError, build_parser
 from ranking.cli.commands import COMMANDS
-from tests.conftest import FIXTURES, run_main
+from tests.conftest import FIXTURES, REPO, run_main
 
 EXAMPLE = FIXTURES / "example.json"
 
@@ -107,3 +108,35 @@ def test_a_global_option_after_a_ledger_subcommand_is_taken(tmp_path: Path, caps
         run_main(capsys, "ledger", "notes", tmp_path / "l.db", "--log-format", "xml")
     assert caught.value.code == 2
     assert "evidence-rank ledger notes: error: argument --log-format: invalid choice: 'xml'" in capsys.readouterr().err
+
+
+README = (REPO / "README.md").read_text()
+
+
+def _long_options(parser: argparse.ArgumentParser) -> set[str]:
+    given = {o for a in parser._actions for o in a.option_strings if o.startswith("--")}
+    return given - {"--help", "--log-format", "--verbose", "--version"}
+
+
+@pytest.mark.parametrize("command", ["batch", "validate"])
+def test_the_readmes_command_row_names_every_option_the_command_takes(command: str) -> None:
+    (parser,) = [p for p in _every_parser() if p.prog == f"evidence-rank {command}"]
+    (row,) = [line for line in README.splitlines() if line.startswith(f"| `evidence-rank {command} ")]
+    assert [o for o in sorted(_long_options(parser)) if f"{o} " not in row and f"{o}]" not in row] == []
+
+
+def test_an_error_prints_its_line_and_a_hint_line_as_the_readme_says(tmp_path: Path, capsys) -> None:
+    doc = json.loads(EXAMPLE.read_bytes())
+    doc["run"]["curator"] = "curator@9"  # edited, not resealed
+    (tmp_path / "b.json").write_text(json.dumps(doc))
+
+    code, _, err = run_main(capsys, "score", tmp_path / "b.json", "--out-dir", tmp_path / "out")
+
+    assert code == 3
+    first, hint = err.splitlines()
+    assert first.startswith(f"evidence-rank: {tmp_path / 'b.json'}: input.frozen_digest_mismatch at '/frozen/digest': ")
+    assert hint == "hint: If you edited the bundle by hand, reseal it: evidence-rank seal BUNDLE"
+    assert (
+        "a second line, `hint: ...` (`hint: If you edited the bundle by hand,\nreseal it: evidence-rank seal BUNDLE`)"
+        in README
+    )

@@ -82,6 +82,13 @@ def _import_everything() -> None:
         for module in pkgutil.walk_packages(package.__path__, f"{package.__name__}."):
             if ".integrations" not in module.name and not module.name.endswith("__main__"):
                 importlib.import_module(module.name)
+    # And the HTML views' templates, package data read from the checkout, which the other user
+    # may not reach (a clone inside a private, 0700, folder): loaded once, they are not read again.
+    from ranking.views.html import page
+
+    for name in page._environment().list_templates():
+        page._environment().get_template(name)
+    page.content_security_policy()
 
 
 def read_only(path: Path) -> None:

@@ -30,17 +30,20 @@ def _reads(ledger: Path, out: Path) -> dict[str, list[str]]:
 
 
 def _writes(ledger: Path, out: Path) -> dict[str, list[str]]:
-    inbox = out / "inbox"
+    # Every file the command reads is a copy in `out`: the command runs as another user, who
+    # may not reach the checkout (a clone inside a private, 0700, folder).
+    inbox, example = out / "inbox", out / "example.json"
     if not inbox.exists():
         inbox.mkdir()
         shutil.copy(PARITY / "002-mixed-dispositions" / "bundle.json", inbox / "mixed.json")
+        shutil.copy(EXAMPLE, example)
     other, report = out / "other.db", out / "r" / "report.json"  # a report the ledger lacks
     if not other.exists():
         assert main(["score", str(EXAMPLE), "--out-dir", str(report.parent), "--quiet"]) == 0
         assert main(["ledger", "add", str(other), str(report)]) == 0
     return {
         "add": ["ledger", "add", str(ledger), str(report)],
-        "score --ledger": ["score", str(EXAMPLE), "--out-dir", str(out / "scored"), "--ledger", str(ledger)],
+        "score --ledger": ["score", str(example), "--out-dir", str(out / "scored"), "--ledger", str(ledger)],
         "batch --ledger": ["batch", str(inbox), "--out-dir", str(out / "batch"), "--ledger", str(ledger)],
         "merge": ["ledger", "merge", str(ledger), str(other)],
     }

@@ -146,10 +146,28 @@ def test_one_worker_and_two_workers_write_the_same_bytes(batch_dir, capsys) -> N
     assert len([name for name in one if name.endswith("/error.json")]) == 3
 
 
-def test_the_summary_table_lists_each_bundle_then_the_totals(batch_dir, capsys) -> None:
+def test_the_summary_table_lists_the_refused_bundles_then_the_totals(batch_dir, capsys) -> None:
+    # As a linter does: 308 bundles print what needs a look, not 308 rows (issue 35).
     paths = write_mixed_batch(batch_dir)
 
     main(["batch", *paths, "--out-dir", "out"])
+
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["source", "outcome", "selected", "/", "error"]
+    rows = {line.split()[0]: line.split()[1:] for line in lines[1:-3]}
+    assert rows["in/cases/087-input-frozen-digest-mismatch-random.json"] == ["error", "input.frozen_digest_mismatch"]
+    assert rows["in/stream.jsonl:3"] == ["error", "input.malformed_json"]
+    assert [outcome for outcome, *_ in rows.values()] == ["error"] * 3
+    assert lines[-2:] == [
+        "bundles: 11 · selected 6 · no_op 2 · error 3",
+        "8 scored bundles not listed; -v lists every bundle",
+    ]
+
+
+def test_the_summary_table_lists_every_bundle_under_v(batch_dir, capsys) -> None:
+    paths = write_mixed_batch(batch_dir)
+
+    main(["batch", *paths, "--out-dir", "out", "-v", "--log-format", "json"])
 
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].split() == ["source", "outcome", "selected", "/", "error"]
@@ -160,6 +178,30 @@ def test_the_summary_table_lists_each_bundle_then_the_totals(batch_dir, capsys) 
     assert rows["in/stream.jsonl:3"] == ["error", "input.malformed_json"]
     assert len(rows) == 11
     assert lines[-1] == "bundles: 11 · selected 6 · no_op 2 · error 3"
+
+
+def test_a_batch_with_nothing_refused_prints_the_totals_alone(batch_dir, capsys) -> None:
+    shutil.copy(FIXTURES / "example.json", "example.json")
+
+    assert main(["batch", "example.json", "--out-dir", "out"]) == 0
+
+    out = capsys.readouterr().out
+    assert out == "bundles: 1 · selected 1 · no_op 0 · error 0\n1 scored bundle not listed; -v lists every bundle\n"
+
+
+def test_a_malformed_jsonl_line_is_placed_at_its_line_of_the_stream(batch_dir, capsys) -> None:
+    Path("in.jsonl").write_bytes(
+        orjson.dumps(parse_json((FIXTURES / "example.json").read_bytes())) + b'\n{"schema": }\n'
+    )
+
+    assert main(["batch", "in.jsonl", "--out-dir", "out"]) == 3
+
+    assert "in.jsonl:2  error    input.malformed_json" in capsys.readouterr().out  # the file and its line
+    (entry,) = [e for e in read_summary(batch_dir / "out")["bundles"] if e["error"] is not None]
+    assert entry["source"] == {"file": "in.jsonl", "line": 2}
+    assert entry["error"]["message"] == "input.malformed_json at '': Expecting value at line 2 column 12"
+    error = json.loads((batch_dir / "out" / entry["output"] / "error.json").read_bytes())
+    assert error["message"] == entry["error"]["message"]
 
 
 def test_a_path_that_does_not_exist_is_a_usage_error_and_nothing_is_scored(batch_dir, capsys) -> None:

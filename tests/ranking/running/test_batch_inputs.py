@@ -158,7 +158,7 @@ def test_control_characters_in_a_name_are_escaped_in_the_table_and_kept_in_the_s
     name = "evil\x1b[2J\x1b]0;owned\x07\u202e.json"
     shutil.copy(EXAMPLE, folder / name)
 
-    assert main(["batch", str(folder), "--out-dir", str(tmp_path / "out")]) == 0
+    assert main(["batch", str(folder), "--out-dir", str(tmp_path / "out"), "-v"]) == 0  # -v: every row
 
     out = capsys.readouterr().out
     assert "\x1b" not in out and "\x07" not in out and "\u202e" not in out

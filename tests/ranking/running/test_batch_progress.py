@@ -58,11 +58,29 @@ def test_without_a_terminal_a_line_every_few_seconds_says_done_of_total(folder, 
     assert ", ETA " in lines[0]
 
 
-def test_a_jsonl_stream_says_its_total_is_unknown_rather_than_guess(tmp_path, slow_clock, capsys) -> None:
+def test_a_jsonl_file_counts_its_bytes_for_the_share_done_and_the_eta(tmp_path, slow_clock, capsys) -> None:
     stream = tmp_path / "s.jsonl"
     stream.write_bytes(b"".join(example_line() + b"\n" for _ in range(12)))
 
     assert main(["batch", str(stream), "--out-dir", str(tmp_path / "out")]) == 0
+
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("evidence-rank: batch: ")]
+    assert len(lines) >= 3
+    for line in lines:
+        assert re.fullmatch(r"evidence-rank: batch: \d+ done \(\d+%\), 0 refused, [0-9.]+/s(, ETA \d+:\d\d)?", line)
+    # Every line is the same length, so the share of the bytes is the share of the bundles.
+    done = [re.search(r"(\d+) done \((\d+)%\)", line).groups() for line in lines]  # type: ignore[union-attr]
+    assert all(int(percent) == 100 * int(n) // 12 for n, percent in done)
+    assert ", ETA " in lines[0]
+
+
+def test_a_stream_that_is_no_file_says_its_total_is_unknown_rather_than_guess(
+    tmp_path, slow_clock, monkeypatch, capsys
+) -> None:
+    data = b"".join(example_line() + b"\n" for _ in range(12))
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+
+    assert main(["batch", "-", "--out-dir", str(tmp_path / "out")]) == 0
 
     lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("evidence-rank: batch: ")]
     assert lines
@@ -112,3 +130,15 @@ def test_the_progress_line_escapes_a_name_a_terminal_would_act_on(tmp_path, monk
     drawn = terminal.getvalue().replace("\r\x1b[K", "")
     assert "\x1b" not in drawn and "\x07" not in drawn
     assert "x\\x1b]0;owned\\x07.json" in drawn
+
+
+def test_a_line_with_no_room_for_the_name_ends_with_the_counts(folder, tmp_path, slow_clock, monkeypatch) -> None:
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    monkeypatch.setattr(progress.Progress, "_width", lambda self: 40)  # a narrow terminal
+
+    assert main(["batch", str(folder), "--out-dir", str(tmp_path / "out")]) == 3
+
+    drawn = terminal.getvalue().split("\r\x1b[K")[1:]
+    assert drawn and not [line for line in drawn if line.rstrip("\n").endswith(("·", "· "))]
+    assert re.fullmatch(r"1/12 \(8%\) · 0 refused · [0-9.]+/s · ETA \d+:\d\d", drawn[0])

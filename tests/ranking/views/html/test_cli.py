@@ -94,6 +94,7 @@ def test_render_batch_writes_the_batch_page_after_a_run_view_per_scored_bundle(
         assert f'<a href="batch-runs/{name}">run view</a>' in page
     assert "zz-&lt;img src=x&gt;.json" in page and "<img" not in page
     assert "<code>input.malformed_json</code>" in page
+    assert '<span class="tag t-rejected">error</span> 1 · threshold 40 · at most' in page  # spaced, issue 35
     assert stdout == f"{out}: batch view of 3 bundles; 2 run views in {out.parent / 'batch-runs'}/\n"
 
 

@@ -74,9 +74,19 @@ def test_every_proposal_has_a_row_whose_reason_codes_link_to_explains_sentence()
         row = row[: row.index("</tr>")]
         for r in e["reasons"]:
             assert f'<a href="#code-{r["code"]}">{r["code"]}</a>' in row
-            sentence = reason_sentence(r["code"], "‹subject›", report["config"])
-            assert f'<tr id="code-{r["code"]}"><td><code>{r["code"]}</code></td>' in page
-            assert f"<td>{sentence}</td></tr>" in page
+            meaning = page[page.index(f'<tr id="code-{r["code"]}"><td><code>{r["code"]}</code></td>') :]
+            assert r["subject"] is None or r["subject"] in meaning[: meaning.index("</tr>")]
+    assert "‹" not in page and "subject›" not in page
+
+
+def test_a_codes_meaning_names_its_subjects_in_the_report_not_a_placeholder() -> None:
+    doc = json.loads((FIXTURES / "example.json").read_bytes())
+    report = ranked_report(doc)
+    page = render_report(report).replace("&#39;", "'")
+
+    sentence = reason_sentence("closure.stale_instruction", "style.imports", report["config"])
+    assert f"<td>{sentence}</td></tr>" in page
+    assert "instruction style.imports as it used to be" in sentence
 
 
 def test_a_superseded_proposal_links_to_the_proposal_that_superseded_it() -> None:
