@@ -8,7 +8,23 @@ from typing import Any
 from curator_io import grammar as g
 from curator_io.errors import ConfigError, pointer_of
 
-__all__ = ["Config", "parse_config", "DEFAULT_CONFIG"]
+__all__ = ["Config", "parse_config", "DEFAULT_CONFIG", "THRESHOLD_RANGE", "INT_RANGES", "MAX_SELECTED"]
+
+#: SPEC §2: "the limit of five is hard".
+MAX_SELECTED = 5
+#: SPEC §2's range of each INT member, (least, most); most None: up to INT's own bound. The one
+#: statement of them: parse_config checks them, the published report schema is built from them.
+INT_RANGES: dict[str, tuple[int, int | None]] = {
+    "max_selected": (1, MAX_SELECTED),
+    "max_operations": (1, None),
+    "max_operation_bytes": (1, None),
+    "max_delta_bytes": (1, None),
+    "min_lineages": (1, None),
+    "min_lineages_broad": (1, None),
+    "min_lineages_user": (1, None),
+}
+#: SPEC §2: a threshold is a number in [0, 100] (with at most 2 fractional digits).
+THRESHOLD_RANGE = (0, 100)
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,24 +57,15 @@ class Config:
 
 DEFAULT_CONFIG = Config()
 
-_INT_MINIMA = {
-    "max_selected": 1,
-    "max_operations": 1,
-    "max_operation_bytes": 1,
-    "max_delta_bytes": 1,
-    "min_lineages": 1,
-    "min_lineages_broad": 1,
-    "min_lineages_user": 1,
-}
-
 
 def _bad(name: str, detail: str) -> ConfigError:
     return ConfigError("config.invalid", f"{name}: {detail}", pointer=pointer_of(name))
 
 
 def _threshold(value: Any) -> int | float:
-    if not g.is_number(value) or not 0 <= value <= 100:
-        raise _bad("threshold", f"expected a number in [0, 100], got {g.shown(value)}")
+    least, most = THRESHOLD_RANGE
+    if not g.is_number(value) or not least <= value <= most:
+        raise _bad("threshold", f"expected a number in [{least}, {most}], got {g.shown(value)}")
     text = repr(value)
     fraction = text.partition(".")[2]
     if "e" in text or len(fraction) > 2:
@@ -74,11 +81,11 @@ def parse_config(doc: Any) -> Config:
     for name, value in doc.items():
         if name == "threshold":
             values[name] = _threshold(value)
-        elif name in _INT_MINIMA:
-            if not g.is_int(value) or value < _INT_MINIMA[name]:
-                least = _INT_MINIMA[name]
+        elif name in INT_RANGES:
+            least, most = INT_RANGES[name]
+            if not g.is_int(value) or value < least:
                 raise _bad(name, f"expected a whole number from {least} to {g.MAX_INT}, got {g.shown(value)}")
-            if name == "max_selected" and value > 5:
+            if most is not None and value > most:  # max_selected alone: SPEC §2's words
                 raise _bad(name, "the limit of five is hard")
             values[name] = int(value)
         else:

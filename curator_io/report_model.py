@@ -35,6 +35,7 @@ from curator_io.catalogue import (
     ValidationDisposition,
     ValidationSchema,
 )
+from curator_io.config import INT_RANGES, MAX_SELECTED, THRESHOLD_RANGE
 
 if TYPE_CHECKING:
     from pydantic import ConfigDict
@@ -83,6 +84,12 @@ Number = int | float
 # have always titled these definitions.
 
 
+def _ranged(member: str) -> Field:
+    """SPEC §2's range of an INT member of the config (:data:`curator_io.config.INT_RANGES`)."""
+    least, most = INT_RANGES[member]
+    return Field(ge=least) if most is None else Field(ge=least, le=most)
+
+
 def _closed(title: str) -> ConfigDict:
     return {"extra": "forbid", "title": title}
 
@@ -97,14 +104,14 @@ class ReportConfig:
 
     __pydantic_config__ = _closed("ConfigModel")
 
-    threshold: Annotated[Number, Field(ge=0, le=100)]
-    max_selected: Annotated[int, Field(ge=1, le=5)]
-    max_operations: Annotated[int, Field(ge=1)]
-    max_operation_bytes: Annotated[int, Field(ge=1)]
-    max_delta_bytes: Annotated[int, Field(ge=1)]
-    min_lineages: Annotated[int, Field(ge=1)]
-    min_lineages_broad: Annotated[int, Field(ge=1)]
-    min_lineages_user: Annotated[int, Field(ge=1)]
+    threshold: Annotated[Number, Field(ge=THRESHOLD_RANGE[0], le=THRESHOLD_RANGE[1])]
+    max_selected: Annotated[int, _ranged("max_selected")]
+    max_operations: Annotated[int, _ranged("max_operations")]
+    max_operation_bytes: Annotated[int, _ranged("max_operation_bytes")]
+    max_delta_bytes: Annotated[int, _ranged("max_delta_bytes")]
+    min_lineages: Annotated[int, _ranged("min_lineages")]
+    min_lineages_broad: Annotated[int, _ranged("min_lineages_broad")]
+    min_lineages_user: Annotated[int, _ranged("min_lineages_user")]
 
     def to_json(self) -> dict[str, Number]:
         """The members as the report wrote them (for sentences that name them)."""
@@ -214,7 +221,7 @@ class ReportCounts:
     rejected: INT
     eligible: INT
     below_threshold: INT
-    selected: Annotated[int, Field(ge=0, le=5)]
+    selected: Annotated[int, Field(ge=0, le=MAX_SELECTED)]
     superseded: INT
     unselected: INT
 

@@ -26,7 +26,7 @@ from curator_io.catalogue import (
     MAXIMA,
     PENALTY_MAXIMUM,
 )
-from curator_io.config import Config, parse_config
+from curator_io.config import MAX_SELECTED, Config, parse_config
 from curator_io.diffing import differences
 from curator_io.errors import ConfigError, InvariantError, TamperError, pointer_of
 from curator_io.grammar import instant_key
@@ -289,7 +289,7 @@ def _check_order(ranking: Sequence[str], by_id: Mapping[str, RankingReportEntry]
 
 
 def _check_limit(report: RankingReport, config: Config) -> None:
-    if not len(report.selected) <= config.max_selected <= 5:
+    if not len(report.selected) <= config.max_selected <= MAX_SELECTED:
         raise _fail("limit", f"{len(report.selected)} selected, max_selected is {config.max_selected}", "selected")
 
 
