@@ -9,10 +9,8 @@ from __future__ import annotations
 from operator import attrgetter, itemgetter
 from typing import Any, NamedTuple
 
-import orjson
-
 from curator_io import grammar as g
-from curator_io.canonical import digest, sha256_digest
+from curator_io.canonical import digest
 from curator_io.kinds import OPERATIONS, PROPOSAL, parse_scope
 from curator_io.models import Bundle, Scope
 
@@ -157,7 +155,7 @@ def check_structure(raw: Any, index: int) -> Proposal | Incomplete:
         return _incomplete(raw, index, min(name for name in raw if name not in _KNOWN))
     # §3.6 from the checked JSON itself: the scope and each operation have exactly
     # their members, so this is fingerprint(scope, operations) without rebuilding them.
-    fp = _digest_of_strings({"scope": raw["scope"], "operations": sorted(raw["operations"], key=_RAW_BY_KEY)})
+    fp = digest({"scope": raw["scope"], "operations": sorted(raw["operations"], key=_RAW_BY_KEY)})
     return Proposal(
         index=index,
         id=pid,
@@ -182,18 +180,6 @@ def proposals_of(bundle: Bundle) -> dict[str, Proposal]:
         if isinstance(checked, Proposal):
             out[checked.id] = checked
     return out
-
-
-def _digest_of_strings(value: dict[str, Any]) -> str:
-    """``digest(value)`` for objects and arrays of strings whose member names are ASCII.
-
-    For such a value orjson's sorted output is RFC 8785 as it stands: it holds no
-    number, and ASCII names sort the same by code point and by UTF-16 code unit
-    (the two cases :func:`curator_io.canonical.canon` otherwise walks the value for).
-    Proven equal by ``tests/validator/test_structure.py``,
-    ``test_the_fingerprint_is_the_digest_of_the_scope_and_the_sorted_operations``.
-    """
-    return sha256_digest(orjson.dumps(value, option=orjson.OPT_SORT_KEYS))
 
 
 def fingerprint(scope: Scope, operations: tuple[Operation, ...]) -> str:
