@@ -22,7 +22,7 @@ checks compare them exactly, in hundredths (``ranking.checking.verification``).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Annotated, Any
 
 from curator_io import grammar as g
@@ -249,74 +249,54 @@ class RankingReport:
 # -- from a conforming document ------------------------------------------------------------
 
 
+def _fields(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in fields(cls))
+
+
+_SUPPORT, _SCORE, _COUNTS = _fields(ReportSupport), _fields(ReportScore), _fields(ReportCounts)
+#: An entry's members, in its dataclass's field order.
+_ENTRY = _fields(RankingReportEntry)
+
+
 def ranking_report_of(document: Mapping[str, Any]) -> RankingReport:
     """The model of an ``evidence-ranking-v1`` document that already conforms to its schema.
 
     Nothing is checked here: call it where the report was checked
     (``ranking.checking.verification.check_report``) or replayed byte for byte. A
     document that does not conform raises ``KeyError`` or ``TypeError`` or
-    builds a model that lies.
+    builds a model that lies. Each model is built from its members in the order
+    the dataclass states them, the one description of the report's shape.
     """
-    # Positional construction in field order: the fastest way to build a
-    # frozen dataclass, and a report holds one entry per proposal.
     reasons: dict[tuple[str, str | None], ReportReason] = {}  # the same reason recurs across entries
-    entries = []
-    for e in document["proposals"]:
-        entry_reasons = []
-        for r in e["reasons"]:
-            key = (r["code"], r["subject"])
-            reason = reasons.get(key)
-            if reason is None:
-                reason = reasons[key] = ReportReason(*key)
-            entry_reasons.append(reason)
+
+    def reason(r: Mapping[str, Any]) -> ReportReason:
+        key = (r["code"], r["subject"])
+        found = reasons.get(key)
+        if found is None:
+            found = reasons[key] = ReportReason(*key)
+        return found
+
+    def entry(e: Mapping[str, Any]) -> RankingReportEntry:
         s, sc = e["support"], e["score"]
-        entries.append(
-            RankingReportEntry(
-                e["id"],
-                e["lesson"],
-                e["fingerprint"],
-                e["validation"],
-                tuple(entry_reasons),
-                None
-                if s is None
-                else ReportSupport(
-                    s["lineages"],
-                    s["required"],
-                    s["strength"],
-                    s["contradiction"],
-                    s["verified"],
-                    s["quarantined"],
-                    s["earliest"],
-                ),
-                e["disposition"],
-                None
-                if sc is None
-                else ReportScore(
-                    sc["recurrence"],
-                    sc["provenance"],
-                    sc["source_signal"],
-                    sc["scope_coverage"],
-                    sc["confidence"],
-                    sc["completeness"],
-                    sc["contradiction_penalty"],
-                    sc["final"],
-                ),
-                e["rank"],
-                e["superseded_by"],
-                e["rationale"],
-            )
-        )
+        members = {
+            **e,
+            "reasons": tuple(map(reason, e["reasons"])),
+            "support": None if s is None else ReportSupport(*map(s.__getitem__, _SUPPORT)),
+            "score": None if sc is None else ReportScore(*map(sc.__getitem__, _SCORE)),
+        }
+        return RankingReportEntry(*map(members.__getitem__, _ENTRY))
+
     c = document["config"]
     return RankingReport(
         document["schema"],
         document["run"],
         document["input_digest"],
-        ReportConfig(*(c[name] for name in _CONFIG_MEMBERS)),
+        ReportConfig(*map(c.__getitem__, _CONFIG_MEMBERS)),
         document["validation_digest"],
-        tuple(entries),
+        tuple(map(entry, document["proposals"])),
         tuple(document["ranking"]),
         tuple(document["selected"]),
         document["outcome"],
-        ReportCounts(*(document["counts"][name] for name in ReportCounts.__dataclass_fields__)),
+        ReportCounts(*map(document["counts"].__getitem__, _COUNTS)),
         document["digest"],
     )
