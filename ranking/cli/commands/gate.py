@@ -27,7 +27,7 @@ from curator_io.files import read_bytes, read_bytes_if_present
 from curator_io.jsonio import parse_json
 from curator_io.report_model import ranking_report_of
 from ranking.checking.apply import apply_selection
-from ranking.checking.gate import GateResult, base_mismatch, compare_memory, policy_result, selected_edits
+from ranking.checking.gate import UNCHECKED, GateResult, base_mismatch, compare_memory, policy_result, selected_edits
 from ranking.checking.policy import config_mismatches
 from ranking.checking.verification import replay_report
 from ranking.cli.collector import collector_off
@@ -165,10 +165,9 @@ class BaseMissing(ConfigError):
 
 
 def _unchecked(args: argparse.Namespace) -> tuple[str, ...]:
-    """What this run does not check (``ranking.checking.gate.UNCHECKED``), said in every format."""
-    return tuple(
-        name for name, skipped in (("signature", args.trust is None), ("base", args.skip_base_check)) if skipped
-    )
+    """What this run does not check, in the order of ``ranking.checking.gate.UNCHECKED``."""
+    skipped = {"signature": args.trust is None, "base": args.skip_base_check}
+    return tuple(name for name in UNCHECKED if skipped[name])
 
 
 def _gate(args: argparse.Namespace) -> int:
