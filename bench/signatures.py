@@ -45,7 +45,7 @@ def _setup(work: Path) -> list[str]:
     (work / "example.json").write_bytes(EXAMPLE.read_bytes())
     sign = [*CLI, "sign", str(work / "example.json"), "--key", str(work / "key")]
     subprocess.run(sign, check=True, stdout=subprocess.DEVNULL)
-    from curator_io.private_keys import load_private_key
+    from ranking.signing.private_keys import load_private_key
 
     public = load_private_key(pem).public
     (work / "trust").write_text(f"{public.keyid} {public.openssh} bench\n")
@@ -100,7 +100,7 @@ def inprocess(repeat: int, work: Path, trust: list[str]) -> None:
 def import_cost(repeat: int) -> None:
     """CPU of a process that imports what ``score`` does, with and without the verifying path's modules."""
     score = "import ranking.cli.commands.score"
-    verify = score + "; import curator_io.trust; import cryptography.hazmat.primitives.asymmetric.ed25519"
+    verify = score + "; import ranking.signing.trust; import cryptography.hazmat.primitives.asymmetric.ed25519"
     binding = score + "; import cryptography.exceptions"  # which loads the Rust binding, and little else
     runs = (("score's imports", score), ("+ the Rust binding", binding), ("+ the verifying path", verify))
     commands = {name: [sys.executable, "-c", code] for name, code in runs}
@@ -119,7 +119,7 @@ def import_cost(repeat: int) -> None:
 
 def imports() -> None:
     code = (
-        "from curator_io.trust import check_signature\n"
+        "from ranking.signing.trust import check_signature\n"
         "from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey\n"
         "from cryptography.exceptions import InvalidSignature\n"
     )
@@ -133,7 +133,9 @@ def imports() -> None:
         if m and m.group(2) == "" and m.group(3).split(".")[0] in ("cryptography", "curator_io"):
             top[m.group(3)] = int(m.group(1))
     for name, us in top.items():
-        if name.startswith(("cryptography", "curator_io.trust", "curator_io.keys", "curator_io.envelope")):
+        if name.startswith(("cryptography", "ranking.signing.")):
+            ("cryptography", "ranking.signing.trust", "ranking.signing.keys", "ranking.signing.envelope")
+        ):
             print(f"import {name:<60} {us / 1000:6.2f} ms (cumulative)")
 
 

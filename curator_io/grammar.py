@@ -49,7 +49,7 @@ MAX_INT = 2**53 - 1
 
 ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}")
 DIGEST_PATTERN = re.compile(re.escape(DIGEST_PREFIX) + "[0-9a-f]{64}")
-"""SPEC §0 DIGEST; also a key id (:attr:`curator_io.keys.PublicKey.keyid`)."""
+"""SPEC §0 DIGEST; also a key id (:attr:`ranking.signing.keys.PublicKey.keyid`)."""
 # The TIMESTAMP grammar with each field bounded, so a match is a real instant but for the month's length.
 TIMESTAMP_FIELDS = re.compile(
     r"([0-9]{4})-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\.[0-9]{1,9})?Z"

@@ -29,13 +29,13 @@ import tempfile
 from pathlib import Path
 
 from curator_io.jsonio import parse_json
-from curator_io.signers import Signer
 from fuzz.cli import _LINE, _SCRATCH, run_main
 from fuzz.prop import CODES, Violation, exit_code_of
 from fuzz.seeds import PARITY, Case
 from fuzz.targets import Target
 from ranking.ledger.records import Outcome
 from ranking.ledger.store import Ledger
+from ranking.signing.signers import Signer
 
 __all__ = ["LEDGER_TARGETS", "sound_ledger"]
 

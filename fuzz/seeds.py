@@ -62,11 +62,11 @@ def derive(case: Case) -> Case:
 
 @functools.cache
 def fuzz_key() -> Any:
-    """The campaign's signing key (a ``curator_io.private_keys.SigningKey``), the same on every run."""
+    """The campaign's signing key (a ``ranking.signing.private_keys.SigningKey``), the same on every run."""
     from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric import ed25519
 
-    from curator_io.private_keys import load_private_key
+    from ranking.signing.private_keys import load_private_key
 
     key = ed25519.Ed25519PrivateKey.from_private_bytes(hashlib.sha256(b"evidence-rank fuzz").digest())
     pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
@@ -76,21 +76,21 @@ def fuzz_key() -> Any:
 @functools.cache
 def fuzz_trust() -> Any:
     """The trust list of the envelope target: :func:`fuzz_key` alone."""
-    from curator_io.trust import parse_trust
+    from ranking.signing.trust import parse_trust
 
     public = fuzz_key().public
     return parse_trust(f"{public.keyid} {public.openssh} fuzz".encode(), "fuzz-trust")
 
 
 def make_statement_of(digest: str) -> dict[str, Any]:
-    from curator_io.envelope import make_statement
+    from ranking.signing.envelope import make_statement
 
     return make_statement("bundle", "bundle.json", digest, "evidence-rank fuzz")
 
 
 def signed_envelope(statement: Any) -> bytes:
     """An envelope over ``statement`` (any JSON value) signed by :func:`fuzz_key`."""
-    from curator_io.envelope import make_envelope
+    from ranking.signing.envelope import make_envelope
 
     key = fuzz_key()
     return make_envelope(statement, key.public.keyid, key.sign)

@@ -243,7 +243,7 @@ def run_envelope(case: Case) -> None:
     """A signature is refused with a signature.* code pointing into the envelope, or it names the
     campaign's key, and then the envelope, read with the standard library alone, says it signed
     this bundle's seal."""
-    from curator_io.trust import check_signature
+    from ranking.signing.trust import check_signature
 
     raw = case.get("signature", b"")
     bundle = _bundle(case)

@@ -15,8 +15,8 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519
 
 from curator_io.canonical import canon
-from curator_io.envelope import make_envelope, make_statement
-from curator_io.private_keys import SigningKey, load_private_key
+from ranking.signing.envelope import make_envelope, make_statement
+from ranking.signing.private_keys import SigningKey, load_private_key
 
 TOOL = "evidence-rank test"
 

@@ -49,7 +49,7 @@ from ranking.checking.policy import ConfigMismatch
 from validator import proposals_of
 
 if TYPE_CHECKING:
-    from curator_io.trust import Signer
+    from ranking.signing.trust import Signer
 
 __all__ = [
     "KINDS",

@@ -24,7 +24,7 @@ from ranking.ledger.store import Ledger
 from ranking.running.outputs import write_file
 
 if TYPE_CHECKING:
-    from curator_io.signers import Signer
+    from ranking.signing.signers import Signer
 
 __all__ = [
     "run_add",

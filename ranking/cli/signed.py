@@ -13,7 +13,7 @@ from curator_io.errors import ConfigError, SignatureError
 from curator_io.files import read_bytes, read_bytes_if_present
 
 if TYPE_CHECKING:
-    from curator_io.trust import Signer, TrustList
+    from ranking.signing.trust import Signer, TrustList
 
 __all__ = ["SUFFIX", "add_trust_options", "read_trust", "signature_path", "check_signed"]
 
@@ -41,7 +41,7 @@ def read_trust(args: argparse.Namespace) -> TrustList | None:
         if args.signature is not None:
             raise ConfigError("usage.invalid_option", "--signature names the signature to check with --trust: add it")
         return None
-    from curator_io.trust import parse_trust
+    from ranking.signing.trust import parse_trust
 
     return parse_trust(read_bytes(args.trust), args.trust)
 
@@ -63,7 +63,7 @@ def check_signed(
     if trust is None:
         return None
     from curator_io import grammar as g
-    from curator_io.trust import check_signature
+    from ranking.signing.trust import check_signature
 
     where = signature_path(args, path)
     raw = read_bytes_if_present(where)

@@ -43,11 +43,11 @@ from curator_io import Bundle, InvariantError, bundle_from_document, load_bundle
 from curator_io.catalogue import REFUSED, REPORT_SCHEMA
 from curator_io.config import DEFAULT_CONFIG, Config, parse_config
 from curator_io.report_model import RankingReport
-from curator_io.trust import Signer
 from ranking.checking.policy import check_policy
 from ranking.checking.verification import replay_report
 from ranking.integrations.agentdescent_fused import is_fused, judge_fused
 from ranking.integrations.provenance import SignatureSource, Trust, read_trust, signer_of
+from ranking.signing.trust import Signer
 from validator import proposals_of
 
 __all__ = [
@@ -142,7 +142,7 @@ class EvidenceRankingAcceptance:
     ``config`` outside SPEC §2.
 
     ``trust`` is a trust file (docs/provenance.md), pinned like ``config``:
-    its path, its bytes or a ``curator_io.trust.TrustList``. With it, the
+    its path, its bytes or a ``ranking.signing.trust.TrustList``. With it, the
     bundle (without a bundle, the report) must be signed by a key it lists:
     ``signature`` is the signature file's path or bytes, by default the
     document's path with ``.intoto.json`` added. Else building the policy

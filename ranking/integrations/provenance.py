@@ -2,7 +2,7 @@
 
 What ``--trust`` and ``--signature`` are on the command line (docs/provenance.md),
 for a library caller that passes paths, bytes or parsed documents. A trust
-file is a path or its bytes (or a parsed ``curator_io.trust.TrustList``); a
+file is a path or its bytes (or a parsed ``ranking.signing.trust.TrustList``); a
 signature is a path or its bytes, by default the document's path with
 ``.intoto.json`` added. A document given as bytes or a mapping has no path,
 so its signature must be passed.
@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from curator_io.errors import SignatureError
-from curator_io.trust import Signer, TrustList, check_signature, parse_trust
+from ranking.signing.trust import Signer, TrustList, check_signature, parse_trust
 
 __all__ = ["Trust", "SignatureSource", "read_trust", "signer_of"]
 

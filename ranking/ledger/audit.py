@@ -15,8 +15,8 @@ from curator_io.canonical import canon
 from curator_io.errors import EvidenceRankError, InputError, InvariantError, TamperError, pointer_of
 from curator_io.grammar import printable
 from curator_io.jsonio import parse_json
-from curator_io.signers import Signer
 from ranking.ledger.records import DecisionRow, Outcome, decisions_of, outcome_key
+from ranking.signing.signers import Signer
 
 __all__ = [
     "AuditFinding",

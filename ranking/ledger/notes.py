@@ -11,8 +11,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from curator_io.grammar import printable
-from curator_io.signers import Signer
 from ranking.ledger.records import REFUSED, DecisionRow, Outcome
+from ranking.signing.signers import Signer
 
 __all__ = [
     "NOTE_CHARS",

@@ -20,7 +20,7 @@ import orjson
 
 from curator_io.canonical import digest
 from curator_io.catalogue import REFUSED, reason_label
-from curator_io.signers import Signer
+from ranking.signing.signers import Signer
 
 __all__ = [
     "REFUSED",

@@ -19,8 +19,8 @@ from typing import Any
 import orjson
 
 from curator_io.grammar import MAX_INT, printable
-from curator_io.signers import Signer, signer_fault
 from ranking.ledger.records import DecisionRow, Outcome
+from ranking.signing.signers import Signer, signer_fault
 
 __all__ = ["RowError", "decision_row", "outcome_row", "report_row", "signer_row"]
 

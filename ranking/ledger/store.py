@@ -25,12 +25,12 @@ from typing import Any
 
 from curator_io.errors import ConfigError, TamperError
 from curator_io.grammar import printable
-from curator_io.signers import Signer
 from ranking.ledger.audit import AuditFinding, audit_ledger, checked_report, stored_report, unbacked_outcome
 from ranking.ledger.connection import Connection, remove_if_empty, storable
 from ranking.ledger.records import DecisionRow, Outcome, Recording, outcome_key, recording_of
 from ranking.ledger.rows import RowError, decision_row, outcome_row, report_row, signer_row
 from ranking.ledger.schema import APPLICATION_ID, SCHEMA_VERSION, prepare, transaction
+from ranking.signing.signers import Signer
 
 __all__ = ["SCHEMA_VERSION", "APPLICATION_ID", "Ledger", "record_outcome"]
 

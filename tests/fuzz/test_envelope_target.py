@@ -7,13 +7,13 @@ from collections import Counter
 
 import pytest
 
-import curator_io.trust
+import ranking.signing.trust
 from curator_io.errors import EvidenceRankError
-from curator_io.trust import Signer, check_signature
 from fuzz.prop import Violation
 from fuzz.registry import TARGETS, generated_cases
 from fuzz.seeds import fuzz_key, fuzz_trust
 from fuzz.targets import _NO_BUNDLE, _bundle
+from ranking.signing.trust import Signer, check_signature
 
 
 def _outcome(case: dict[str, bytes]) -> str:
@@ -50,7 +50,7 @@ def test_the_target_catches_a_checker_that_accepts_a_signature_over_another_bund
     def lenient(raw: bytes, trust: object, *, kind: str, digest: str) -> Signer:
         return Signer(fuzz_key().public.keyid, "fuzz")
 
-    monkeypatch.setattr(curator_io.trust, "check_signature", lenient)
+    monkeypatch.setattr(ranking.signing.trust, "check_signature", lenient)
     cases = [c for c in generated_cases("envelope", 100) if _outcome(c).startswith("signature.subject_mismatch")]
 
     assert cases

@@ -31,8 +31,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from curator_io.private_keys import generate_private_key, load_private_key
-    from curator_io.trust import parse_trust, signer_fault
+    from ranking.signing.private_keys import generate_private_key, load_private_key
+    from ranking.signing.trust import parse_trust, signer_fault
 
     pem = generate_private_key(args.type)
     public = load_private_key(pem).public

@@ -36,7 +36,7 @@ from ranking.views.tables import render_outcome, render_table
 from validator import validate
 
 if TYPE_CHECKING:
-    from curator_io.trust import Signer
+    from ranking.signing.trust import Signer
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

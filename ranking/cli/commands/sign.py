@@ -1,7 +1,7 @@
 """``evidence-rank sign PATH --key KEY [--out SIG]``: sign a bundle or a report (docs/provenance.md).
 
 The signature file is a DSSE envelope of an in-toto Statement whose subject is
-the document's seal (``curator_io.envelope``), written canonically and
+the document's seal (``ranking.signing.envelope``), written canonically and
 atomically beside the document (``PATH.intoto.json``) unless ``--out`` says
 elsewhere. A document is signed only if it holds: a bundle must load (its
 seal and every artifact's checked, SPEC §1), a report must hold the SPEC §7
@@ -48,8 +48,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def load_key(path: str) -> Any:
     """The signing key in ``path``; ``key.invalid`` (exit 2) naming the file when it is not one."""
-    from curator_io.keys import KeyFormatError
-    from curator_io.private_keys import load_private_key
+    from ranking.signing.keys import KeyFormatError
+    from ranking.signing.private_keys import load_private_key
 
     try:
         return load_private_key(read_bytes(path))
@@ -86,7 +86,7 @@ def _subject(path: str) -> tuple[str, str]:
 
 @collector_off
 def run(args: argparse.Namespace) -> int:
-    from curator_io.envelope import make_envelope, make_statement
+    from ranking.signing.envelope import make_envelope, make_statement
 
     out = args.out or args.path + SUFFIX
     # Before anything is read: a signature written over the document or the key destroys it.

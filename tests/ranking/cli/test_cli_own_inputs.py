@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from curator_io.private_keys import load_private_key
 from ranking.cli import main
+from ranking.signing.private_keys import load_private_key
 from tests.conftest import FIXTURES
 from tests.signing import key_pem, signing_key
 

@@ -22,7 +22,7 @@ import pytest
 
 from curator_io import canon, parse_json
 from curator_io.sealing import seal_bundle
-from curator_io.trust import parse_trust
+from ranking.signing.trust import parse_trust
 from tests.conftest import FIXTURES, REPO, base_of, run_main
 from tests.signing import key_pem, payload_of, signing_key, trust_file
 

@@ -89,15 +89,15 @@ def test_every_command_is_listed_by_help_and_declares_its_arguments_when_chosen(
 
 
 def test_score_imports_cryptography_only_with_trust_and_then_not_its_serialization(tmp_path: Path) -> None:
-    # Verifying needs the key types alone (curator_io.keys); the serialization module loads SSH and PKCS#12 too.
+    # Verifying needs the key types alone (ranking.signing.keys); the serialization module loads SSH and PKCS#12 too.
     from tests.signing import envelope, signing_key, trust_file
 
     key = signing_key("curator")
     (tmp_path / "trust").write_bytes(trust_file((key, "Curator CI")))
     (tmp_path / "sig").write_bytes(envelope(key, "bundle", json.loads(EXAMPLE.read_bytes())["frozen"]["digest"]))
-    watched = ("cryptography", "cryptography.hazmat.primitives.serialization", "curator_io.trust")
+    watched = ("cryptography", "cryptography.hazmat.primitives.serialization", "ranking.signing.trust")
     score = ["score", str(EXAMPLE), "--out-dir", str(tmp_path / "out")]
 
     assert _imported(score, watched) == (0, [])
     trusted = [*score, "--trust", str(tmp_path / "trust"), "--signature", str(tmp_path / "sig")]
-    assert _imported(trusted, watched) == (0, ["cryptography", "curator_io.trust"])
+    assert _imported(trusted, watched) == (0, ["cryptography", "ranking.signing.trust"])

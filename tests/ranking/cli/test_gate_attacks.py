@@ -15,8 +15,8 @@ import pytest
 
 from curator_io import canon, seal
 from curator_io.canonical import sha256_digest
-from curator_io.keys import b64encode
 from ranking.cli import main
+from ranking.signing.keys import b64encode
 from tests.conftest import FIXTURES, REPO, run_main
 from tests.signing import key_pem, signing_key, trust_file
 

@@ -10,8 +10,8 @@ import pytest
 
 from curator_io import SignatureError
 from curator_io.errors import ConfigError
-from curator_io.trust import parse_trust
 from ranking.integrations.agentdescent import EvidenceRankingAcceptance
+from ranking.signing.trust import parse_trust
 from tests.ranking.integrations.agentdescent_support import (
     OneEdit,
     bundle_path,

@@ -15,13 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from curator_io.signers import MAX_NAME_CHARS
 from ranking.integrations.agentdescent import EvidenceRankingAcceptance
 from ranking.ledger import Ledger
 from ranking.ledger.connection import expected_schema
 from ranking.ledger.records import decisions_of
 from ranking.ledger.schema import APPLICATION_ID, MIGRATIONS
 from ranking.ledger.store import SCHEMA_VERSION
+from ranking.signing.signers import MAX_NAME_CHARS
 from tests.conftest import FIXTURES, run_main
 from tests.ranking.integrations.agentdescent_support import bundle_path, report_path
 from tests.ranking.ledger.crafted import BASIC, MIXED, edited

@@ -8,7 +8,7 @@ encrypted key is refused: CI holds the key as a secret, and a passphrase
 beside it in the same secret store would add nothing.
 
 Only the signing commands import this module, and with it PyCA
-``cryptography``'s serialization; verifying needs only :mod:`curator_io.keys`.
+``cryptography``'s serialization; verifying needs only :mod:`ranking.signing.keys`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from curator_io.keys import ALGORITHMS, KeyFormatError, PublicKey
+from ranking.signing.keys import ALGORITHMS, KeyFormatError, PublicKey
 
 __all__ = ["SigningKey", "load_private_key", "generate_private_key"]
 
@@ -25,7 +25,7 @@ _OPENSSH = b"-----BEGIN OPENSSH PRIVATE KEY-----"
 
 @dataclass(frozen=True)
 class SigningKey:
-    """A private key that signs as :meth:`curator_io.keys.PublicKey.verifies` checks."""
+    """A private key that signs as :meth:`ranking.signing.keys.PublicKey.verifies` checks."""
 
     public: PublicKey
     _key: Any
@@ -42,7 +42,7 @@ class SigningKey:
 
 
 def load_private_key(raw: bytes) -> SigningKey:
-    """The key in ``raw``; :class:`~curator_io.keys.KeyFormatError` for anything else."""
+    """The key in ``raw``; :class:`~ranking.signing.keys.KeyFormatError` for anything else."""
     from cryptography.exceptions import UnsupportedAlgorithm
     from cryptography.hazmat.primitives import serialization
 

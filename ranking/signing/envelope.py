@@ -29,7 +29,7 @@ from curator_io.canonical import canon
 from curator_io.catalogue import DIGEST_PREFIX
 from curator_io.errors import EvidenceRankError, SignatureError, pointer_of
 from curator_io.jsonio import parse_json
-from curator_io.keys import b64decode, b64encode
+from ranking.signing.keys import b64decode, b64encode
 
 __all__ = [
     "PAYLOAD_TYPE",

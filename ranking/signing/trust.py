@@ -6,7 +6,7 @@ git's ``allowed_signers`` does (``git help config``, ``gpg.ssh.allowedSignersFil
     # comments and blank lines are ignored
     KEYID PUBLIC-KEY [NAME]
 
-``KEYID`` is the key's id (:attr:`curator_io.keys.PublicKey.keyid`), the one
+``KEYID`` is the key's id (:attr:`ranking.signing.keys.PublicKey.keyid`), the one
 error messages and gate outputs show; it must be the id of the key on its
 line, so a pasted wrong key is caught when the file is read. ``PUBLIC-KEY``
 is written as OpenSSH writes it (``ssh-ed25519 AAAA...``,
@@ -35,10 +35,10 @@ from collections.abc import Mapping
 from typing import NamedTuple
 
 from curator_io import grammar as g
-from curator_io.envelope import parse_envelope, parse_statement
 from curator_io.errors import ConfigError, SignatureError
-from curator_io.keys import KeyFormatError, PublicKey, public_key_from_openssh, public_key_from_spki
-from curator_io.signers import KEYID, MAX_NAME_CHARS, Signer, signer_fault
+from ranking.signing.envelope import parse_envelope, parse_statement
+from ranking.signing.keys import KeyFormatError, PublicKey, public_key_from_openssh, public_key_from_spki
+from ranking.signing.signers import KEYID, MAX_NAME_CHARS, Signer, signer_fault
 
 __all__ = ["MAX_NAME_CHARS", "Signer", "TrustList", "parse_trust", "check_signature", "signer_fault"]
 

@@ -1,7 +1,7 @@
 """Who signed a document, as a trust file names them: the :class:`Signer` that ``gate`` shows
 and the ledger records, and the form every signer has (:func:`signer_fault`).
 
-Apart from :mod:`curator_io.trust` so that the ledger, which stores and shows signers, does
+Apart from :mod:`ranking.signing.trust` so that the ledger, which stores and shows signers, does
 not import the envelope and key modules on every command that opens one.
 """
 
@@ -14,7 +14,7 @@ from curator_io import grammar as g
 __all__ = ["KEYID", "MAX_NAME_CHARS", "Signer", "signer_fault"]
 
 KEYID = g.DIGEST_PATTERN
-"""A key id: the DIGEST of the key (:attr:`curator_io.keys.PublicKey.keyid`)."""
+"""A key id: the DIGEST of the key (:attr:`ranking.signing.keys.PublicKey.keyid`)."""
 MAX_NAME_CHARS = 200
 """The longest NAME a trust file may give a key: it is shown on one line (gate, ledger)."""
 

@@ -1,4 +1,4 @@
-"""Signature files (DSSE + in-toto), trust files and keys: curator_io.envelope, .trust, .keys, .private_keys."""
+"""Signature files (DSSE + in-toto), trust files and keys: ranking.signing.envelope, .trust, .keys, .private_keys."""
 
 from __future__ import annotations
 
@@ -14,11 +14,11 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from hypothesis import given
 from hypothesis import strategies as st
 
-from curator_io.envelope import PAYLOAD_TYPE, pae, parse_envelope
 from curator_io.errors import ConfigError, SignatureError
-from curator_io.keys import KeyFormatError, b64decode, b64encode
-from curator_io.private_keys import generate_private_key, load_private_key
-from curator_io.trust import Signer, check_signature, parse_trust
+from ranking.signing.envelope import PAYLOAD_TYPE, pae, parse_envelope
+from ranking.signing.keys import KeyFormatError, b64decode, b64encode
+from ranking.signing.private_keys import generate_private_key, load_private_key
+from ranking.signing.trust import Signer, check_signature, parse_trust
 from tests.conftest import set_at
 from tests.signing import (
     edited,
