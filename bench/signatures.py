@@ -130,12 +130,10 @@ def imports() -> None:
     top: dict[str, int] = {}
     for row in done.stderr.splitlines():
         m = re.match(r"import time:\s+\d+ \|\s+(\d+) \| ( *)(\S+)", row)
-        if m and m.group(2) == "" and m.group(3).split(".")[0] in ("cryptography", "curator_io"):
+        if m and m.group(2) == "" and m.group(3).split(".")[0] in ("cryptography", "curator_io", "ranking"):
             top[m.group(3)] = int(m.group(1))
     for name, us in top.items():
         if name.startswith(("cryptography", "ranking.signing.")):
-            ("cryptography", "ranking.signing.trust", "ranking.signing.keys", "ranking.signing.envelope")
-        ):
             print(f"import {name:<60} {us / 1000:6.2f} ms (cumulative)")
 
 
