@@ -36,10 +36,10 @@ sys.path.insert(0, str(REPO))
 
 from bench.commands import CLI, EXAMPLE, alternate, line  # noqa: E402
 from curator_io import load_bundle  # noqa: E402
-from curator_io.files import read_bytes  # noqa: E402
 from curator_io.jsonio import parse_json  # noqa: E402
 from ranking.checking.gate import base_mismatch  # noqa: E402
 from ranking.cli import main  # noqa: E402
+from ranking.running.inputs import read_input as read_bytes  # noqa: E402
 
 
 def _files(work: Path) -> tuple[list[str], Path]:

@@ -20,8 +20,8 @@ from typing import Any
 
 from curator_io.catalogue import reason_label
 from curator_io.config import DEFAULT_CONFIG, Config
-from curator_io.files import read_bytes
 from ranking.pipeline import rank_bytes
+from ranking.running.inputs import read_input
 
 __all__ = ["snapshot_lines", "score_file", "reason_codes", "example_bundle"]
 
@@ -49,7 +49,7 @@ def snapshot_lines(report: Mapping[str, Any]) -> str:
 
 def score_file(path: str | os.PathLike[str], config: Config = DEFAULT_CONFIG) -> dict[str, Any]:
     """Rank the bundle at ``path`` and return its ranking report."""
-    return rank_bytes(read_bytes(path), config).report
+    return rank_bytes(read_input(path), config).report
 
 
 def example_bundle(name: str = "example.json") -> Path:

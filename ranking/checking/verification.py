@@ -27,13 +27,13 @@ from curator_io.catalogue import (
     PENALTY_MAXIMUM,
 )
 from curator_io.config import MAX_SELECTED, Config, parse_config
-from curator_io.diffing import differences
 from curator_io.errors import ConfigError, InvariantError, TamperError, pointer_of
 from curator_io.grammar import instant_key
 from curator_io.models import SIGNAL_WEIGHTS, Bundle
 from curator_io.published import published_schema
 from curator_io.reference import off
 from curator_io.report_model import RankingReport, RankingReportEntry, ReportScore, ranking_report_of
+from ranking.checking.diffing import differences
 from ranking.pipeline import Result, rank
 from ranking.pipeline.numbers import r2_hundredths
 from ranking.pipeline.report import report_counts

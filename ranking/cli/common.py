@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -13,15 +12,14 @@ from curator_io.bundle import load_bundle
 from curator_io.catalogue import BUNDLE_SCHEMA, REPORT_SCHEMA, SUMMARY_SCHEMA, VALIDATION_SCHEMA
 from curator_io.config import DEFAULT_CONFIG, Config, parse_config
 from curator_io.errors import ConfigError, EvidenceRankError, InputError
-from curator_io.files import read_bytes
 from curator_io.jsonio import parse_json
 from curator_io.models import Bundle
 from ranking.cli.logs import debug_enabled, get_logger
+from ranking.running.inputs import read_input
 
 __all__ = [
     "read_config",
     "read_bundle",
-    "read_bundle_bytes",
     "load_named_bundle",
     "read_report",
     "pointing_into",
@@ -33,20 +31,13 @@ def read_config(path: str | None) -> Config:
     if path is None:
         return DEFAULT_CONFIG
     try:
-        doc = parse_json(read_bytes(path))
+        doc = parse_json(read_input(path))
     except InputError as e:
         raise ConfigError("config.invalid", e.detail, pointer=e.pointer, source=path) from e
     try:
         return parse_config(doc)
     except ConfigError as e:
         raise e.in_file(path) from e
-
-
-def read_bundle_bytes(path: str) -> bytes:
-    """A bundle file's bytes; ``-`` is standard input, read whole."""
-    if path == "-":
-        return sys.stdin.buffer.read()
-    return read_bytes(path)
 
 
 def load_named_bundle(raw: bytes, path: str) -> Bundle:
@@ -59,7 +50,7 @@ def load_named_bundle(raw: bytes, path: str) -> Bundle:
 
 def read_bundle(path: str) -> Bundle:
     """Read and load a bundle; an input error names the file."""
-    return load_named_bundle(read_bundle_bytes(path), path)
+    return load_named_bundle(read_input(path), path)
 
 
 #: What each document's ``schema`` member says it is, for telling a user what they passed.
@@ -79,7 +70,7 @@ def read_report(path: str | Path, schema: str = REPORT_SCHEMA) -> Mapping[str, A
     Whether it can be trusted is the caller's to check (``ranking.checking.verification``).
     """
     try:
-        doc = parse_json(read_bytes(path))
+        doc = parse_json(read_input(path))
     except InputError as e:
         raise e.in_file(str(path)) from e
     wanted = _KINDS[schema]

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 
 from curator_io.canonical import canon
 from curator_io.errors import EvidenceRankError, TamperError
-from curator_io.files import refuse_folder_name
 from curator_io.grammar import log_safe_json, printable
 from ranking.cli.common import read_report
 from ranking.cli.logs import get_logger
@@ -22,6 +21,7 @@ from ranking.ledger.notes import note_lines, refusal_mark, refusals, render_hist
 from ranking.ledger.records import decision_json, decisions_of, recording_of
 from ranking.ledger.store import Ledger
 from ranking.running.outputs import write_file
+from ranking.running.outputs.atomic import refuse_folder_name
 
 if TYPE_CHECKING:
     from ranking.signing.signers import Signer

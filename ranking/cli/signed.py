@@ -10,7 +10,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from curator_io.errors import ConfigError, SignatureError
-from curator_io.files import read_bytes, read_bytes_if_present
+from ranking.running.inputs import read_if_present, read_input
 
 if TYPE_CHECKING:
     from ranking.signing.trust import Signer, TrustList
@@ -43,7 +43,7 @@ def read_trust(args: argparse.Namespace) -> TrustList | None:
         return None
     from ranking.signing.trust import parse_trust
 
-    return parse_trust(read_bytes(args.trust), args.trust)
+    return parse_trust(read_input(args.trust), args.trust)
 
 
 def signature_path(args: argparse.Namespace, path: str) -> str:
@@ -66,7 +66,7 @@ def check_signed(
     from ranking.signing.trust import check_signature
 
     where = signature_path(args, path)
-    raw = read_bytes_if_present(where)
+    raw = read_if_present(where)
     if raw is None:
         detail = (
             f"the {kind} is not signed: there is no signature file {g.printable(where)!r}, and the trust file "

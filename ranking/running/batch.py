@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO, cast
 
 from curator_io.canonical import canon, seal
 from curator_io.catalogue import BATCH_OUTCOMES, SUMMARY_SCHEMA
@@ -33,6 +33,7 @@ from curator_io.grammar import printable
 from curator_io.jsonio import iter_jsonl_lines
 from ranking.pipeline import rank_bytes
 from ranking.running.batch_inputs import Input, find_inputs, unreadable
+from ranking.running.inputs import bounded_lines, read_stream
 from ranking.running.outputs import ERROR, REPORT, VALIDATION, bundle_folder, write_bundle_files
 
 if TYPE_CHECKING:
@@ -90,7 +91,7 @@ class Deferred:
     def read(self) -> bytes:
         try:
             with self.opener() as stream:
-                return stream.read()
+                return read_stream(stream, self.display)
         except OSError as e:
             raise unreadable(self.display, e) from e
 
@@ -134,9 +135,9 @@ def iter_sources(inputs: Iterable[Input], *, defer: bool = False) -> Iterator[tu
         try:
             with item.opener() as stream:
                 if not item.jsonl:
-                    yield BundleSource(item.display, None, item.name), stream.read()
+                    yield BundleSource(item.display, None, item.name), read_stream(stream, item.display)
                     continue
-                for number, line in iter_jsonl_lines(stream):
+                for number, line in iter_jsonl_lines(cast("BinaryIO", bounded_lines(stream, item.display))):
                     yield BundleSource(item.display, number, item.name), line
         except OSError as e:
             raise unreadable(item.display, e) from e

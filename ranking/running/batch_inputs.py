@@ -29,13 +29,14 @@ import os
 import re
 import stat
 from collections.abc import Callable, Iterable, Sequence
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path, PurePosixPath
-from typing import BinaryIO, cast
+from typing import BinaryIO
 
 from curator_io.errors import ConfigError
+from ranking.running.inputs import STDIN, open_input, refuse_device
 from ranking.running.outputs import LOCK_NAME, REPORTS, SUMMARY, is_leftover_of
 
 __all__ = ["Input", "Selection", "find_inputs", "display_name", "unreadable"]
@@ -146,7 +147,6 @@ def find_inputs(
     paths: Iterable[str],
     *,
     exclude: Path | None = None,
-    stdin: BinaryIO | None = None,
     warn: Warn | None = None,
     select: Selection = Selection(),
 ) -> list[Input]:
@@ -159,17 +159,8 @@ def find_inputs(
     """
     inputs: list[Input] = []
     for given in paths:
-        if given == "-":
-            if stdin is None:
-                raise ConfigError("usage.unreadable", "'-' given but there is no standard input")
-            inputs.append(
-                Input(
-                    "-",
-                    True,
-                    cast("Callable[[], AbstractContextManager[BinaryIO]]", partial(nullcontext, stdin)),
-                    "stdin",
-                )
-            )
+        if given == STDIN:
+            inputs.append(Input(STDIN, True, partial(open_input, STDIN), "stdin"))
         elif "://" in given:
             inputs.extend(_url_inputs(given, select))
         else:
@@ -177,24 +168,10 @@ def find_inputs(
     return inputs
 
 
-def _binary(path: str | os.PathLike[str]) -> Callable[[], BinaryIO]:
-    """Opens ``path`` for reading bytes, when called; picklable, for a pool's workers.
-
-    The cast: mypy types a partial of an overloaded function by its first overload,
-    text mode (python/mypy#17585).
-    """
-    return cast("Callable[[], BinaryIO]", partial(open, path, "rb"))
-
-
-def _is_terminal(path: str) -> bool:
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
-    except OSError:
-        return False
-    try:
-        return os.isatty(fd)
-    finally:
-        os.close(fd)
+def _binary(path: str) -> Callable[[], AbstractContextManager[BinaryIO]]:
+    """Opens ``path`` by the reader's rules (:func:`ranking.running.inputs.open_input`), when
+    called; picklable, for a pool's workers."""
+    return partial(open_input, path)
 
 
 def _joined(base: str, rel: str) -> str:
@@ -210,9 +187,7 @@ def _local_inputs(given: str, own: _Own, warn: Warn, select: Selection) -> list[
         raise ConfigError("usage.unreadable", f"cannot read {display!r}: no such file or folder") from None
     except OSError as e:
         raise unreadable(display, e) from e
-    if (stat.S_ISCHR(mode) or stat.S_ISBLK(mode)) and not _is_terminal(given):
-        # /dev/zero or a disk never ends, and has no line break to end a JSONL line at.
-        raise ConfigError("usage.unreadable", f"cannot read {display!r}: a device, not a file")
+    refuse_device(given, mode)  # before anything is read: /dev/zero or a disk never ends
     opener = _binary(given)
     last = display_name(os.path.basename(given.rstrip("/")))
     if stat.S_ISDIR(mode):

@@ -14,8 +14,8 @@ import pytest
 
 from curator_io import InvariantError, TamperError, canon, load_bundle, parse_json, seal
 from curator_io.config import DEFAULT_CONFIG
-from curator_io.diffing import differences
 from curator_io.sealing import seal_bundle, unsealed_places
+from ranking.checking.diffing import differences
 from ranking.checking.verification import check_report, check_validation, replay_report
 from ranking.cli import main
 from tests.conftest import FIXTURES, PARITY, expected_report, resolve_pointer

@@ -211,9 +211,8 @@ def _refuse_ledger_scanned(args: argparse.Namespace, select: Selection) -> None:
 def _score_all(args: argparse.Namespace, out: Path) -> dict[str, Any]:
     """Score every bundle into its folder; the summary, not yet written."""
     config = read_config(args.config)
-    stdin = sys.stdin.buffer if "-" in args.paths else None
     select = Selection(args.glob or (), args.exclude or ())
-    inputs = find_inputs(args.paths, exclude=out, stdin=stdin, warn=_warn, select=select)
+    inputs = find_inputs(args.paths, exclude=out, warn=_warn, select=select)
     progress = Progress(sys.stderr, quiet=args.quiet)
     if not any(i.jsonl for i in inputs):
         progress.total = len(inputs)  # else known only once every stream is read to its end,

@@ -23,7 +23,6 @@ from collections.abc import Sequence
 from curator_io import grammar as g
 from curator_io.canonical import canon
 from curator_io.errors import ConfigError, EvidenceRankError, InputError
-from curator_io.files import read_bytes, read_bytes_if_present
 from curator_io.jsonio import parse_json
 from curator_io.report_model import ranking_report_of
 from ranking.checking.apply import apply_selection
@@ -34,6 +33,7 @@ from ranking.cli.collector import collector_off
 from ranking.cli.common import read_bundle, read_config, read_report
 from ranking.cli.output import emit, write_stdout
 from ranking.cli.signed import add_trust_options, check_signed, read_trust
+from ranking.running.inputs import read_if_present, read_input
 from ranking.views.gate import (
     escape_data,
     escape_markdown,
@@ -120,7 +120,7 @@ def _line_of(path: str, pointer: str | None) -> str:
     if pointer is None:
         return ""
     try:
-        raw = read_bytes_if_present(path)
+        raw = read_if_present(path)
     except ConfigError:
         return ""
     found = None if raw is None else position_of(raw.decode("utf-8", "replace"), pointer)
@@ -192,7 +192,7 @@ def _gate(args: argparse.Namespace) -> int:
     stale, raw = None, {}
     if args.memory_before is not None:  # 4.
         try:
-            raw[BASE] = read_bytes(args.memory_before)
+            raw[BASE] = read_input(args.memory_before)
             stale = base_mismatch(bundle.memory, parse_json(raw[BASE]))
         except InputError as e:
             raise e.in_file(args.memory_before) from e
@@ -205,7 +205,7 @@ def _gate(args: argparse.Namespace) -> int:
     else:  # 6.
         permitted = apply_selection(bundle, report)  # report.tampered unless the report is this bundle's
         try:
-            raw[AFTER] = read_bytes(args.memory_after)
+            raw[AFTER] = read_input(args.memory_after)
             actual = parse_json(raw[AFTER])
             # Cannot fail: apply_selection replayed the report, so it conforms to its schema.
             edits = selected_edits(bundle, ranking_report_of(report))
@@ -216,7 +216,7 @@ def _gate(args: argparse.Namespace) -> int:
     if args.format == "json":
         write_stdout(render_json(result) + b"\n")
     elif args.format == "github":
-        raw[REPORT] = read_bytes(args.report)
+        raw[REPORT] = read_input(args.report)
         where = _positions(result, raw)
         emit(render_github(result, args.memory_after, args.report, args.memory_before, positions=where))
         _append_summary(os.environ.get("GITHUB_STEP_SUMMARY"), render_step_summary(result, args.html))

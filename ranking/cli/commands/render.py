@@ -18,14 +18,15 @@ from typing import Any
 from urllib.parse import quote
 
 from curator_io.errors import ConfigError, InputError
-from curator_io.files import read_bytes, refuse_folder_name
 from curator_io.grammar import printable
 from curator_io.jsonio import parse_json
 from ranking.cli.collector import collector_off
 from ranking.cli.common import read_bundle, read_report
 from ranking.cli.output import emit
 from ranking.cli.targets import refuse_input_as_output
+from ranking.running.inputs import read_input
 from ranking.running.outputs import REPORT, SUMMARY, runs_folder, write_file, write_pages
+from ranking.running.outputs.atomic import refuse_folder_name
 
 __all__ = ["register", "run"]
 
@@ -88,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _read_summary(path: Path) -> dict[str, Any]:
     try:
-        doc = parse_json(read_bytes(path))
+        doc = parse_json(read_input(path))
     except InputError as e:
         raise e.in_file(str(path)) from e
     from ranking.running.batch_summary import check_summary_form

@@ -23,7 +23,6 @@ from ranking.cli.collector import collector_off
 from ranking.cli.common import (
     load_named_bundle,
     log_decisions,
-    read_bundle_bytes,
     read_config,
     read_report,
 )
@@ -31,6 +30,7 @@ from ranking.cli.output import emit
 from ranking.cli.signed import add_trust_options, check_signed, read_trust
 from ranking.cli.targets import ledger_files, same_file
 from ranking.pipeline import Result, result_of
+from ranking.running.inputs import read_input
 from ranking.running.outputs import BUNDLE_FILES, VALIDATION, score_folder
 from ranking.views.tables import render_outcome, render_table
 from validator import validate
@@ -90,7 +90,7 @@ def _score(args: argparse.Namespace) -> tuple[Result, Signer | None]:
     config = read_config(args.config)
     trust = read_trust(args)
     given = read_report(args.validation, VALIDATION_SCHEMA) if args.validation else None
-    raw = read_bundle_bytes(args.bundle)
+    raw = read_input(args.bundle)
     bundle = load_named_bundle(raw, args.bundle)
     # The bundle's seal was checked when it loaded; the signature says who sealed it.
     signer = check_signed(trust, args, path=args.bundle, kind="bundle", digest=bundle.input_digest)

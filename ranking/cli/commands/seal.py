@@ -11,11 +11,11 @@ import orjson
 
 from curator_io.canonical import canon
 from curator_io.errors import InputError
-from curator_io.files import read_bytes
 from curator_io.grammar import printable
 from curator_io.jsonio import parse_json
 from curator_io.sealing import seal_bundle, unsealed_places
 from ranking.cli.output import emit
+from ranking.running.inputs import read_input
 from ranking.running.outputs import write_file
 
 
@@ -33,7 +33,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        doc = parse_json(read_bytes(args.bundle))
+        doc = parse_json(read_input(args.bundle))
     except InputError as e:
         raise e.in_file(args.bundle) from e
     if not isinstance(doc, dict):

@@ -17,7 +17,6 @@ from typing import Any
 from curator_io.bundle import bundle_from_document
 from curator_io.catalogue import BUNDLE_SCHEMA, REPORT_SCHEMA
 from curator_io.errors import ConfigError, InputError
-from curator_io.files import read_bytes
 from curator_io.grammar import printable
 from curator_io.jsonio import parse_json
 from ranking.cli.collector import collector_off
@@ -25,6 +24,7 @@ from ranking.cli.common import pointing_into
 from ranking.cli.output import emit
 from ranking.cli.signed import SUFFIX
 from ranking.cli.targets import refuse_input_as_output
+from ranking.running.inputs import read_input
 from ranking.running.outputs import write_file
 
 __all__ = ["register", "run", "load_key"]
@@ -52,7 +52,7 @@ def load_key(path: str) -> Any:
     from ranking.signing.private_keys import load_private_key
 
     try:
-        return load_private_key(read_bytes(path))
+        return load_private_key(read_input(path))
     except KeyFormatError as e:
         raise ConfigError("key.invalid", str(e), source=path) from e
 
@@ -68,7 +68,7 @@ def _tool() -> str:
 def _subject(path: str) -> tuple[str, str]:
     """The document's kind and seal, once it is known to hold."""
     try:
-        doc = parse_json(read_bytes(path))
+        doc = parse_json(read_input(path))
         found = doc.get("schema") if type(doc) is dict else None
         kind = _KIND_OF_SCHEMA.get(found) if type(found) is str else None
         if kind is None:

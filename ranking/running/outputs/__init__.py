@@ -10,7 +10,7 @@
 - :mod:`~ranking.running.outputs.folders`: the order of writes of ``score``,
   ``batch`` and ``render --batch``, and what is removed when a run fails.
 
-``curator_io.files`` keeps the generic part, the atomic write of one file.
+- :mod:`~ranking.running.outputs.atomic`: the atomic write of one file, under them all.
 """
 
 from __future__ import annotations

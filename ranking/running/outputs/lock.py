@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from curator_io.errors import ConfigError
-from curator_io.files import new_file_mode
+from ranking.running.outputs.atomic import new_file_mode
 from ranking.running.outputs.names import LOCK_NAME
 from ranking.running.outputs.temporaries import sweep_leftovers
 

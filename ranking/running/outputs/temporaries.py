@@ -3,7 +3,7 @@
 Every output file is written by :func:`write_file`: a temporary file in the
 same folder, named ``.NAME.PID.XXXXXXXX.tmp`` (the writer's process id, 8
 random hex digits; NAME cut to its first 230 bytes when longer, so it fits), then
-renamed over ``NAME`` (``curator_io.files.write_atomic``).
+renamed over ``NAME`` (:func:`~ranking.running.outputs.atomic.write_atomic`).
 
 A writer killed mid-write (SIGKILL, a power cut) leaves its temporary file;
 the next write of ``NAME`` into that folder removes it once it is *stale*
@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from curator_io.errors import ConfigError
-from curator_io.files import refuse_folder_name, write_atomic
+from ranking.running.outputs.atomic import refuse_folder_name, write_atomic
 
 __all__ = [
     "write_file",
@@ -68,7 +68,7 @@ def write_file(
     replace: bool = True,
     sweep: bool = True,
 ) -> None:
-    """Write one output file atomically (``curator_io.files.write_atomic``: ``keep_mode``,
+    """Write one output file atomically (:func:`~ranking.running.outputs.atomic.write_atomic`: ``keep_mode``,
     ``mode`` and ``replace`` are its), named as this module says; a killed writer's stale
     temporary file of ``path`` is removed first, unless ``sweep`` is false (a caller writing
     many files sweeps their folder once)."""

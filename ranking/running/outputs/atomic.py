@@ -1,57 +1,22 @@
-"""Reading a whole file, and writing one file atomically: the generic file access.
-
-:func:`read_bytes` is how the CLI (``ranking.cli``) and ``ranking.testing`` read
-an input. :func:`write_atomic` is the one way a file is written, and
-``ranking.running.outputs`` is its caller: that package owns the rest of the output
-protocol (the temporary files' names and their sweep, the folder lock, the
-names in an output folder and the order of writes; docs/outputs.md).
+"""Writing one file atomically: a reader sees the old file or the whole new one.
 
 A file is written to a temporary file in the same folder, flushed to disk, and
-renamed over the target: a reader sees the old file or the whole new one. It
-gets the mode any other tool would give it: ``0666`` less the umask, or the
-mode of the file it replaces when the caller asks to keep it.
+renamed over the target. It gets the mode any other tool would give it:
+``0666`` less the umask, or the mode of the file it replaces when the caller
+asks to keep it. :mod:`ranking.running.outputs.temporaries` names the temporary
+files and is the only caller.
 """
 
 from __future__ import annotations
 
 import functools
 import os
-import stat
 from collections.abc import Callable
 from pathlib import Path
 
 from curator_io.errors import ConfigError
 
-__all__ = ["read_bytes", "read_bytes_if_present", "write_atomic", "refuse_folder_name", "new_file_mode"]
-
-
-def read_bytes(path: str | os.PathLike[str]) -> bytes:
-    """The file's bytes; a path that cannot be read is a usage error (exit 2)."""
-    try:
-        return _read(path)
-    except OSError as e:
-        raise ConfigError("usage.unreadable", f"cannot read {os.fspath(path)!r}: {e.strerror}") from e
-
-
-def _read(path: str | os.PathLike[str]) -> bytes:
-    """Read a file, a pipe or a FIFO (``<(...)``, ``/dev/stdin``) whole; refuse a device that is not a
-    terminal: ``/dev/zero`` or a disk never ends, and reading it would fill the memory."""
-    with open(path, "rb") as f:
-        mode = os.fstat(f.fileno()).st_mode
-        if (stat.S_ISCHR(mode) or stat.S_ISBLK(mode)) and not f.isatty():
-            raise ConfigError("usage.unreadable", f"cannot read {os.fspath(path)!r}: a device, not a file")
-        return f.read()
-
-
-def read_bytes_if_present(path: str | os.PathLike[str]) -> bytes | None:
-    """The file's bytes, or ``None`` when there is no such file (an optional input, such as a
-    signature beside a bundle); any other failure to read it is a usage error (exit 2)."""
-    try:
-        return _read(path)
-    except FileNotFoundError:
-        return None
-    except OSError as e:
-        raise ConfigError("usage.unreadable", f"cannot read {os.fspath(path)!r}: {e.strerror}") from e
+__all__ = ["write_atomic", "refuse_folder_name", "new_file_mode"]
 
 
 @functools.cache
