@@ -33,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.generate import generate_bundle
 from curator_io import load_bundle
+from ranking.checking.acceptance import accept
 from ranking.pipeline import rank
 from ranking.views.html import render_report
 
@@ -70,8 +71,8 @@ def main(argv: list[str] | None = None) -> int:
     raw = json.dumps(generate_bundle(args.n, args.seed)).encode()
     bundle = load_bundle(raw)
     report = rank(bundle).report
-    t_alone, page = _best(args.repeat, lambda: _timed(lambda: render_report(report)))
-    t_bundle, _ = _best(args.repeat, lambda: _timed(lambda: render_report(report, bundle)))
+    t_alone, page = _best(args.repeat, lambda: _timed(lambda: render_report(accept(report))))
+    t_bundle, _ = _best(args.repeat, lambda: _timed(lambda: render_report(accept(report, bundle=bundle))))
 
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)

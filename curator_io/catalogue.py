@@ -265,4 +265,5 @@ EXIT_OF_CODE: Final[Mapping[str, int]] = {
     "signature.invalid": _REFUSED,
     "signature.subject_mismatch": _REFUSED,
     "policy.config_mismatch": _FAILED,
+    "policy.base_mismatch": _FAILED,
 }

@@ -6,9 +6,10 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from curator_io import grammar as g
-from curator_io.errors import ConfigError, pointer_of
+from curator_io.errors import ConfigError, InputError, pointer_of
+from curator_io.jsonio import parse_json
 
-__all__ = ["Config", "parse_config", "DEFAULT_CONFIG", "THRESHOLD_RANGE", "INT_RANGES", "MAX_SELECTED"]
+__all__ = ["Config", "parse_config", "load_config", "DEFAULT_CONFIG", "THRESHOLD_RANGE", "INT_RANGES", "MAX_SELECTED"]
 
 #: SPEC §2: "the limit of five is hard".
 MAX_SELECTED = 5
@@ -92,3 +93,13 @@ def parse_config(doc: Any) -> Config:
             # repr: the name is the input's, and may hold a line break; an error is one line.
             raise ConfigError("config.invalid", f"{name!r} is not a config member", pointer=pointer_of(name))
     return Config(**values)
+
+
+def load_config(raw: bytes) -> Config:
+    """A config file's bytes as a Config: I-JSON (SPEC §0) holding a config object. Every
+    failure is ``config.invalid`` (exit 2): the config is the caller's choice, not the input."""
+    try:
+        doc = parse_json(raw)
+    except InputError as e:
+        raise ConfigError("config.invalid", e.detail, pointer=e.pointer) from e
+    return parse_config(doc)

@@ -33,7 +33,7 @@ from fuzz.cli import _LINE, _SCRATCH, run_main
 from fuzz.prop import CODES, Violation, exit_code_of
 from fuzz.seeds import PARITY, Case
 from fuzz.targets import Target
-from ranking.ledger.records import Outcome
+from ranking.ledger.records import Outcome, recording_of
 from ranking.ledger.store import Ledger
 from ranking.signing.signers import Signer
 
@@ -136,7 +136,7 @@ def sound_ledger(which: str) -> bytes:
         with Ledger.open(path) as ledger:
             for report in (_MIXED, _BASIC) if which == "full" else (_BASIC,):
                 signer = Signer("sha256:" + "ab" * 32, "Fuzz CI") if report is _MIXED else None
-                ledger.add_report(parse_json(report.read_bytes()), signer)
+                ledger.add_produced([recording_of(parse_json(report.read_bytes()), report.read_bytes(), signer)])
             if which == "full":
                 digest = parse_json(_MIXED.read_bytes())["digest"]
                 ledger.add_outcome(Outcome(digest, "p_hook-9", None, "diff-1", 3, "committed", 0.97, 0.04))

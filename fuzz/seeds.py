@@ -21,6 +21,7 @@ from curator_io.canonical import canon
 from curator_io.config import DEFAULT_CONFIG, parse_config
 from curator_io.errors import EvidenceRankError
 from curator_io.jsonio import parse_json
+from ranking.checking.acceptance import accept
 from ranking.checking.apply import apply_selection
 from ranking.pipeline import rank
 
@@ -55,7 +56,7 @@ def derive(case: Case) -> Case:
     except EvidenceRankError:
         return dict(case)
     result = rank(bundle, config)
-    memory = apply_selection(bundle, result.report)
+    memory = apply_selection(accept(result.report, bundle=bundle))
     derived = {"report": result.canonical, "validation": result.validation.canonical, "memory": canon(memory)}
     return {**case, **derived, "signature": signed_envelope(make_statement_of(bundle.input_digest))}
 

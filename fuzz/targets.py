@@ -22,12 +22,12 @@ from curator_io.config import DEFAULT_CONFIG, Config, parse_config
 from curator_io.errors import EvidenceRankError
 from curator_io.jsonio import _parse_strict, parse_json
 from curator_io.models import Bundle
-from curator_io.report_model import ranking_report_of
 from fuzz.prop import Violation, check_error
 from fuzz.seeds import FIXTURES, Case, fuzz_trust
+from ranking.checking.acceptance import accept
 from ranking.checking.apply import apply_selection
 from ranking.checking.explain import explain
-from ranking.checking.gate import base_mismatch, compare_memory, policy_result, selected_edits
+from ranking.checking.gate import gate
 from ranking.checking.verification import check_report, replay_report
 from ranking.pipeline import rank
 from ranking.views.gate import render_github, render_json, render_step_summary, render_text
@@ -142,13 +142,13 @@ def _holds(bundle: Bundle, config: Config) -> None:
     if not _same(parse_json(result.canonical), result.report):
         raise Violation("the report's canonical bytes do not parse back to the report")
     try:
-        checked = check_report(result.report, proposals=proposals_of(bundle))
-        replay_report(bundle, result.report, config=config)
-        memory = apply_selection(bundle, result.report)
+        check_report(result.report, proposals=proposals_of(bundle))
+        accepted = accept(result.report, bundle=bundle, config=config)
+        memory = apply_selection(accepted)
     except EvidenceRankError as e:
         raise Violation(f"the pipeline's own report is refused: {e.line}") from None
-    gate = compare_memory(memory, memory, bundle.memory, selected_edits(bundle, checked))
-    if not gate.passed:
+    verdict = gate(result.report, bundle, memory, config=config, base=bundle.memory)
+    if not verdict.passed:
         raise Violation("the gate fails the memory apply_selection permits")
 
 
@@ -194,16 +194,17 @@ def run_report(case: Case) -> None:
         return
     _refused_or_holds(lambda: check_report(report), raw)
     for pid in _proposal_ids(report):
-        _refused_or_holds(lambda pid=pid: explain(report, pid).render(), raw)
+        _refused_or_holds(lambda pid=pid: explain(accept(report), pid).render(), raw)
     bundle = _bundle(case)
     if bundle is None:
         return
     _refused_or_holds(lambda: check_report(report, proposals=proposals_of(bundle)), raw)
     _refused_or_holds(lambda: replay_report(bundle, report), raw)
     _refused_or_holds(lambda: replay_report(bundle, report, config=_config(case)), raw)
-    _refused_or_holds(lambda: apply_selection(bundle, report), raw)
+    _refused_or_holds(lambda: accept(report, bundle=bundle, config=_config(case)), raw)
+    _refused_or_holds(lambda: apply_selection(accept(report, bundle=bundle)), raw)
     for pid in _proposal_ids(report)[:1]:
-        _refused_or_holds(lambda pid=pid: explain(report, pid, bundle).render(), raw)
+        _refused_or_holds(lambda pid=pid: explain(accept(report, bundle=bundle), pid).render(), raw)
 
 
 # --- The gate: compare_memory -------------------------------------------------------
@@ -215,23 +216,21 @@ def run_gate(case: Case) -> None:
     if bundle is None or report is None:
         return
     try:
-        permitted = apply_selection(bundle, report)
+        accept(report, bundle=bundle)
     except EvidenceRankError as e:
-        _expect(e, case.get("report"), "report", "invariant")
+        _expect(e, case.get("report"), "report", "invariant", "input")
         return
     raw = case.get("memory", b"")
-    try:
-        # apply_selection replayed the report: it conforms to its schema.
-        edits = selected_edits(bundle, ranking_report_of(report))
-        actual = parse_json(raw)
-        result = compare_memory(permitted, actual, bundle.memory, edits)
-        stale = base_mismatch(bundle.memory, actual)
-    except EvidenceRankError as e:
-        _expect(e, raw, "input")
-        return
-    if stale is not None:
-        render_text(policy_result((), stale))
-    render_text(result), render_json(result), render_github(result, file="memory.json"), render_step_summary(result)
+    results = []
+    for base in (bundle.memory, raw):  # the memory as the base too: a base_mismatch, or the comparison
+        try:
+            results.append(gate(report, bundle, raw, config=report["config"], base=base))
+        except EvidenceRankError as e:
+            _expect(e, raw, "input")
+            return
+    for result in results:
+        render_text(result), render_json(result), render_github(result, file="memory.json")
+        render_step_summary(result)
 
 
 # --- Signatures: check_signature over the case's bundle -----------------------------------------

@@ -6,16 +6,20 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ranking.checking.acceptance import Accepted, Replayed, accept
     from ranking.checking.apply import apply_selection
     from ranking.pipeline import Result, rank, rank_bytes
 
     __version__: str
     """The installed distribution's version (``evidence-rank``), or ``"unknown"`` in a never-installed checkout."""
 
-__all__ = ["__version__", "Result", "apply_selection", "rank", "rank_bytes"]
+__all__ = ["__version__", "Result", "Accepted", "Replayed", "accept", "apply_selection", "rank", "rank_bytes"]
 
 _HOMES = {
     "Result": "ranking.pipeline",
+    "Accepted": "ranking.checking.acceptance",
+    "Replayed": "ranking.checking.acceptance",
+    "accept": "ranking.checking.acceptance",
     "apply_selection": "ranking.checking.apply",
     "rank": "ranking.pipeline",
     "rank_bytes": "ranking.pipeline",

@@ -2,26 +2,25 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from curator_io.canonical import seal
 from curator_io.catalogue import SELECTED
-from curator_io.models import Bundle
-from ranking.checking.verification import replay
+from ranking.checking.acceptance import Replayed
 from validator import proposals_of
 
 __all__ = ["apply_selection"]
 
 
-def apply_selection(bundle: Bundle, report: Mapping[str, Any]) -> dict[str, Any]:
+def apply_selection(accepted: Replayed) -> dict[str, Any]:
     """Start from the bundle's memory; apply each selected proposal in rank order,
     each operation in key order; reseal what changed; bump the version.
 
     SPEC §8: the report must be this bundle's, sealed, and equal to the one
-    recomputed with its own config, else ``report.tampered``.
+    recomputed with its own config: :func:`ranking.checking.acceptance.accept` with the
+    bundle is what holds a :class:`Replayed` report.
     """
-    expected = replay(bundle, report)
+    bundle, expected = accepted.bundle, accepted.result
     by_id = proposals_of(bundle)
 
     instructions: dict[str, dict[str, Any]] = {k: dict(i.raw) for k, i in bundle.memory_instructions.items()}

@@ -21,8 +21,8 @@ from curator_io.catalogue import COMPONENTS, MAXIMA, SENTENCES
 from curator_io.errors import ConfigError
 from curator_io.grammar import instant_key, printable
 from curator_io.models import SIGNAL_WEIGHTS, Bundle, Scope
-from curator_io.report_model import RankingReportEntry, ReportConfig, ReportSupport, ranking_report_of
-from ranking.checking.verification import check_report, replay
+from curator_io.report_model import RankingReportEntry, ReportConfig, ReportSupport
+from ranking.checking.acceptance import Accepted, Replayed
 from ranking.pipeline.selection import operations_conflict
 from validator import Proposal, ValidationEntry
 from validator.closure import integrity_points
@@ -76,28 +76,23 @@ def reason_sentence(code: str, subject: str | None, config: Mapping[str, Any]) -
     return SENTENCES[code].format(subject=subject, **fields)
 
 
-def explain(report: Mapping[str, Any], proposal_id: str, bundle: Bundle | None = None) -> Explanation:
-    """Why ``proposal_id`` got its disposition.
+def explain(accepted: Accepted, proposal_id: str) -> Explanation:
+    """Why ``proposal_id`` got its disposition, in an accepted report
+    (:func:`ranking.checking.acceptance.accept`).
 
-    What the explanation needs checked, and no more:
-
-    * Without ``bundle``, every SPEC §7 invariant the report alone can show
-      (``invariant.<name>``, as ``verify`` checks them). Not only the entry's own:
-      its rank "of N eligible", what superseded it and what was selected ahead of
-      it are true only if the partition, order and selection of the whole report
-      hold, and a resealed edit anywhere else would make them lies.
-    * With ``bundle``, the replay: the report must be this bundle's, byte for byte
-      (``report.tampered``), which implies every invariant, so they are not checked
-      again; and the replay's own validation gives the evidence and operations,
-      so the bundle is validated once.
+    Without the bundle, acceptance held every SPEC §7 invariant the report alone can
+    show: not only the entry's own, since its rank "of N eligible", what superseded it
+    and what was selected ahead of it are true only if the partition, order and
+    selection of the whole report hold. With the bundle, the report is the replay's own,
+    and the replay's validation gives the evidence and operations: the bundle is
+    validated once.
     """
+    model = accepted.report
     found: dict[str, ValidationEntry] = {}
-    if bundle is None:
-        model = check_report(report)
-    else:
-        found = {e.id: e for e in replay(bundle, report).validation.entries}
-        # Cannot fail: the replay found the report byte for byte the pipeline's own.
-        model = ranking_report_of(report)
+    bundle: Bundle | None = None
+    if isinstance(accepted, Replayed):
+        bundle = accepted.bundle
+        found = {e.id: e for e in accepted.result.validation.entries}
     entries = {p.id: p for p in model.proposals}
     entry = entries.get(proposal_id)
     if entry is None:

@@ -1,37 +1,34 @@
-"""The CI gate (SPEC §8): compare the memory a Writer produced with the memory
-the selection permits, and say what the selection does not account for.
+"""The CI gate (SPEC §8): accept the report against the bundle, the pinned policy, the
+trust file and the base, then compare the memory a Writer produced with the memory the
+selection permits, and say what the selection does not account for.
 
-Pure: the CLI reads the files and the environment; this module only compares
-JSON values. How the findings are shown (text, canonical JSON, GitHub workflow
-commands, a Markdown summary) is :mod:`ranking.views.gate`.
+Pure: the CLI reads the files and the environment; :func:`gate` takes their bytes and
+decides. How the findings are shown (text, canonical JSON, GitHub workflow commands, a
+Markdown summary) is :mod:`ranking.views.gate`.
 
-First the base (SPEC §8 starts from the bundle's ``memory``): the bundle must have been
-curated against the memory the change is applied to, the base branch's. An old signed
-bundle replayed against a newer base would otherwise roll memory back; a bundle whose
-``memory`` is not exactly the base (as canonical JSON) is one ``base_mismatch`` finding
-naming both versions and digests, and memory-after is then not compared.
+1. The report is accepted (:func:`ranking.checking.acceptance.accept`): provenance, then
+   the replay from the bundle, so a forged report is refused (exit 4) before anything
+   else is said of it.
+2. The pins: a bundle whose ``memory`` is not exactly the base's is one ``base_mismatch``
+   finding naming both versions and digests; each member of the report's config that is
+   not the pinned policy's is a ``config_mismatch`` finding pointing into the report.
+   After either, memory-after is not compared: the selection it would be compared with
+   was made for another memory, or under a policy the gate does not accept, so findings
+   against it would only mislead.
+3. Every key of the bundle's memory (``base``), of the permitted memory and of
+   memory-after is classified once:
 
-Then the report's policy: replay proves a report is the bundle's under the
-config the report carries, which whoever commits the report chooses. The gate
-pins the config (``ranking.checking.policy``); each member that differs is a
-``config_mismatch`` finding pointing into the report, and memory-after is then
-not compared at all: the selection it would be compared with was made under a
-policy the gate does not accept, so findings against it would only mislead.
-
-Every key of the bundle's memory (``base``), of the permitted memory and of
-the memory-after is classified once:
-
-1. memory-after has exactly the permitted instruction: nothing to say;
-2. the selection does not touch the key, yet memory-after differs: the write is
-   *not accounted for* (``unexpected_addition``, ``unexpected_change``,
-   ``unexpected_removal``);
-3. the selection edits the key and memory-after still has the bundle's
-   instruction: the selected edit is *missing* (``missing_edit``);
-4. the selection edits the key and memory-after has something else again:
-   ``unexpected_change`` or ``unexpected_removal``, naming the selected edit.
+   1. memory-after has exactly the permitted instruction: nothing to say;
+   2. the selection does not touch the key, yet memory-after differs: the write is
+      *not accounted for* (``unexpected_addition``, ``unexpected_change``,
+      ``unexpected_removal``);
+   3. the selection edits the key and memory-after still has the bundle's
+      instruction: the selected edit is *missing* (``missing_edit``);
+   4. the selection edits the key and memory-after has something else again:
+      ``unexpected_change`` or ``unexpected_removal``, naming the selected edit.
 
 Instructions are compared by key, as canonical JSON (RFC 8785); their order in
-memory-after does not matter.
+memory-after does not matter, nor whether it is indented.
 """
 
 from __future__ import annotations
@@ -41,26 +38,27 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from curator_io import grammar as g
-from curator_io.canonical import canon, sha256_digest
+from curator_io.canonical import canon
+from curator_io.config import Config
 from curator_io.errors import InputError, pointer_of
+from curator_io.jsonio import parse_json
 from curator_io.models import Bundle
-from curator_io.report_model import RankingReport
-from ranking.checking.policy import ConfigMismatch
+from ranking.checking.acceptance import NAMELESS, NotPinned, Replayed, Sources, accept
+from ranking.checking.apply import apply_selection
+from ranking.checking.policy import BaseMismatch, ConfigMismatch, check_memory_object
 from validator import proposals_of
 
 if TYPE_CHECKING:
-    from ranking.signing.trust import Signer
+    from ranking.signing.signers import Signer
+    from ranking.signing.trust import TrustList
 
 __all__ = [
     "KINDS",
     "UNCHECKED",
-    "BaseMismatch",
     "Finding",
     "GateResult",
-    "base_mismatch",
-    "check_memory_object",
+    "gate",
     "compare_memory",
-    "policy_result",
     "selected_edits",
 ]
 
@@ -83,22 +81,6 @@ UNCHECKED = ("signature", "base")
 
 _Instructions = dict[str, tuple[int, Mapping[str, Any]]]
 """key -> (index in its ``instructions`` array, the instruction object)."""
-
-
-@dataclass(frozen=True, slots=True)
-class BaseMismatch:
-    """The bundle's ``memory`` and the base branch's memory, when they differ."""
-
-    bundle_version: Any
-    bundle_digest: str
-    base_version: Any
-    base_digest: str
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "bundle": {"version": self.bundle_version, "digest": self.bundle_digest},
-            "base": {"version": self.base_version, "digest": self.base_digest},
-        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,44 +153,62 @@ class GateResult:
         }
 
 
-def selected_edits(bundle: Bundle, report: RankingReport) -> dict[str, tuple[str, ...]]:
-    """key -> the selected proposals (in rank order) that edit it.
+_SKIP: Any = object()
 
-    The report must already be this bundle's (``ranking.checking.verification.replay_report``).
-    """
-    by_id = proposals_of(bundle)
+
+def gate(
+    report: bytes | Mapping[str, Any],
+    bundle: Bundle | bytes,
+    memory_after: bytes | Any,
+    *,
+    config: Config | Mapping[str, Any] | bytes,
+    base: Any = _SKIP,
+    trust: TrustList | bytes | None = None,
+    signature: bytes | None = None,
+    sources: Sources = NAMELESS,
+) -> GateResult:
+    """The gate's verdict on memory-after (bytes, or the parsed object), by the steps in this
+    module's docstring. ``config`` is the pinned policy; ``base`` the base branch's memory (not
+    given: the base is not checked, and the result says so); ``trust`` and ``signature`` as
+    :func:`~ranking.checking.acceptance.accept` takes them (no trust file: the signature is
+    not checked, and the result says so). Raises the acceptance's refusals, and ``input.*``
+    for a memory-after that is not a memory object."""
+    skipped = {"signature": trust is None, "base": base is _SKIP}
+    unchecked = tuple(name for name in UNCHECKED if skipped[name])
+    pins = {} if base is _SKIP else {"base": base}
+    try:  # 1.
+        accepted = accept(
+            report, bundle=bundle, config=config, trust=trust, signature=signature, sources=sources, **pins
+        )
+    except NotPinned as e:  # 2.
+        return GateResult(_pin_findings(e), None, None, e.signer, unchecked)
+    permitted = apply_selection(accepted)  # 3.
+    try:
+        actual = parse_json(memory_after) if isinstance(memory_after, bytes) else memory_after
+        result = compare_memory(permitted, actual, accepted.bundle.memory, selected_edits(accepted))
+    except InputError as e:
+        raise (e.in_file(sources.memory_after) if sources.memory_after is not None and e.source is None else e) from e
+    return GateResult(result.findings, result.version, result.instructions, accepted.signer, unchecked)
+
+
+def selected_edits(accepted: Replayed) -> dict[str, tuple[str, ...]]:
+    """key -> the selected proposals (in rank order) that edit it."""
+    by_id = proposals_of(accepted.bundle)
     edits: dict[str, list[str]] = {}
-    for pid in report.selected:
+    for pid in accepted.report.selected:
         for op in by_id[pid].operations:  # Cannot fail: only complete proposals are selected.
             edits.setdefault(op.key, []).append(pid)
     return {key: tuple(ids) for key, ids in edits.items()}
 
 
-def base_mismatch(bundle_memory: Mapping[str, Any], base: Any) -> Finding | None:
-    """``base_mismatch`` unless the bundle's ``memory`` is exactly ``base``, the memory on the
-    base branch, as canonical JSON (RFC 8785): member order and ``8`` vs ``8.0`` do not count.
-
-    Raises ``input.schema`` when ``base`` is not a memory object (:func:`check_memory_object`).
-    """
-    check_memory_object(base, "memory-before")
-    ours, theirs = canon(bundle_memory), canon(base)
-    if ours == theirs:
-        return None
-    mismatch = BaseMismatch(
-        bundle_memory.get("version"), sha256_digest(ours), base.get("version"), sha256_digest(theirs)
+def _pin_findings(refusal: NotPinned) -> tuple[Finding, ...]:
+    """The ``base_mismatch``, if any, then one ``config_mismatch`` per member."""
+    base = (
+        ()
+        if refusal.base is None
+        else (Finding("base_mismatch", None, "", refusal.base.describe(), mismatch=refusal.base),)
     )
-    message = (
-        f"the bundle was curated against memory version {_show(mismatch.bundle_version)} ({mismatch.bundle_digest}), "
-        f"but the base is version {_show(mismatch.base_version)} ({mismatch.base_digest}): applying an old or "
-        "replayed bundle would roll memory back; curate a new bundle against the base"
-    )
-    return Finding("base_mismatch", None, "", message, mismatch=mismatch)
-
-
-def policy_result(mismatches: tuple[ConfigMismatch, ...], base: Finding | None = None) -> GateResult:
-    """The gate's result when memory-after is not compared: the ``base_mismatch`` (:func:`base_mismatch`),
-    if any, then one ``config_mismatch`` per member (``ranking.checking.policy.config_mismatches``)."""
-    findings = (() if base is None else (base,)) + tuple(
+    return base + tuple(
         Finding(
             "config_mismatch",
             None,
@@ -217,9 +217,8 @@ def policy_result(mismatches: tuple[ConfigMismatch, ...], base: Finding | None =
             (m.member,),
             m,
         )
-        for m in mismatches
+        for m in refusal.mismatches
     )
-    return GateResult(findings, None, None)
 
 
 def compare_memory(
@@ -255,20 +254,6 @@ def compare_memory(
 def _index(memory: Mapping[str, Any]) -> _Instructions:
     # Cannot fail: permitted and base memories come from a loaded bundle.
     return {inst["key"]: (i, inst) for i, inst in enumerate(memory["instructions"])}
-
-
-def check_memory_object(value: Any, role: str) -> None:
-    """``input.schema`` unless ``value`` is an object that is not a whole document (``role``
-    names the file in the message: ``memory-after``, ``memory-before``)."""
-    if type(value) is not dict:
-        raise InputError("input.schema", f"{role} must be a memory object {{version, instructions}}", pointer="")
-    if "schema" in value and "memory" in value:
-        # A whole bundle has an ``instructions`` array too (the ones in force): never compare that by mistake.
-        raise InputError(
-            "input.schema",
-            f'{role} is a whole document; pass its memory object (the "memory" member)',
-            pointer="/memory",
-        )
 
 
 def _index_actual(actual: Any) -> tuple[_Instructions, list[Finding]]:

@@ -1,4 +1,5 @@
-"""The pinned policy: a report counts only when it was ranked with the config its reader chose.
+"""The reader's pins: a report counts only when it was ranked with the config its reader chose,
+from a bundle curated against the memory its reader holds.
 
 A ranking report carries the config it was ranked with (SPEC §6), and replay
 (SPEC §7, §8) recomputes the report with that same config. Replay therefore
@@ -11,6 +12,14 @@ every report member of ``config`` must equal it.
 Members are compared as canonical JSON (RFC 8785), so ``40`` and ``40.0`` are
 the same threshold, and listed in the order the report holds them (canonical
 JSON sorts members by name).
+
+The base (SPEC §8 starts from the bundle's ``memory``): the bundle must have been
+curated against the memory the change is applied to, the base branch's. An old
+signed bundle replayed against a newer base would otherwise roll memory back; a
+bundle whose ``memory`` is not exactly the base, as canonical JSON, is a
+:class:`BaseMismatch` naming both versions and digests.
+
+:mod:`ranking.checking.acceptance` applies both pins, after the report is known genuine.
 """
 
 from __future__ import annotations
@@ -19,11 +28,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from curator_io.canonical import canon
+from curator_io.canonical import canon, sha256_digest
 from curator_io.config import Config
-from curator_io.errors import PolicyError, TamperError, pointer_of
+from curator_io.errors import InputError, TamperError, pointer_of
 
-__all__ = ["ConfigMismatch", "config_mismatches", "check_policy"]
+__all__ = [
+    "ConfigMismatch",
+    "config_mismatches",
+    "describe_mismatches",
+    "BaseMismatch",
+    "base_mismatch",
+    "check_memory_object",
+]
 
 _ABSENT: Any = object()
 
@@ -78,13 +94,59 @@ def config_mismatches(report: Mapping[str, Any], pinned: Config) -> tuple[Config
     return tuple(out)
 
 
-def check_policy(report: Mapping[str, Any], pinned: Config) -> None:
-    """Refuse a report not ranked with ``pinned`` (``policy.config_mismatch``, exit 1), naming each differing member."""
-    mismatches = config_mismatches(report, pinned)
-    if not mismatches:
-        return
-    detail = "the report was not ranked with the pinned policy: " + "; ".join(m.describe() for m in mismatches)
-    raise PolicyError("policy.config_mismatch", detail, pointer=mismatches[0].pointer)
+def describe_mismatches(mismatches: tuple[ConfigMismatch, ...]) -> str:
+    """Every differing member, as one line."""
+    return "; ".join(m.describe() for m in mismatches)
+
+
+@dataclass(frozen=True, slots=True)
+class BaseMismatch:
+    """The bundle's ``memory`` and the base branch's memory, when they differ."""
+
+    bundle_version: Any
+    bundle_digest: str
+    base_version: Any
+    base_digest: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "bundle": {"version": self.bundle_version, "digest": self.bundle_digest},
+            "base": {"version": self.base_version, "digest": self.base_digest},
+        }
+
+    def describe(self) -> str:
+        return (
+            f"the bundle was curated against memory version {_show(self.bundle_version)} ({self.bundle_digest}), "
+            f"but the base is version {_show(self.base_version)} ({self.base_digest}): applying an old or "
+            "replayed bundle would roll memory back; curate a new bundle against the base"
+        )
+
+
+def base_mismatch(bundle_memory: Mapping[str, Any], base: Any) -> BaseMismatch | None:
+    """A :class:`BaseMismatch` unless the bundle's ``memory`` is exactly ``base``, the memory on the
+    base branch, as canonical JSON (RFC 8785): member order and ``8`` vs ``8.0`` do not count.
+
+    Raises ``input.schema`` when ``base`` is not a memory object (:func:`check_memory_object`).
+    """
+    check_memory_object(base, "memory-before")
+    ours, theirs = canon(bundle_memory), canon(base)
+    if ours == theirs:
+        return None
+    return BaseMismatch(bundle_memory.get("version"), sha256_digest(ours), base.get("version"), sha256_digest(theirs))
+
+
+def check_memory_object(value: Any, role: str) -> None:
+    """``input.schema`` unless ``value`` is an object that is not a whole document (``role``
+    names the file in the message: ``memory-after``, ``memory-before``)."""
+    if type(value) is not dict:
+        raise InputError("input.schema", f"{role} must be a memory object {{version, instructions}}", pointer="")
+    if "schema" in value and "memory" in value:
+        # A whole bundle has an ``instructions`` array too (the ones in force): never compare that by mistake.
+        raise InputError(
+            "input.schema",
+            f'{role} is a whole document; pass its memory object (the "memory" member)',
+            pointer="/memory",
+        )
 
 
 def _show(value: Any) -> str:

@@ -10,16 +10,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from curator_io.canonical import canon
-from curator_io.errors import EvidenceRankError, TamperError
+from curator_io.errors import TamperError
 from curator_io.grammar import log_safe_json, printable
-from ranking.cli.common import read_report
 from ranking.cli.logs import get_logger
 from ranking.cli.output import emit, write_stdout
 from ranking.cli.targets import ledger_files, refuse_input_as_output
-from ranking.ledger.audit import checked_report
 from ranking.ledger.notes import note_lines, refusal_mark, refusals, render_history
 from ranking.ledger.records import decision_json, decisions_of, recording_of
 from ranking.ledger.store import Ledger
+from ranking.running.inputs import read_input
 from ranking.running.outputs import write_file
 from ranking.running.outputs.atomic import refuse_folder_name
 
@@ -41,20 +40,16 @@ __all__ = [
 
 
 def run_add(args: argparse.Namespace) -> int:
-    # Every report is verified before any is recorded: a tampered one refuses the whole command.
-    checked = []
-    for path in args.reports:
-        document = read_report(path)
-        try:
-            checked_report(document)
-        except EvidenceRankError as e:
-            raise type(e)(e.code, f"{path}: {e.detail}", pointer=e.pointer) from e
-        checked.append((path, document))
+    from ranking.checking.acceptance import Sources, accept
+
+    # Every report is accepted before any is recorded: a tampered one refuses the whole command.
+    checked = [(path, accept(read_input(path), sources=Sources(report=path))) for path in args.reports]
     with Ledger.open(args.ledger) as ledger:
-        for path, document in checked:
-            added = ledger.add_report(document)
-            what = f"recorded run {document['run']}, {len(document['proposals'])} decisions"
-            emit(printable(f"{path}: {what if added else 'already recorded'} ({document['digest']})"))
+        for path, accepted in checked:
+            added = ledger.add_report(accepted)
+            model = accepted.report
+            what = f"recorded run {model.run}, {len(model.proposals)} decisions"
+            emit(f"{path}: {what if added else 'already recorded'} ({model.digest})")
     return 0
 
 

@@ -1,21 +1,17 @@
-"""``--trust`` and ``--signature``, shared by ``score``, ``verify`` and ``gate`` (docs/provenance.md).
-
-Without ``--trust`` nothing here imports more than argparse needs: the trust
-file's parser, and PyCA ``cryptography`` with it, load only when one is given.
+"""``--trust`` and ``--signature``, shared by ``score``, ``verify`` and ``gate`` (docs/provenance.md):
+the options, and reading the files they name. Whether the signature holds is decided by
+acceptance (:mod:`ranking.checking.acceptance`), not here.
 """
 
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
-from curator_io.errors import ConfigError, SignatureError
-from ranking.running.inputs import read_if_present, read_input
+from curator_io.errors import ConfigError
+from ranking.running.inputs import STDIN, read_if_present, read_input
 
-if TYPE_CHECKING:
-    from ranking.signing.trust import Signer, TrustList
-
-__all__ = ["SUFFIX", "add_trust_options", "read_trust", "signature_path", "check_signed"]
+__all__ = ["SUFFIX", "Signed", "add_trust_options", "check_trust_options", "read_signed"]
 
 #: A signature file's name is its document's with this added: ``bundle.json.intoto.json``.
 SUFFIX = ".intoto.json"
@@ -35,45 +31,36 @@ def add_trust_options(p: argparse.ArgumentParser, what: str) -> None:
     )
 
 
-def read_trust(args: argparse.Namespace) -> TrustList | None:
-    """The trust file of ``--trust``, read before any input so a usage error comes first."""
+@dataclass(frozen=True, slots=True)
+class Signed:
+    """What ``--trust`` and ``--signature`` name, read: all None without ``--trust``."""
+
+    trust: bytes | None = None
+    signature: bytes | None = None
+    """None when there is no signature file (acceptance refuses ``signature.unsigned``)."""
+    where: str | None = None
+    """The signature file looked for."""
+
+
+def check_trust_options(args: argparse.Namespace) -> None:
+    """``--signature`` without ``--trust``: a usage error, before anything is read."""
+    if args.trust is None and args.signature is not None:
+        raise ConfigError("usage.invalid_option", "--signature names the signature to check with --trust: add it")
+
+
+def read_signed(args: argparse.Namespace, path: str) -> Signed:
+    """The trust file and the signature of the document at ``path`` (``--signature``, or ``path``
+    with :data:`SUFFIX` added), each read once; nothing without ``--trust``."""
+    check_trust_options(args)
     if args.trust is None:
-        if args.signature is not None:
-            raise ConfigError("usage.invalid_option", "--signature names the signature to check with --trust: add it")
-        return None
-    from ranking.signing.trust import parse_trust
-
-    return parse_trust(read_input(args.trust), args.trust)
+        return Signed()
+    where = _signature_path(args, path)
+    return Signed(read_input(args.trust), read_if_present(where), where)
 
 
-def signature_path(args: argparse.Namespace, path: str) -> str:
+def _signature_path(args: argparse.Namespace, path: str) -> str:
     if args.signature is not None:
         return str(args.signature)
-    if path == "-":
+    if path == STDIN:
         raise ConfigError("usage.invalid_option", "a document read from standard input needs --signature with --trust")
     return path + SUFFIX
-
-
-def check_signed(
-    trust: TrustList | None, args: argparse.Namespace, *, path: str, kind: str, digest: str
-) -> Signer | None:
-    """Who signed the document at ``path`` (``kind`` ``bundle`` or ``report``, seal ``digest``);
-    ``None`` without ``--trust``. A missing or failing signature is a :class:`SignatureError`
-    that names the file it was found in."""
-    if trust is None:
-        return None
-    from curator_io import grammar as g
-    from ranking.signing.trust import check_signature
-
-    where = signature_path(args, path)
-    raw = read_if_present(where)
-    if raw is None:
-        detail = (
-            f"the {kind} is not signed: there is no signature file {g.printable(where)!r}, and the trust file "
-            f"{g.printable(trust.source)!r} requires one by a key it lists"
-        )
-        raise SignatureError("signature.unsigned", detail, source=path)
-    try:
-        return check_signature(raw, trust, kind=kind, digest=digest)
-    except SignatureError as e:
-        raise e.in_file(where) from e

@@ -27,7 +27,6 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Protocol
 
@@ -39,15 +38,15 @@ except ImportError as e:
         "ranking.integrations.agentdescent needs agentdescent 0.7.x: pip install 'evidence-rank[agentdescent]'"
     ) from e
 
-from curator_io import Bundle, InvariantError, bundle_from_document, load_bundle, parse_json
+from curator_io import Bundle, bundle_from_document
 from curator_io.catalogue import REFUSED, REPORT_SCHEMA
-from curator_io.config import DEFAULT_CONFIG, Config, parse_config
+from curator_io.config import DEFAULT_CONFIG, Config
 from curator_io.report_model import RankingReport
-from ranking.checking.policy import check_policy
-from ranking.checking.verification import replay_report
+from ranking.checking.acceptance import Accepted, Replayed, Sources, accept
 from ranking.integrations.agentdescent_fused import is_fused, judge_fused
-from ranking.integrations.provenance import SignatureSource, Trust, read_trust, signer_of
-from ranking.signing.trust import Signer
+from ranking.integrations.provenance import SignatureSource, Trust, read_signature, read_trust, signature_path
+from ranking.running.inputs import read_input
+from ranking.signing.signers import Signer
 from validator import proposals_of
 
 __all__ = [
@@ -163,14 +162,13 @@ class EvidenceRankingAcceptance:
         trust: Trust | None = None,
         signature: SignatureSource | None = None,
     ) -> None:
-        document, model = _load_report(report)
-        loaded = _load_bundle(bundle) if bundle is not None else None
-        self.signer: Signer | None = _check_signed(trust, signature, report, model, bundle, loaded)
+        accepted = _accepted(report, bundle, config, trust, signature)
+        model = accepted.report
+        self.signer: Signer | None = accepted.signer
         """Who signed the bundle (without one, the report), when a trust file was given."""
-        operations = _operations_of(loaded, document) if loaded is not None else {}
-        self.pinned: Config | None = _check_pinned(document, config)
+        self.pinned: Config | None = accepted.pinned
         """The config the report was required to be ranked with; ``None`` when not pinned."""
-        self.proposals: tuple[RankedProposal, ...] = _entries(model, operations)
+        self.proposals: tuple[RankedProposal, ...] = _entries(model, _operations_of(accepted))
         """Every proposal of the report, sorted by id (SPEC §6)."""
         self.run: str = model.run
         self.digest: str = model.digest
@@ -178,7 +176,7 @@ class EvidenceRankingAcceptance:
         self.inner: AcceptancePolicy = inner if inner is not None else DefaultAcceptance()
         self.match: ProposalMatcher = match if match is not None else match_diff
         self._by_id = {p.id: p for p in self.proposals}
-        self.ledger = _Recorder(ledger, document, model, self.signer) if ledger is not None else None
+        self.ledger = _Recorder(ledger, accepted) if ledger is not None else None
         """Where what the acceptance test does with each backed diff is recorded (docs/ledger.md)."""
 
     # The aggregator offers every installed policy its verifier and config
@@ -262,16 +260,14 @@ class _Recorder:
     proposals' fingerprints. Only what this policy sees: a commit that the
     aggregator's oracle or a CAS conflict stops afterwards is not known here."""
 
-    def __init__(
-        self, path: str | os.PathLike[str], document: Mapping[str, Any], model: RankingReport, signer: Signer | None
-    ) -> None:
+    def __init__(self, path: str | os.PathLike[str], accepted: Accepted) -> None:
         from ranking.ledger.store import Ledger
 
         self.path = path
-        self.report: str = model.digest
-        self.fingerprints = {e.id: e.fingerprint for e in model.proposals}
+        self.report: str = accepted.report.digest
+        self.fingerprints = {e.id: e.fingerprint for e in accepted.report.proposals}
         with Ledger.open(path) as ledger:
-            ledger.add_report(document, signer)  # who signed, when a trust file was given (docs/ledger.md)
+            ledger.add_report(accepted)  # with who signed, when a trust file was given (docs/ledger.md)
 
     def record(self, ctx: MergeContext, matched: Sequence[RankedProposal], decision: AcceptDecision) -> None:
         from ranking.ledger.records import Outcome, finite
@@ -305,7 +301,7 @@ def rejected_notes(report: Source, lesson: str | None = None) -> tuple[str, ...]
     from ranking.ledger.notes import one_line  # the notes' rule; the ledger's SQLite only when a ledger is used
 
     notes = []
-    for p in _entries(_load_report(report)[1], {}):
+    for p in _entries(_accepted(report, None, None, None, None).report, {}):
         if p.disposition not in REFUSED or (lesson is not None and p.lesson != lesson):
             continue
         # SPEC §6: rationale is "" when absent or incomplete; name the id instead.
@@ -314,69 +310,49 @@ def rejected_notes(report: Source, lesson: str | None = None) -> tuple[str, ...]
     return tuple(notes)
 
 
-def _verify(report: Mapping[str, Any]) -> RankingReport:
-    """Refuse an unsealed or invariant-violating report (SPEC §7), else return its model.
-    The one place that wires report verification in."""
-    from ranking.checking.verification import check_report
-
-    return check_report(report)
-
-
-def _check_pinned(report: Mapping[str, Any], config: Config | Mapping[str, Any] | None) -> Config | None:
-    """Replay (SPEC §7) accepts whatever config the report carries; the pin decides which one counts."""
-    if config is None:
-        return None
-    pinned = config if isinstance(config, Config) else parse_config(dict(config))
-    check_policy(report, pinned)
-    return pinned
-
-
-def _read(source: Source) -> Any:
-    if isinstance(source, Mapping):
-        return source
-    if isinstance(source, bytes):
-        return parse_json(source)
-    return parse_json(Path(source).read_bytes())
-
-
-def _load_report(source: Source) -> tuple[Mapping[str, Any], RankingReport]:
-    """The report as read (for the replay, the pin and the ledger) and as its checked model."""
-    document = _read(source)
-    if not isinstance(document, Mapping):
-        raise InvariantError("invariant.schema", "a ranking report is a JSON object", pointer="")
-    return document, _verify(document)
-
-
-def _load_bundle(source: Source) -> Bundle:
-    if isinstance(source, Mapping):
-        return bundle_from_document(dict(source))
-    return load_bundle(source if isinstance(source, bytes) else Path(source).read_bytes())
-
-
-def _check_signed(
+def _accepted(
+    report: Source,
+    bundle: Source | None,
+    config: Config | Mapping[str, Any] | None,
     trust: Trust | None,
     signature: SignatureSource | None,
-    report: Source,
-    model: RankingReport,
-    bundle: Source | None,
-    loaded: Bundle | None,
-) -> Signer | None:
-    """With a trust file, who signed what the policy rests on: the bundle, when given, which the
-    report is replayed from; else the report itself (its seal was checked when it loaded)."""
-    if trust is None:
-        return None
-    listed = read_trust(trust)
-    if bundle is not None and loaded is not None:
-        return signer_of(listed, signature, bundle, kind="bundle", digest=loaded.input_digest)
-    return signer_of(listed, signature, report, kind="report", digest=model.digest)
+) -> Accepted:
+    """The report, accepted (:func:`ranking.checking.acceptance.accept`): each source read once,
+    by the reader's rules when it is a path."""
+    signed = bundle if bundle is not None else report
+    where = signature_path(signature, signed)
+    return accept(
+        _read(report),
+        bundle=None if bundle is None else _bundle(bundle),
+        config=dict(config) if isinstance(config, Mapping) else config,
+        trust=read_trust(trust),
+        signature=read_signature(signature, where),
+        sources=Sources(report=_name(report), bundle=_name(bundle), signature=where, trust=_name(trust)),
+    )
 
 
-def _operations_of(bundle: Bundle, report: Mapping[str, Any]) -> dict[str, OpMap]:
-    """The op map of every structurally complete proposal of the bundle the report ranked."""
-    # SPEC §8: the report must be this bundle's, equal to the one it produces.
-    replay_report(bundle, report)
+def _read(source: Source) -> bytes | Mapping[str, Any]:
+    return source if isinstance(source, (bytes, Mapping)) else read_input(source)
+
+
+def _bundle(source: Source) -> Bundle | bytes:
+    if isinstance(source, Mapping):
+        return bundle_from_document(dict(source))
+    return source if isinstance(source, bytes) else read_input(source)
+
+
+def _name(source: object) -> str | None:
+    """The file a source was read from, for errors; None for bytes or a document."""
+    return os.fspath(source) if isinstance(source, (str, os.PathLike)) else None
+
+
+def _operations_of(accepted: Accepted) -> dict[str, OpMap]:
+    """The op map of every structurally complete proposal of the bundle the report was replayed
+    from; none without the bundle."""
+    if not isinstance(accepted, Replayed):
+        return {}
     out: dict[str, OpMap] = {}
-    for proposal in proposals_of(bundle).values():
+    for proposal in proposals_of(accepted.bundle).values():
         # SPEC §1: add/replace carry text, remove carries none (text is None).
         out[proposal.id] = MappingProxyType({op.key: op.text for op in proposal.operations})
     return out

@@ -1,24 +1,22 @@
-"""The ``trust=`` and ``signature=`` of the integrations: who signed the document a policy rests on.
+"""The ``trust=`` and ``signature=`` of the integrations, read: who signed is decided by
+acceptance (:mod:`ranking.checking.acceptance`), as for ``--trust`` and ``--signature``.
 
-What ``--trust`` and ``--signature`` are on the command line (docs/provenance.md),
-for a library caller that passes paths, bytes or parsed documents. A trust
-file is a path or its bytes (or a parsed ``ranking.signing.trust.TrustList``); a
-signature is a path or its bytes, by default the document's path with
-``.intoto.json`` added. A document given as bytes or a mapping has no path,
-so its signature must be passed.
+A trust file is a path or its bytes (or a parsed ``ranking.signing.trust.TrustList``);
+a signature is a path or its bytes, by default the signed document's path with
+``.intoto.json`` added. A document given as bytes or a mapping has no path, so its
+signature must be passed. Paths are read by the reader (:mod:`ranking.running.inputs`).
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
-from curator_io.errors import SignatureError
-from ranking.signing.trust import Signer, TrustList, check_signature, parse_trust
+from ranking.running.inputs import read_if_present, read_input
+from ranking.signing.trust import TrustList
 
-__all__ = ["Trust", "SignatureSource", "read_trust", "signer_of"]
+__all__ = ["Trust", "SignatureSource", "read_trust", "signature_path", "read_signature"]
 
 Trust = str | os.PathLike[str] | bytes | TrustList
 """A trust file: its path, its bytes, or the list it holds."""
@@ -28,40 +26,27 @@ SignatureSource = str | os.PathLike[str] | bytes
 _SUFFIX = ".intoto.json"
 
 
-def read_trust(trust: Trust) -> TrustList:
-    if isinstance(trust, TrustList):
+def read_trust(trust: Trust | None) -> TrustList | bytes | None:
+    """The trust file as acceptance takes it: parsed, or its bytes."""
+    if trust is None or isinstance(trust, (TrustList, bytes)):
         return trust
-    if isinstance(trust, bytes):
-        return parse_trust(trust, "<trust bytes>")
-    return parse_trust(Path(trust).read_bytes(), os.fspath(trust))
+    return read_input(trust)
 
 
-def signer_of(
-    trust: TrustList,
-    signature: SignatureSource | None,
-    document: str | os.PathLike[str] | bytes | Mapping[str, Any],
-    *,
-    kind: str,
-    digest: str,
-) -> Signer:
-    """Who of ``trust`` signed ``document`` (a ``bundle`` or a ``report`` with seal ``digest``);
-    :class:`~curator_io.errors.SignatureError` when nobody listed did."""
+def signature_path(
+    signature: SignatureSource | None, document: str | os.PathLike[str] | bytes | Mapping[str, Any]
+) -> str | None:
+    """Where the signature of ``document`` is looked for: ``signature`` when it is a path, else
+    the document's path with ``.intoto.json`` added; None when neither is a path."""
+    if isinstance(signature, (str, os.PathLike)):
+        return os.fspath(signature)
     if signature is None and isinstance(document, (str, os.PathLike)):
-        signature = os.fspath(document) + _SUFFIX
-    if signature is None:
-        detail = f"the {kind} was given without a path, so its signature must be passed (signature=)"
-        raise SignatureError("signature.unsigned", detail)
+        return os.fspath(document) + _SUFFIX
+    return None
+
+
+def read_signature(signature: SignatureSource | None, where: str | None) -> bytes | None:
+    """The signature's bytes: given, or read from ``where``; None when there is none."""
     if isinstance(signature, bytes):
-        return check_signature(signature, trust, kind=kind, digest=digest)
-    try:
-        raw = Path(signature).read_bytes()
-    except FileNotFoundError:
-        detail = (
-            f"the {kind} is not signed: there is no signature file {os.fspath(signature)!r}, and the trust "
-            f"file {trust.source!r} requires one by a key it lists"
-        )
-        raise SignatureError("signature.unsigned", detail) from None
-    try:
-        return check_signature(raw, trust, kind=kind, digest=digest)
-    except SignatureError as e:
-        raise e.in_file(os.fspath(signature)) from e
+        return signature
+    return None if where is None else read_if_present(where)

@@ -7,23 +7,23 @@ A finding names the report (its digest) and a JSON Pointer into it, so
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from itertools import groupby
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from curator_io.canonical import canon
-from curator_io.errors import EvidenceRankError, InputError, InvariantError, TamperError, pointer_of
+from curator_io.errors import EvidenceRankError, InputError, TamperError, pointer_of
 from curator_io.grammar import printable
-from curator_io.jsonio import parse_json
 from ranking.ledger.records import DecisionRow, Outcome, decisions_of, outcome_key
 from ranking.signing.signers import Signer
+
+if TYPE_CHECKING:
+    from ranking.checking.acceptance import Accepted
 
 __all__ = [
     "AuditFinding",
     "audit_ledger",
     "audit_report",
     "audit_outcome",
-    "checked_report",
     "stored_report",
     "unbacked_outcome",
 ]
@@ -106,16 +106,19 @@ def audit_ledger(
 
 def audit_report(digest: str, body: bytes, stored: Sequence[DecisionRow]) -> list[AuditFinding]:
     """Findings for one stored report: its bytes, its seal and invariants (SPEC §7), its rows."""
+    # Imported here: score --ledger and batch --ledger record only reports this process produced
+    # (no accepting), and would pay for acceptance's imports (the verifier, its schema).
+    from ranking.checking.acceptance import accept
+
     try:
-        document = parse_json(body)
-        canonical = checked_report(document)
-    except (InputError, EvidenceRankError) as e:
+        accepted = accept(body)
+    except EvidenceRankError as e:
         return [AuditFinding(digest, e.pointer, f"the stored report is not sealed and valid: {e.message}")]
-    if canonical != body:
+    if accepted.canonical != body:
         return [AuditFinding(digest, None, "the stored bytes are not the report's canonical bytes")]
-    if document["digest"] != digest:
-        return [AuditFinding(digest, "/digest", f"the report stored under this key is {document['digest']}")]
-    return _compare(digest, decisions_of(document), stored)
+    if accepted.report.digest != digest:
+        return [AuditFinding(digest, "/digest", f"the report stored under this key is {accepted.report.digest}")]
+    return _compare(digest, decisions_of(accepted.document), stored)
 
 
 def audit_outcome(key: str, outcome: Outcome) -> list[AuditFinding]:
@@ -163,35 +166,19 @@ def unbacked_outcome(outcome: Outcome, disposition: str | None) -> str | None:
     return None
 
 
-def checked_report(document: Any) -> bytes:
-    """The canonical bytes of a ranking report that satisfies SPEC §7; raises otherwise.
+def stored_report(path: str, digest: str, body: bytes) -> Accepted:
+    """A report stored in another ledger, accepted as ``ledger add`` accepts a file; errors name it."""
+    from ranking.checking.acceptance import accept
 
-    ``invariant.sealed`` for a report whose digest does not seal its content, and
-    ``invariant.<name>`` for any other invariant the report alone can show.
-    """
-    # Imported here: score --ledger and batch --ledger record only reports this process produced
-    # (no verifying), and would pay for the verifier's imports (its schema, exact fractions).
-    from ranking.checking.verification import check_report
-
-    if not isinstance(document, Mapping):
-        raise InvariantError("invariant.schema", "a ranking report is a JSON object", pointer="")
-    check_report(document)
-    return canon(document)
-
-
-def stored_report(path: str, digest: str, body: bytes) -> tuple[Mapping[str, Any], bytes]:
-    """A report stored in another ledger, verified as ``ledger add`` verifies a file; errors name it."""
     stored, digest = digest, printable(digest)  # someone else's text: it must not start a line of its own
     try:
-        document = parse_json(body)
+        accepted = accept(body)
     except InputError as e:
         # A ledger holds canonical bytes only: anything else was put there by hand.
         raise TamperError("report.tampered", f"{path}: report {digest}: {e.detail}", pointer=e.pointer) from e
-    try:
-        canonical = checked_report(document)
     except EvidenceRankError as e:
         raise type(e)(e.code, f"{path}: report {digest}: {e.detail}", pointer=e.pointer) from e
-    if document["digest"] != stored:
-        found = printable(document["digest"])
+    if accepted.report.digest != stored:
+        found = printable(accepted.report.digest)
         raise TamperError("report.tampered", f"{path}: the report stored as {digest} is {found}")
-    return document, canonical
+    return accepted

@@ -18,19 +18,22 @@ last commits, never leave half of one.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from curator_io.errors import ConfigError, TamperError
 from curator_io.grammar import printable
-from ranking.ledger.audit import AuditFinding, audit_ledger, checked_report, stored_report, unbacked_outcome
+from ranking.ledger.audit import AuditFinding, audit_ledger, stored_report, unbacked_outcome
 from ranking.ledger.connection import Connection, remove_if_empty, storable
 from ranking.ledger.records import DecisionRow, Outcome, Recording, outcome_key, recording_of
 from ranking.ledger.rows import RowError, decision_row, outcome_row, report_row, signer_row
 from ranking.ledger.schema import APPLICATION_ID, SCHEMA_VERSION, prepare, transaction
 from ranking.signing.signers import Signer
+
+if TYPE_CHECKING:
+    from ranking.checking.acceptance import Accepted
 
 __all__ = ["SCHEMA_VERSION", "APPLICATION_ID", "Ledger", "record_outcome"]
 
@@ -114,14 +117,10 @@ class Ledger:
 
     # --- writing ------------------------------------------------------------------
 
-    def add_report(self, document: Mapping[str, Any], signer: Signer | None = None) -> bool:
-        """Verify a report (SPEC §7) and record it with its decisions, and who signed its bundle
-        when ``signer`` is given; False when the report was already there.
-
-        Raises ``invariant.<name>`` (exit 4) for a report that is tampered or invalid.
-        """
-        body = checked_report(document)
-        return self.add_produced([recording_of(document, body, signer)]) == 1
+    def add_report(self, accepted: Accepted) -> bool:
+        """Record an accepted report (:func:`ranking.checking.acceptance.accept`) with its decisions,
+        and who signed it when a trust file said; False when the report was already there."""
+        return self.add_produced([recording_of(accepted.document, accepted.canonical, accepted.signer)]) == 1
 
     def add_produced(self, recordings: Sequence[Recording]) -> int:
         """Record reports this process's pipeline has just produced; how many were new.
@@ -163,8 +162,8 @@ class Ledger:
             theirs.add(digest)
             if digest in have:
                 continue
-            document, canonical = stored_report(other.path, digest, body)
-            incoming.append(recording_of(document, canonical))
+            accepted = stored_report(other.path, digest, body)
+            incoming.append(recording_of(accepted.document, accepted.canonical))
         decided = {(d.report, d.proposal): d.disposition for r in incoming for d in r.decisions}
         outcomes = []
         for key, *row in other._db.rows(f"SELECT key, {_OUTCOME_COLUMNS} FROM outcomes ORDER BY key"):

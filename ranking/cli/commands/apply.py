@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 
 from curator_io.canonical import canon
+from ranking.checking.acceptance import Sources, accept
 from ranking.checking.apply import apply_selection
 from ranking.cli.collector import collector_off
-from ranking.cli.common import pointing_into, read_bundle, read_report
 from ranking.cli.logs import get_logger
 from ranking.cli.output import write_stdout
 from ranking.cli.targets import refuse_input_as_output
+from ranking.running.inputs import read_input
 from ranking.running.outputs import write_file
 
 __all__ = ["register", "run"]
@@ -33,14 +34,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.out:
         refuse_input_as_output(args.out, [("BUNDLE", args.bundle), ("REPORT", args.report)])
-    bundle = read_bundle(args.bundle)
-    report = read_report(args.report)
-    with pointing_into(args.report):
-        memory = apply_selection(bundle, report)
+    bundle, report = read_input(args.bundle), read_input(args.report)
+    accepted = accept(report, bundle=bundle, sources=Sources(report=args.report, bundle=args.bundle))
+    memory = apply_selection(accepted)
     data = canon(memory)
     if args.out:
         write_file(args.out, data)
     else:
         write_stdout(data)
-    get_logger().info("applied", bundle=args.bundle, selected=list(report["selected"]), version=memory["version"])
+    get_logger().info("applied", bundle=args.bundle, selected=list(accepted.report.selected), version=memory["version"])
     return 0

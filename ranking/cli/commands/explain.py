@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 
+from ranking.checking.acceptance import Sources, accept
 from ranking.checking.explain import explain
 from ranking.cli.collector import collector_off
-from ranking.cli.common import pointing_into, read_bundle, read_report
 from ranking.cli.output import emit
+from ranking.running.inputs import read_input
 
 __all__ = ["register", "run"]
 
@@ -29,9 +30,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 @collector_off
 def run(args: argparse.Namespace) -> int:
-    report = read_report(args.report)
-    bundle = read_bundle(args.bundle) if args.bundle else None
-    with pointing_into(args.report):
-        text = explain(report, args.proposal_id, bundle).render()
-    emit(text)
+    report = read_input(args.report)
+    bundle = read_input(args.bundle) if args.bundle else None
+    accepted = accept(report, bundle=bundle, sources=Sources(report=args.report, bundle=args.bundle))
+    emit(explain(accepted, args.proposal_id).render())
     return 0

@@ -2,38 +2,31 @@
 when the bundle was not curated against the base's memory, or when the report was not ranked
 with the pinned policy (``ranking.checking.policy``).
 
-The steps, in order; each refusal comes before any later file is read:
-
-1. the command line: ``--memory-before`` or an explicit ``--skip-base-check``;
-2. the pinned policy and the trust file (usage errors, exit 2);
-3. the bundle, and its signature under ``--trust`` (exit 3, 4);
-4. the base: the bundle's ``memory`` must be the base's (``base_mismatch``);
-5. the report: replayed from the bundle (exit 4), its config pinned (``config_mismatch``);
-6. memory-after, compared with the memory the selection permits, unless 4 or 5 found something.
+Every input is read once, first, by the reader (:mod:`ranking.running.inputs`); then the
+library decides (:func:`ranking.checking.gate.gate`): the report is accepted against the
+signed bundle, the pinned policy and the base (:mod:`ranking.checking.acceptance`), and
+memory-after is compared with what the selection permits. Annotations place each finding
+on its line from the bytes already read.
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import errno
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from curator_io import grammar as g
 from curator_io.canonical import canon
-from curator_io.errors import ConfigError, EvidenceRankError, InputError
-from curator_io.jsonio import parse_json
-from curator_io.report_model import ranking_report_of
-from ranking.checking.apply import apply_selection
-from ranking.checking.gate import UNCHECKED, GateResult, base_mismatch, compare_memory, policy_result, selected_edits
-from ranking.checking.policy import config_mismatches
-from ranking.checking.verification import replay_report
+from curator_io.config import DEFAULT_CONFIG
+from curator_io.errors import ConfigError, EvidenceRankError
+from ranking.checking.acceptance import Sources
+from ranking.checking.gate import GateResult, gate
 from ranking.cli.collector import collector_off
-from ranking.cli.common import read_bundle, read_config, read_report
 from ranking.cli.output import emit, write_stdout
-from ranking.cli.signed import add_trust_options, check_signed, read_trust
-from ranking.running.inputs import read_if_present, read_input
+from ranking.cli.signed import SUFFIX, add_trust_options, check_trust_options, read_signed
+from ranking.cli.targets import Named, refuse_input_as_output
+from ranking.running.inputs import read_input
 from ranking.views.gate import (
     escape_data,
     escape_markdown,
@@ -100,31 +93,46 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 @collector_off
 def run(args: argparse.Namespace) -> int:
+    run = _Run(args)
     try:
-        return _gate(args)
+        return run.gate()
     except EvidenceRankError as e:
-        # A CI step reads stdout: a refusal is a verdict too, in the format asked for.
-        if args.format == "json":
-            write_stdout(refusal_json(e.to_json(), e.source, e.exit_code))
-        elif args.format == "github":
-            where = f"file={escape_property(e.source)},{_line_of(e.source, e.pointer)}" if e.source else ""
-            title = escape_property(f"evidence-rank gate: {e.code}")
-            emit(f"::error {where}title={title}::{escape_data(g.printable(e.message))}")
-            _append_summary(os.environ.get("GITHUB_STEP_SUMMARY"), _error_summary(e))
+        run.refused(e)
         raise
 
 
-def _line_of(path: str, pointer: str | None) -> str:
-    """``line=L,col=C,`` of the place a refusal points at in ``path``, when the file can be read
-    and the pointer followed; else nothing (an annotation on the file as a whole)."""
-    if pointer is None:
-        return ""
-    try:
-        raw = read_if_present(path)
-    except ConfigError:
-        return ""
-    found = None if raw is None else position_of(raw.decode("utf-8", "replace"), pointer)
-    return "" if found is None else f"line={found[0]},col={found[1]},"
+class _Run:
+    """One gate run: what it has read (by path, for the place of a refusal), and the step summary
+    once it is known not to be one of the inputs."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        self.seen: dict[str, bytes] = {}
+        self.summary: str | None = None
+
+    def refused(self, e: EvidenceRankError) -> None:
+        """A CI step reads stdout: a refusal is a verdict too, in the format asked for."""
+        if self.args.format == "json":
+            write_stdout(refusal_json(e.to_json(), e.source, e.exit_code))
+        elif self.args.format == "github":
+            where = f"file={escape_property(e.source)},{self._line_of(e)}" if e.source else ""
+            title = escape_property(f"evidence-rank gate: {e.code}")
+            emit(f"::error {where}title={title}::{escape_data(g.printable(e.message))}")
+            _append_summary(self.summary, _error_summary(e))
+
+    def _line_of(self, e: EvidenceRankError) -> str:
+        """``line=L,col=C,`` of the place a refusal points at, found in the bytes already read; else
+        nothing (an annotation on the file as a whole)."""
+        raw = self.seen.get(e.source) if e.source is not None else None
+        found = None if raw is None or e.pointer is None else position_of(raw.decode("utf-8", "replace"), e.pointer)
+        return "" if found is None else f"line={found[0]},col={found[1]},"
+
+    def read(self, path: str) -> bytes:
+        self.seen[path] = data = read_input(path)
+        return data
+
+    def gate(self) -> int:
+        return _gate(self)
 
 
 def refusal_json(error: dict[str, str | None], source: str | None, exit_code: int) -> bytes:
@@ -164,18 +172,13 @@ class BaseMissing(ConfigError):
         )
 
 
-def _unchecked(args: argparse.Namespace) -> tuple[str, ...]:
-    """What this run does not check, in the order of ``ranking.checking.gate.UNCHECKED``."""
-    skipped = {"signature": args.trust is None, "base": args.skip_base_check}
-    return tuple(name for name in UNCHECKED if skipped[name])
-
-
-def _gate(args: argparse.Namespace) -> int:
+def _gate(run: _Run) -> int:
+    args = run.args
     if args.html is not None and args.format != "github":
         raise ConfigError(
             "usage.invalid_option", "--html links the page from the GitHub step summary: use --format github"
         )
-    if args.memory_before is None and not args.skip_base_check:  # 1.
+    if args.memory_before is None and not args.skip_base_check:
         raise BaseMissing(
             "usage.invalid_option",
             "gate needs --memory-before BASE, the memory on the base branch: without it an old signed bundle "
@@ -183,52 +186,77 @@ def _gate(args: argparse.Namespace) -> int:
         )
     if args.memory_before is not None and args.skip_base_check:
         raise ConfigError("usage.invalid_option", "--skip-base-check contradicts --memory-before: give one of them")
-    pinned = read_config(args.config)  # 2.
-    trust = read_trust(args)
-    bundle = read_bundle(args.bundle)  # 3.
-    # Only the bundle's signature is checked: every path below replays the report from this bundle
-    # (SPEC §8), so a report, signed or not, passes only as the signed bundle's own.
-    signer = check_signed(trust, args, path=args.bundle, kind="bundle", digest=bundle.input_digest)
-    stale, raw = None, {}
-    if args.memory_before is not None:  # 4.
-        try:
-            raw[BASE] = read_input(args.memory_before)
-            stale = base_mismatch(bundle.memory, parse_json(raw[BASE]))
-        except InputError as e:
-            raise e.in_file(args.memory_before) from e
-    report = read_report(args.report)  # 5.
-    mismatches = config_mismatches(report, pinned)
-    if mismatches or stale is not None:
-        # A forged report is refused (exit 4) before its policy or its base is discussed.
-        replay_report(bundle, report)
-        result = policy_result(mismatches, stale)
-    else:  # 6.
-        permitted = apply_selection(bundle, report)  # report.tampered unless the report is this bundle's
-        try:
-            raw[AFTER] = read_input(args.memory_after)
-            actual = parse_json(raw[AFTER])
-            # Cannot fail: apply_selection replayed the report, so it conforms to its schema.
-            edits = selected_edits(bundle, ranking_report_of(report))
-            result = compare_memory(permitted, actual, bundle.memory, edits)
-        except InputError as e:
-            raise e.in_file(args.memory_after) from e
-    result = dataclasses.replace(result, signer=signer, unchecked=_unchecked(args))
+    summary = os.environ.get("GITHUB_STEP_SUMMARY") if args.format == "github" else None
+    if summary:
+        # Appending to an input would change what was gated: refused like any output naming one.
+        refuse_input_as_output(summary, _inputs(args), option="GITHUB_STEP_SUMMARY")
+        run.summary = summary
+    check_trust_options(args)
+    raw = {name: run.read(path) for name, path in _paths(args).items() if path is not None}
+    signed = read_signed(args, args.bundle)
+    sources = Sources(
+        report=args.report,
+        bundle=args.bundle,
+        signature=signed.where,
+        trust=args.trust,
+        config=args.config,
+        base=args.memory_before,
+        memory_after=args.memory_after,
+    )
+    pins = {} if args.memory_before is None else {"base": raw[BASE]}
+    result = gate(
+        raw[REPORT],
+        raw[BUNDLE],
+        raw[AFTER],
+        config=DEFAULT_CONFIG if args.config is None else raw[CONFIG],
+        trust=signed.trust,
+        signature=signed.signature,
+        sources=sources,
+        **pins,
+    )
     if args.format == "json":
         write_stdout(render_json(result) + b"\n")
     elif args.format == "github":
-        raw[REPORT] = read_input(args.report)
         where = _positions(result, raw)
         emit(render_github(result, args.memory_after, args.report, args.memory_before, positions=where))
-        _append_summary(os.environ.get("GITHUB_STEP_SUMMARY"), render_step_summary(result, args.html))
+        _append_summary(run.summary, render_step_summary(result, args.html))
     else:
         emit(render_text(result))
     return 0 if result.passed else 1
 
 
-AFTER, REPORT, BASE = "memory-after", "report", "memory-before"
+AFTER, REPORT, BASE, BUNDLE, CONFIG = "memory-after", "report", "memory-before", "bundle", "config"
 
 
-def _positions(result: GateResult, raw: dict[str, bytes]) -> dict[tuple[str, str], tuple[int, int]]:
+def _inputs(args: argparse.Namespace) -> list[Named]:
+    """Every file the gate reads, as the command line names it."""
+    named: list[Named] = [
+        ("--bundle", args.bundle),
+        ("--report", args.report),
+        ("--memory-after", args.memory_after),
+        ("--memory-before", args.memory_before),
+        ("--config", args.config),
+        ("--trust", args.trust),
+        ("--signature", args.signature),
+    ]
+    if args.trust is not None and args.signature is None:
+        named.append(("the signature", args.bundle + SUFFIX))
+    return named
+
+
+def _paths(args: argparse.Namespace) -> dict[str, str | None]:
+    """The inputs the gate reads itself, in the order it reads them (the trust file and the
+    signature: :func:`~ranking.cli.signed.read_signed`)."""
+    return {
+        CONFIG: args.config,
+        BUNDLE: args.bundle,
+        BASE: args.memory_before,
+        REPORT: args.report,
+        AFTER: args.memory_after,
+    }
+
+
+def _positions(result: GateResult, raw: Mapping[str, bytes]) -> dict[tuple[str, str], tuple[int, int]]:
     """(document, pointer) -> (line, column) of each finding, for annotations on the changed line."""
     texts = {name: data.decode("utf-8", "replace") for name, data in raw.items()}
     out = {}

@@ -18,10 +18,9 @@ from typing import Any
 from urllib.parse import quote
 
 from curator_io.errors import ConfigError, InputError
-from curator_io.grammar import printable
 from curator_io.jsonio import parse_json
+from ranking.checking.acceptance import Sources, accept, accept_batch
 from ranking.cli.collector import collector_off
-from ranking.cli.common import read_bundle, read_report
 from ranking.cli.output import emit
 from ranking.cli.targets import refuse_input_as_output
 from ranking.running.inputs import read_input
@@ -60,36 +59,35 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if args.batch is None:
         refuse_input_as_output(out, [("REPORT", args.report), ("--bundle", args.bundle)])
-        report = read_report(args.report)
-        bundle = read_bundle(args.bundle) if args.bundle else None
-        write_file(out, render_report(report, bundle).encode("utf-8"))
-        emit(
-            printable(
-                f"{out}: run view of {report['run']} ({report['counts']['proposals']} proposals, {report['outcome']})"
-            )
-        )
+        report = read_input(args.report)
+        bundle = read_input(args.bundle) if args.bundle else None
+        accepted = accept(report, bundle=bundle, sources=Sources(report=args.report, bundle=args.bundle))
+        write_file(out, render_report(accepted).encode("utf-8"))
+        model = accepted.report
+        emit(f"{out}: run view of {model.run} ({model.counts.proposals} proposals, {model.outcome})")
         return 0
     folder = Path(args.batch)
     refuse_input_as_output(out, [("the batch summary", folder / SUMMARY)])
     summary = _read_summary(folder / SUMMARY)
-    reports = {
-        e["index"]: read_report(folder / e["output"] / REPORT) for e in summary["bundles"] if e["outcome"] != "error"
-    }
     read = [("a report of the batch", folder / e["output"] / REPORT) for e in summary["bundles"]]
     refuse_input_as_output(out, read)
+    scored = [e for e in summary["bundles"] if e["outcome"] != "error"]
+    paths = {e["index"]: str(folder / e["output"] / REPORT) for e in scored}
+    batch = accept_batch(summary, {index: read_input(path) for index, path in paths.items()}, sources=paths)
     runs = runs_folder(out)
     names = {e["index"]: _page_name(e) for e in summary["bundles"]}
-    links = {index: f"{quote(runs.name)}/{quote(names[index])}" for index in reports}
-    page = render_batch(summary, reports, links=links)  # verifies the summary and every report
-    views = ((names[index], render_report(report).encode("utf-8")) for index, report in reports.items())
+    links = {index: f"{quote(runs.name)}/{quote(names[index])}" for index in batch.reports}
+    page = render_batch(batch, links=links)
+    views = ((names[index], render_report(accepted).encode("utf-8")) for index, accepted in batch.reports.items())
     write_pages(out, page.encode("utf-8"), views)  # the page last: it links to the run views
-    emit(printable(f"{out}: batch view of {summary['counts']['bundles']} bundles; {len(reports)} run views in {runs}/"))
+    emit(f"{out}: batch view of {summary['counts']['bundles']} bundles; {len(batch.reports)} run views in {runs}/")
     return 0
 
 
 def _read_summary(path: Path) -> dict[str, Any]:
+    raw = read_input(path)
     try:
-        doc = parse_json(read_input(path))
+        doc = parse_json(raw)
     except InputError as e:
         raise e.in_file(str(path)) from e
     from ranking.running.batch_summary import check_summary_form

@@ -27,7 +27,7 @@ from ranking.cli.common import (
     read_report,
 )
 from ranking.cli.output import emit
-from ranking.cli.signed import add_trust_options, check_signed, read_trust
+from ranking.cli.signed import add_trust_options, read_signed
 from ranking.cli.targets import ledger_files, same_file
 from ranking.pipeline import Result, result_of
 from ranking.running.inputs import read_input
@@ -88,12 +88,18 @@ def run(args: argparse.Namespace) -> int:
 
 def _score(args: argparse.Namespace) -> tuple[Result, Signer | None]:
     config = read_config(args.config)
-    trust = read_trust(args)
+    signed = read_signed(args, args.bundle)
     given = read_report(args.validation, VALIDATION_SCHEMA) if args.validation else None
     raw = read_input(args.bundle)
-    bundle = load_named_bundle(raw, args.bundle)
-    # The bundle's seal was checked when it loaded; the signature says who sealed it.
-    signer = check_signed(trust, args, path=args.bundle, kind="bundle", digest=bundle.input_digest)
+    if signed.trust is None:
+        bundle, signer = load_named_bundle(raw, args.bundle), None
+    else:
+        # Imported with --trust only: start-up is most of a small run.
+        from ranking.checking.acceptance import Sources, accept_bundle
+
+        sources = Sources(bundle=args.bundle, signature=signed.where, trust=args.trust)
+        accepted = accept_bundle(raw, trust=signed.trust, signature=signed.signature, sources=sources)
+        bundle, signer = accepted.bundle, accepted.signer
     if given is not None:
         from ranking.checking.verification import check_validation  # only with --validation: start-up is most of a run
 

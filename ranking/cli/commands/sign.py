@@ -14,13 +14,11 @@ import argparse
 import os
 from typing import Any
 
-from curator_io.bundle import bundle_from_document
 from curator_io.catalogue import BUNDLE_SCHEMA, REPORT_SCHEMA
 from curator_io.errors import ConfigError, InputError
 from curator_io.grammar import printable
 from curator_io.jsonio import parse_json
 from ranking.cli.collector import collector_off
-from ranking.cli.common import pointing_into
 from ranking.cli.output import emit
 from ranking.cli.signed import SUFFIX
 from ranking.cli.targets import refuse_input_as_output
@@ -66,22 +64,22 @@ def _tool() -> str:
 
 
 def _subject(path: str) -> tuple[str, str]:
-    """The document's kind and seal, once it is known to hold."""
+    """The document's kind and seal, once it is known to hold: a bundle loads, a report is accepted."""
+    raw = read_input(path)
     try:
-        doc = parse_json(read_input(path))
+        doc = parse_json(raw)
         found = doc.get("schema") if type(doc) is dict else None
         kind = _KIND_OF_SCHEMA.get(found) if type(found) is str else None
         if kind is None:
             detail = "sign takes a curator-bundle-v1 bundle or an evidence-ranking-v1 report"
             raise InputError("input.schema", detail, pointer="/schema" if type(doc) is dict else "")
-        if kind == "bundle":
-            return kind, bundle_from_document(doc).input_digest
     except InputError as e:
         raise e.in_file(path) from e
-    from ranking.checking.verification import check_report
+    from ranking.checking.acceptance import Sources, accept, accept_bundle
 
-    with pointing_into(path):
-        return kind, check_report(doc).digest
+    if kind == "bundle":
+        return kind, accept_bundle(raw, sources=Sources(bundle=path)).bundle.input_digest
+    return kind, accept(doc, sources=Sources(report=path)).report.digest
 
 
 @collector_off

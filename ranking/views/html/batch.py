@@ -1,9 +1,9 @@
 """The batch view: a batch folder's ``summary.json`` and its reports as a page
 (``evidence-rank render --batch DIR``).
 
-The summary must be sealed, and each report it names must satisfy every SPEC §7
-invariant and say what the summary says of it (run, outcome, selected): else
-``summary.tampered``. The chart counts the reason codes that refuse: every code
+It draws an accepted batch (:func:`ranking.checking.acceptance.accept_batch`: the
+summary sealed, and each report it names accepted and saying what the summary says
+of it), and checks nothing itself. The chart counts the reason codes that refuse: every code
 on a refused proposal (:data:`~curator_io.catalogue.REFUSED`: rejected, superseded,
 deferred), but the informational ones, as the ledger view counts them.
 """
@@ -16,14 +16,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from curator_io.canonical import is_sealed
-from curator_io.catalogue import BATCH_OUTCOMES, INFORMATIONAL_CODES, REFUSED, SUMMARY_SCHEMA
-from curator_io.errors import TamperError, pointer_of
+from curator_io.catalogue import BATCH_OUTCOMES, INFORMATIONAL_CODES, REFUSED
 from curator_io.report_model import RankingReport, ReportCounts
-from ranking.checking.verification import check_report
+from ranking.checking.acceptance import AcceptedBatch
 from ranking.pipeline.numbers import r2
 from ranking.running.batch import BundleSource
-from ranking.running.outputs import REPORT
 from ranking.views.html.page import format_number, render_page
 
 __all__ = ["render_batch", "refusing_codes"]
@@ -60,24 +57,19 @@ def refusing_codes(report: RankingReport) -> Counter[str]:
     )
 
 
-def render_batch(
-    summary: Mapping[str, Any], reports: Mapping[int, Mapping[str, Any]], *, links: Mapping[int, str] | None = None
-) -> str:
-    """The batch view as one self-contained HTML page.
-
-    ``reports`` holds each scored bundle's report by its ``index`` in the
-    summary; ``links`` the address of each bundle's run view, relative to the page.
-    """
-    checked = _check_summary(summary, reports)
+def render_batch(batch: AcceptedBatch, *, links: Mapping[int, str] | None = None) -> str:
+    """The batch view as one self-contained HTML page; ``links`` the address of each bundle's
+    run view, relative to the page, by its ``index`` in the summary."""
+    summary = batch.summary
     links = links or {}
     codes: Counter[str] = Counter()
     rows = []
     for e in summary["bundles"]:
-        report = checked.get(e["index"])
-        if report is not None:
-            codes += refusing_codes(report)
+        accepted = batch.reports.get(e["index"])
+        if accepted is not None:
+            codes += refusing_codes(accepted.report)
         source = BundleSource(e["source"]["file"], e["source"]["line"]).label
-        rows.append(BundleRow(e, source, None if report is None else report.counts, links.get(e["index"])))
+        rows.append(BundleRow(e, source, None if accepted is None else accepted.report.counts, links.get(e["index"])))
     errors = Counter(e["error"]["code"] for e in summary["bundles"] if e["error"] is not None)
     ranked = sorted(codes.items(), key=lambda kv: (-kv[1], kv[0]))
     return render_page(
@@ -93,31 +85,6 @@ def render_batch(
         outcomes=BATCH_OUTCOMES,
         num=format_number,
     )
-
-
-def _check_summary(summary: Mapping[str, Any], reports: Mapping[int, Mapping[str, Any]]) -> dict[int, RankingReport]:
-    """Each scored bundle's report, checked, by its index: what the page may show."""
-    checked: dict[int, RankingReport] = {}
-    if not isinstance(summary, Mapping) or not is_sealed(summary) or summary.get("schema") != SUMMARY_SCHEMA:
-        raise TamperError("summary.tampered", f"not a sealed {SUMMARY_SCHEMA} summary", pointer="/digest")
-    for i, e in enumerate(summary["bundles"]):
-        if e["outcome"] == "error":
-            continue
-        report = reports.get(e["index"])
-        if report is None:
-            raise TamperError(
-                "summary.tampered", f"no report for bundle {e['index']}", pointer=pointer_of("bundles", i)
-            )
-        model = check_report(report)
-        said = (e["run"], e["outcome"], list(e["selected"]))
-        if said != (model.run, model.outcome, list(model.selected)):
-            raise TamperError(
-                "summary.tampered",
-                f"bundle {e['index']}: the summary's run, outcome or selected differ from {e['output']}/{REPORT}",
-                pointer=pointer_of("bundles", i),
-            )
-        checked[e["index"]] = model
-    return checked
 
 
 def _chart(ranked: list[tuple[str, int]]) -> list[ChartBar]:

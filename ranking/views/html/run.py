@@ -2,9 +2,10 @@
 
     verify -> rows (one per proposal) -> counts, reason codes -> template
 
-The report is verified first (SPEC §7: ``check_report`` alone, or a byte-for-byte
-``replay_report`` with the bundle), so a page never shows a tampered report as if
-it were real. Reason codes are spelled out with ``explain``'s sentences.
+It draws an accepted report (:func:`ranking.checking.acceptance.accept`: its SPEC §7
+invariants, or with the bundle the replay), so a page never shows a tampered report
+as if it were real, and checks nothing itself. Reason codes are spelled out with
+``explain``'s sentences.
 
 The score bar is drawn in points: the bar is 100 wide, each §4 component is as
 wide as its value (their maxima add up to 100), and the contradiction penalty is
@@ -23,8 +24,8 @@ from typing import Any
 from curator_io.catalogue import COMPONENTS, DISPOSITIONS_BY_SEVERITY, MAXIMA, PENALTY_MAXIMUM
 from curator_io.models import Bundle, Scope
 from curator_io.report_model import RankingReport, RankingReportEntry, ReportScore
+from ranking.checking.acceptance import Accepted, Replayed
 from ranking.checking.explain import reason_sentence
-from ranking.checking.verification import check_report, replay_report
 from ranking.pipeline.numbers import r2
 from ranking.views.html.page import exact, format_number, percent, render_page
 from validator import Proposal, proposals_of
@@ -71,21 +72,16 @@ class Row:
         return self.entry.id
 
 
-def render_report(report: Mapping[str, Any], bundle: Bundle | None = None) -> str:
-    """The run view of ``report`` as one self-contained HTML page.
-
-    Without ``bundle`` the report must satisfy every SPEC §7 invariant
-    (``invariant.<name>``); with it, it must be this bundle's, byte for byte
-    (``report.tampered``), and the page also shows each proposal's lesson,
-    operations and cited evidence.
+def render_report(accepted: Accepted) -> str:
+    """The run view of an accepted report as one self-contained HTML page; replayed from
+    its bundle, the page also shows each proposal's lesson, operations and cited evidence.
     """
     proposals: Mapping[str, Proposal] = {}
-    if bundle is None:
-        model = check_report(report)
-    else:
+    bundle: Bundle | None = None
+    if isinstance(accepted, Replayed):
+        bundle = accepted.bundle
         proposals = proposals_of(bundle)
-        model = check_report(report, proposals=proposals)
-        replay_report(bundle, report)
+    model = accepted.report
     config = model.config
     members = config.to_json()
     by_id = {e.id: e for e in model.proposals}

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from curator_io import DEFAULT_CONFIG, InvariantError, TamperError, canon, load_bundle
+from ranking.checking.acceptance import accept
 from ranking.checking.explain import SENTENCES, UnknownProposal, explain, reason_sentence
 from ranking.cli import main
 from tests.conftest import PARITY, expected_report, run_main
@@ -140,7 +141,7 @@ def test_explain_on_an_unknown_proposal_is_a_usage_error_listing_the_ids(capsys:
         in err
     )
     with pytest.raises(UnknownProposal, match="no proposal 'p-nope'") as caught:
-        explain(expected_report(MIXED), "p-nope")
+        explain(accept(expected_report(MIXED)), "p-nope")
     assert caught.value.code == "usage.unknown_proposal"
 
 
@@ -150,7 +151,7 @@ def test_explain_refuses_a_bundle_that_is_not_the_reports(capsys: pytest.Capture
     assert out == ""
     assert ".json: report.tampered at '/input_digest': the report is not this bundle's" in err
     with pytest.raises(TamperError, match="input_digest differs") as caught:
-        explain(expected_report(MIXED), "p_hook-9", load_bundle((CONFLICT / "bundle.json").read_bytes()))
+        explain(accept(expected_report(MIXED), bundle=load_bundle((CONFLICT / "bundle.json").read_bytes())), "p_hook-9")
     assert caught.value.code == "report.tampered"
 
 
@@ -163,7 +164,7 @@ def test_explain_refuses_an_edited_report(tmp_path: Path, capsys: pytest.Capture
     assert rc == 4
     assert ".json: invariant.sealed at '/digest'" in capsys.readouterr().err
     with pytest.raises(InvariantError) as caught:
-        explain(report, "p-token-27")
+        explain(accept(report), "p-token-27")
     assert caught.value.code == "invariant.sealed"
 
 

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from curator_io import InputError, canon, load_bundle, parse_config, seal
+from ranking.checking.acceptance import accept
 from ranking.checking.apply import apply_selection
 from ranking.checking.gate import KINDS, compare_memory
 from ranking.cli import main
@@ -401,7 +402,9 @@ def test_the_gate_refuses_a_report_from_another_bundle(tmp_path: Path, capsys: p
     )
     assert rc == 4
     assert out == ""
-    assert "evidence-rank: report.tampered at '/input_digest': the report is not this bundle's" in err
+    assert (
+        f"{OTHER / 'expected.report.json'}: report.tampered at '/input_digest': the report is not this bundle's" in err
+    )
 
 
 def test_the_gate_refuses_a_malformed_bundle(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -459,7 +462,7 @@ def loosened(tmp_path: Path) -> tuple[Path, Path]:
     """The loosened report, and the memory it permits: five edits."""
     bundle = load_bundle((MIXED / "bundle.json").read_bytes())
     report = rank(bundle, parse_config(LOOSE)).report
-    memory = apply_selection(bundle, report)
+    memory = apply_selection(accept(report, bundle=bundle))
     before = {i["key"]: i for i in bundle.memory["instructions"]}
     after = {i["key"]: i for i in memory["instructions"]}
     assert len([k for k in before.keys() | after.keys() if before.get(k) != after.get(k)]) == 5
@@ -583,7 +586,7 @@ def test_a_forged_report_with_a_loosened_config_is_refused_as_tampered_first(
     rc, out, err = _gate(capsys, MIXED, MIXED / "expected.apply.json", report=forged)
     assert rc == 4
     assert out == ""
-    assert "evidence-rank: report.tampered at '/selected" in err
+    assert f"evidence-rank: {forged}: report.tampered at '/selected" in err
 
 
 def test_a_pinned_policy_outside_spec_2_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

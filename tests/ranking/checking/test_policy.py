@@ -1,4 +1,4 @@
-"""The pinned policy (``ranking.checking.policy``), and ``evidence-rank verify --config`` driven as a user would.
+"""The pinned policy (``ranking.checking.policy``, applied by acceptance), and ``verify --config`` as a user runs it.
 
 The loosened report is parity case 002's bundle ranked with ``{"threshold": 0,
 "min_lineages": 1}``: a genuine, sealed report that replays byte for byte, and
@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from curator_io import DEFAULT_CONFIG, PolicyError, TamperError, canon, load_bundle, parse_config, seal
-from ranking.checking.policy import check_policy, config_mismatches
+from ranking.checking.acceptance import accept
+from ranking.checking.policy import config_mismatches
 from ranking.pipeline import rank
 from tests.conftest import PARITY, run_main
 
@@ -38,7 +39,7 @@ def _write(tmp_path: Path, name: str, doc: Any) -> str:
 def test_a_report_ranked_with_the_defaults_has_no_mismatch_with_the_defaults() -> None:
     report = json.loads((MIXED / "expected.report.json").read_bytes())
     assert config_mismatches(report, DEFAULT_CONFIG) == ()
-    check_policy(report, DEFAULT_CONFIG)  # does not raise
+    assert accept(report, config=DEFAULT_CONFIG).pinned == DEFAULT_CONFIG
 
 
 def test_each_loosened_member_is_a_mismatch_with_its_pinned_value_its_value_and_its_pointer() -> None:
@@ -78,9 +79,9 @@ def test_a_report_without_a_config_object_is_tampered(report: dict[str, Any]) ->
         config_mismatches(report, DEFAULT_CONFIG)
 
 
-def test_check_policy_refuses_a_loosened_report_naming_every_member_and_pointing_at_the_first() -> None:
+def test_acceptance_refuses_a_loosened_report_naming_every_member_and_pointing_at_the_first() -> None:
     with pytest.raises(PolicyError) as caught:
-        check_policy(_loosened_report(), DEFAULT_CONFIG)
+        accept(_loosened_report(), config=DEFAULT_CONFIG)
     err = caught.value
     assert (err.code, err.pointer, err.exit_code) == ("policy.config_mismatch", "/config/min_lineages", 1)
     assert err.message == (

@@ -14,6 +14,7 @@ import pytest
 
 from curator_io import load_bundle, parse_json
 from curator_io.sealing import unsealed_places
+from ranking.checking.acceptance import accept
 from ranking.checking.apply import apply_selection
 from ranking.testing import reason_codes, score_file, snapshot_lines
 from tests.conftest import FIXTURES
@@ -72,7 +73,7 @@ def test_of_two_edits_of_one_key_the_lower_ranked_is_superseded_by_the_other() -
     assert report["ranking"] == ["p-pnpm-lint", "p-eslint-cache"]
     assert report["selected"] == ["p-pnpm-lint"]
     # The Writer may write the winner's text for the key, and only that.
-    memory = apply_selection(load_bundle(path.read_bytes()), report)
+    memory = apply_selection(accept(report, bundle=load_bundle(path.read_bytes())))
     (lint,) = [i for i in memory["instructions"] if i["key"] == "lint.command"]
     assert lint["text"].startswith("Run `pnpm lint`")
 

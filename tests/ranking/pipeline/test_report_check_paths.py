@@ -11,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from curator_io import InvariantError, load_bundle, seal
+from ranking.checking.acceptance import accept
 from ranking.checking.explain import explain
 from ranking.checking.verification import _hundredths
 from tests.conftest import PARITY
@@ -43,7 +44,7 @@ def test_explain_refuses_a_report_resealed_after_an_edit_to_another_proposal() -
     report["proposals"][last]["disposition"] = "deferred"
 
     with pytest.raises(InvariantError) as caught:
-        explain(seal(report), report["proposals"][0]["id"])
+        explain(accept(seal(report)), report["proposals"][0]["id"])
 
     assert caught.value.code == "invariant.partition"
     assert caught.value.pointer == f"/proposals/{last}/disposition"
@@ -56,7 +57,7 @@ def test_explain_with_the_bundle_validates_it_once(monkeypatch: pytest.MonkeyPat
     real = validation.make_context  # one call per validation of a bundle, whoever imported validate
     monkeypatch.setattr(validation, "make_context", lambda *a, **k: calls.append(1) or real(*a, **k))
 
-    text = explain(report, report["proposals"][0]["id"], bundle).render()
+    text = explain(accept(report, bundle=bundle), report["proposals"][0]["id"]).render()
 
     assert calls == [1]
     assert "Evidence" in text

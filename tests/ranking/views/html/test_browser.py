@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from curator_io import load_bundle
+from ranking.checking.acceptance import accept
 from ranking.cli import main
 from ranking.views.html import render_report
 from ranking.views.html.run import anchor
@@ -45,7 +46,7 @@ def _rows(dom) -> list:
 
 def test_the_browser_shows_every_proposal_and_marks_the_selected_ones(browser: Browser, tmp_path: Path) -> None:
     report = expected_report(CONFLICT)
-    page = _page(tmp_path, render_report(report))
+    page = _page(tmp_path, render_report(accept(report)))
     dom = browser.dom(page)
 
     assert dom.one("html").attrs.get("data-enhanced") is not None
@@ -62,7 +63,7 @@ def test_the_browser_shows_every_proposal_and_marks_the_selected_ones(browser: B
 
 def test_the_query_string_filters_and_sorts_the_table_once_the_script_runs(browser: Browser, tmp_path: Path) -> None:
     report = expected_report(MIXED)
-    page = _page(tmp_path, render_report(report))
+    page = _page(tmp_path, render_report(accept(report)))
 
     dom = browser.dom(page, "?group=deferred&sort=-final")
     rows = _rows(dom)
@@ -78,7 +79,7 @@ def test_the_query_string_filters_and_sorts_the_table_once_the_script_runs(brows
 def test_markup_in_the_bundles_texts_is_shown_as_text_and_never_runs(browser: Browser, tmp_path: Path) -> None:
     doc = hostile_bundle_doc()
     report = ranked_report(doc)
-    page = _page(tmp_path, render_report(report, load_bundle(json.dumps(doc).encode())))
+    page = _page(tmp_path, render_report(accept(report, bundle=load_bundle(json.dumps(doc).encode()))))
     dom = browser.dom(page)
 
     assert dom.one("title").all_text() == f"evidence-rank · {report['run']}"
@@ -96,7 +97,7 @@ def test_the_detector_sees_the_payload_run_on_a_page_without_escaping_or_policy(
     browser: Browser, tmp_path: Path
 ) -> None:
     # The control for the test above: the same payload, unescaped and without the CSP, does run.
-    html = render_report(expected_report(MIXED))
+    html = render_report(accept(expected_report(MIXED)))
     runnable = HOSTILE.replace("<script>alert(1)</script>", "")  # an alert would block the headless browser
     unsafe = html.replace('http-equiv="Content-Security-Policy"', 'name="no-policy"').replace(
         "<main>", "<main>" + runnable, 1

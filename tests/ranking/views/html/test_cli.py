@@ -61,7 +61,7 @@ def test_render_refuses_a_report_that_breaks_an_invariant(tmp_path: Path, capsys
     code, _, err = _render(capsys, str(tmp_path / "report.json"), "--out", str(tmp_path / "run.html"))
 
     assert code == 4
-    assert err.startswith("evidence-rank: invariant.partition at '/counts/selected'")
+    assert err.startswith(f"evidence-rank: {tmp_path / 'report.json'}: invariant.partition at '/counts/selected'")
     assert not (tmp_path / "run.html").exists()
 
 

@@ -12,6 +12,7 @@ import pytest
 from curator_io import InvariantError, TamperError, load_bundle
 from curator_io.canonical import seal
 from curator_io.report_model import ReportScore
+from ranking.checking.acceptance import accept
 from ranking.checking.explain import reason_sentence
 from ranking.views.html import render_report
 from ranking.views.html.page import content_security_policy
@@ -42,8 +43,8 @@ def test_the_same_report_renders_to_the_same_bytes() -> None:
     report = expected_report(MIXED)
     bundle = _bundle(case_bundle_doc(MIXED))
 
-    assert render_report(report) == render_report(json.loads(json.dumps(report)))
-    assert render_report(report, bundle) == render_report(report, bundle)
+    assert render_report(accept(report)) == render_report(accept(json.loads(json.dumps(report))))
+    assert render_report(accept(report, bundle=bundle)) == render_report(accept(report, bundle=bundle))
 
 
 def test_a_bundle_with_its_arrays_shuffled_renders_the_same_page_but_for_the_digests() -> None:
@@ -54,20 +55,20 @@ def test_a_bundle_with_its_arrays_shuffled_renders_the_same_page_but_for_the_dig
         other = shuffled(doc, seed)
         report = ranked_report(other)
         assert report["input_digest"] != original["input_digest"]  # the shuffle changed the bytes
-        pages.append(_without_digests(render_report(report, _bundle(other)), report))
+        pages.append(_without_digests(render_report(accept(report, bundle=_bundle(other))), report))
 
-    assert pages[0] == pages[1] == _without_digests(render_report(original, _bundle(doc)), original)
+    assert pages[0] == pages[1] == _without_digests(render_report(accept(original, bundle=_bundle(doc))), original)
 
 
 def test_the_example_page_matches_its_snapshot(snapshot) -> None:
     doc = json.loads((FIXTURES / "example.json").read_bytes())
 
-    assert render_report(ranked_report(doc), _bundle(doc)) == snapshot
+    assert render_report(accept(ranked_report(doc), bundle=_bundle(doc))) == snapshot
 
 
 def test_every_proposal_has_a_row_whose_reason_codes_link_to_explains_sentence() -> None:
     report = expected_report(MIXED)
-    page = render_report(report).replace("&#39;", "'")
+    page = render_report(accept(report)).replace("&#39;", "'")
 
     for e in report["proposals"]:
         row = page[page.index(f'<tr id="{anchor(e["id"])}" class="{e["disposition"]}">') :]
@@ -82,7 +83,7 @@ def test_every_proposal_has_a_row_whose_reason_codes_link_to_explains_sentence()
 def test_a_codes_meaning_names_its_subjects_in_the_report_not_a_placeholder() -> None:
     doc = json.loads((FIXTURES / "example.json").read_bytes())
     report = ranked_report(doc)
-    page = render_report(report).replace("&#39;", "'")
+    page = render_report(accept(report)).replace("&#39;", "'")
 
     sentence = reason_sentence("closure.stale_instruction", "style.imports", report["config"])
     assert f"<td>{sentence}</td></tr>" in page
@@ -93,7 +94,7 @@ def test_a_superseded_proposal_links_to_the_proposal_that_superseded_it() -> Non
     report = expected_report(CONFLICT)
     superseded = [e for e in report["proposals"] if e["disposition"] == "superseded"]
     assert superseded
-    page = render_report(report)
+    page = render_report(accept(report))
 
     for e in superseded:
         assert f'by <a class="id" href="#{anchor(e["superseded_by"])}">{e["superseded_by"]}</a>' in page
@@ -101,7 +102,7 @@ def test_a_superseded_proposal_links_to_the_proposal_that_superseded_it() -> Non
 
 def test_a_score_bar_stacks_the_components_and_lays_the_penalty_over_its_end() -> None:
     report = expected_report(CONFLICT)
-    page = render_report(report)
+    page = render_report(accept(report))
     scored = [e for e in report["proposals"] if e["score"] is not None]
     assert scored
 
@@ -138,7 +139,7 @@ def test_a_penalty_is_drawn_from_final_to_the_end_of_the_stack() -> None:
 
 def test_text_from_the_bundle_is_escaped_and_no_script_but_the_pages_own_is_left() -> None:
     doc = hostile_bundle_doc()
-    page = render_report(ranked_report(doc), _bundle(doc))
+    page = render_report(accept(ranked_report(doc), bundle=_bundle(doc)))
 
     for payload in PAYLOADS:
         assert payload not in page
@@ -149,7 +150,7 @@ def test_text_from_the_bundle_is_escaped_and_no_script_but_the_pages_own_is_left
 
 
 def test_the_content_security_policy_allows_exactly_the_inline_script_by_its_hash() -> None:
-    page = render_report(expected_report(MIXED))
+    page = render_report(accept(expected_report(MIXED)))
     script = re.search(r"<script>(.*?)</script>", page, re.S).group(1)
     digest = base64.b64encode(hashlib.sha256(script.encode()).digest()).decode()
     csp = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]*)">', page).group(1)
@@ -165,7 +166,7 @@ def test_a_report_that_breaks_an_invariant_is_not_rendered() -> None:
     report["proposals"][0]["rationale"] = "edited after sealing"
 
     with pytest.raises(InvariantError, match=r"invariant\.sealed"):
-        render_report(report)
+        render_report(accept(report))
 
 
 def test_a_resealed_report_that_is_not_the_bundles_is_refused_as_tampered() -> None:
@@ -173,6 +174,6 @@ def test_a_resealed_report_that_is_not_the_bundles_is_refused_as_tampered() -> N
     report["proposals"][0]["rationale"] = "a sealed lie"
     report = seal(report)
 
-    render_report(report)  # the invariants alone cannot see a changed rationale
+    render_report(accept(report))  # the invariants alone cannot see a changed rationale
     with pytest.raises(TamperError, match=r"report\.tampered at '/proposals/0/rationale'"):
-        render_report(report, _bundle(case_bundle_doc(MIXED)))
+        render_report(accept(report, bundle=_bundle(case_bundle_doc(MIXED))))
