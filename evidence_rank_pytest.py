@@ -58,7 +58,9 @@ def rank_bundle(request: pytest.FixtureRequest) -> Iterator[RankBundle]:
             return snapshot_lines(score_file(base / path, parse_config(dict(config or {}))))
         except EvidenceRankError as e:
             refused.append(_refusal(base / path, e))
-        pytest.skip(f"evidence-rank refused {_shown(base / path)}: no snapshot compared (the error follows)")
+        from ranking.views.terminal import printable
+
+        pytest.skip(printable(f"evidence-rank refused {_shown(base / path)}: no snapshot compared (the error follows)"))
 
     yield rank
     if refused:
@@ -67,12 +69,15 @@ def rank_bundle(request: pytest.FixtureRequest) -> Iterator[RankBundle]:
 
 def _refusal(path: Path, error: EvidenceRankError) -> str:
     """What a person needs to fix ``path``: the error with its code and pointer, and its advice
-    with the bundle's own path where it says ``BUNDLE``."""
+    with the bundle's own path where it says ``BUNDLE``; each line through the escaper, as every
+    line evidence-rank prints (pytest's output is a CI log too)."""
+    from ranking.views.terminal import printable
+
     lines = [f"evidence-rank refused {_shown(path)}, before any snapshot comparison:", error.message]
     advice = error.diagnostics()
     if advice:
         lines.append("hint: " + advice.replace("BUNDLE", shlex.quote(_shown(path))))
-    return "\n".join(lines)
+    return "\n".join(printable(line) for line in lines)
 
 
 def _shown(path: Path) -> str:

@@ -6,7 +6,6 @@ together into the kinds of object a bundle holds)."""
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeGuard
@@ -27,8 +26,6 @@ __all__ = [
     "utf8_len",
     "instant_key",
     "shown",
-    "printable",
-    "log_safe_json",
     "MAX_INT",
     "Rule",
     "text",
@@ -239,36 +236,3 @@ def shown(value: Any) -> str:
         return "an array"
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
-
-
-#: Unicode categories a terminal acts on or hides: controls (ESC, BEL, ...), formats (the
-#: bidi overrides), surrogates, private use, unassigned, and line/paragraph separators.
-_HIDDEN = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
-
-
-def printable(text: str) -> str:
-    """``text`` safe on one line of a terminal or a CI log; the one escaper of every line the
-    tool prints that holds text it did not write (the HTML views escape for HTML instead):
-
-    - each character a terminal would act on or hide is escaped as ``repr`` writes it: a line
-      break (``\\n``), a control (``\\x1b``), a bidi override (``\\u202e``);
-    - ``##[`` is written ``#\\x23[`` wherever it is, and a leading ``::`` (after any spaces)
-      ``:\\x3a``: GitHub Actions obeys ``##[command]`` anywhere in a line and ``::command::``
-      at its start, so neither can be forged from a value.
-
-    The rest is kept as it is; escaping twice is escaping once."""
-    if not text.isprintable():
-        text = "".join(ascii(c)[1:-1] if unicodedata.category(c) in _HIDDEN else c for c in text)
-    if "##[" in text:
-        text = text.replace("##[", "#\\x23[")
-    rest = text.lstrip()  # the runner trims every kind of space before it looks for "::"
-    if rest.startswith("::"):
-        text = text[: len(text) - len(rest)] + ":\\x3a" + rest[2:]
-    return text
-
-
-def log_safe_json(data: bytes) -> bytes:
-    """JSON bytes a CI log cannot read a workflow command in, with the same value: ``##[`` (only
-    ever inside a string) is written ``#\\u0023[``. A JSON document printed on one line starts
-    with ``{`` or ``[``, so no ``::`` can start a line of it."""
-    return data.replace(b"##[", b"#\\u0023[")

@@ -19,7 +19,7 @@ from typing import Any
 
 from curator_io.catalogue import COMPONENTS, MAXIMA, SENTENCES
 from curator_io.errors import ConfigError
-from curator_io.grammar import instant_key, printable
+from curator_io.grammar import instant_key
 from curator_io.models import SIGNAL_WEIGHTS, Bundle, Scope
 from curator_io.report_model import RankingReportEntry, ReportConfig, ReportSupport
 from ranking.checking.acceptance import Accepted, Replayed
@@ -60,13 +60,13 @@ class Explanation:
     headline: str
     sections: tuple[Section, ...]
 
-    def render(self) -> str:
-        """The text a terminal shows. Lines quote the bundle's texts (a rationale, an operation's
-        text), each already on one line (``repr``): escaped once more, so none holds a CI command."""
+    def render(self) -> list[str]:
+        """The lines a terminal shows (the CLI escapes each as it prints it). Lines quote the
+        bundle's texts (a rationale, an operation's text), each on one line (``repr``)."""
         out = [self.headline]
         for s in self.sections:
             out += ["", s.title, *(f"  {line}" for line in s.lines)]
-        return "\n".join(printable(line) for line in out)
+        return out
 
 
 def reason_sentence(code: str, subject: str | None, config: Mapping[str, Any]) -> str:

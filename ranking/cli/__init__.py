@@ -18,11 +18,10 @@ from contextlib import contextmanager
 from typing import Any, NoReturn
 
 from curator_io.errors import EvidenceRankError
-from curator_io.grammar import printable
 from ranking.cli import commands
 from ranking.cli.commands import add_global_options
 from ranking.cli.logs import configure_logging, get_logger
-from ranking.cli.output import StdoutUnwritable, detach_stdout, flush_stdout, prepare_streams
+from ranking.cli.output import StdoutUnwritable, detach_stdout, flush_stdout, prepare_streams, say
 
 __all__ = ["main"]
 
@@ -95,7 +94,7 @@ def _parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argpa
         return parser.parse_args(argv)
     except _UsageError as e:
         e.parser.print_usage(sys.stderr)
-        print(f"{e.parser.prog}: error: {printable(e.message)}", file=sys.stderr)
+        say(f"{e.parser.prog}: error: {e.message}")
         from ranking.cli.commands.gate import usage_refused
 
         usage_refused(sys.argv[1:] if argv is None else argv, e.message)
@@ -137,16 +136,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         get_logger().info("refused", code=e.code, pointer=e.pointer)
         if isinstance(e, StdoutUnwritable):
             detach_stdout()
-        print(f"evidence-rank: {printable(e.line)}", file=sys.stderr)  # one line, whatever a file is named
+        say(f"evidence-rank: {e.line}")  # one line, whatever a file is named
         advice = e.diagnostics()
         if advice:
-            print(f"hint: {printable(advice)}", file=sys.stderr)
+            say(f"hint: {advice}")
         return e.exit_code
     except KeyboardInterrupt:
-        print("evidence-rank: interrupted", file=sys.stderr)
+        say("evidence-rank: interrupted")
         return 130
     except Terminated:
-        print("evidence-rank: terminated", file=sys.stderr)
+        say("evidence-rank: terminated")
         return 143
     except BrokenPipeError:
         # The reader went away (`| head`): not an error of ours.

@@ -11,9 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from curator_io.canonical import canon
 from curator_io.errors import TamperError
-from curator_io.grammar import log_safe_json, printable
 from ranking.cli.logs import get_logger
-from ranking.cli.output import emit, write_stdout
+from ranking.cli.output import emit, emit_json
 from ranking.cli.targets import ledger_files, refuse_input_as_output
 from ranking.ledger.notes import note_lines, refusal_mark, refusals, render_history
 from ranking.ledger.records import decision_json, decisions_of, recording_of
@@ -61,9 +60,9 @@ def run_history(args: argparse.Namespace) -> int:
     entries = [(d, outcomes[(d.report, d.proposal)]) for d in found]
     if args.format == "json":
         json = [decision_json(d, tuple(o), signers.get(d.report, ())) for d, o in entries]
-        write_stdout(log_safe_json(canon(json)) + b"\n")
+        emit_json(canon(json))
     elif not entries:
-        emit(printable(f"no decision in {args.ledger} matches"))
+        emit(f"no decision in {args.ledger} matches")
     else:
         emit(render_history(entries, signers))
     return 0
@@ -73,8 +72,7 @@ def run_notes(args: argparse.Namespace) -> int:
     with Ledger.open(args.ledger, read_only=True) as ledger:
         found = refusals(ledger.decisions(lesson=args.lesson))
         signers = ledger.signers_of({r.latest.report for r in found})
-    for line in note_lines(found, args.limit, signers):
-        emit(line)
+    emit(note_lines(found, args.limit, signers))
     return 0
 
 
@@ -83,7 +81,7 @@ def run_export(args: argparse.Namespace) -> int:
         signers = ledger.signers_of()
         for decision, outcomes in ledger.export():
             line = decision_json(decision, tuple(outcomes), signers.get(decision.report, ()))
-            write_stdout(log_safe_json(canon(line)) + b"\n")
+            emit_json(canon(line))
     return 0
 
 
@@ -91,10 +89,8 @@ def run_verify(args: argparse.Namespace) -> int:
     with Ledger.open(args.ledger, read_only=True) as ledger:
         reports, decisions, outcomes = verified(ledger, args.ledger)
     emit(
-        printable(
-            f"{args.ledger}: {reports} reports sealed and valid, {decisions} decisions derived from them, "
-            f"{outcomes} outcomes matching their keys"
-        )
+        f"{args.ledger}: {reports} reports sealed and valid, {decisions} decisions derived from them, "
+        f"{outcomes} outcomes matching their keys"
     )
     return 0
 
@@ -111,7 +107,7 @@ def run_render(args: argparse.Namespace) -> int:
     out = Path(args.out)
     write_file(out, render_ledger(entries).encode("utf-8"))
     runs = len({d.run for d, _ in entries})
-    emit(printable(f"{out}: ledger view of {args.ledger} ({runs} run(s), {len(entries)} decisions)"))
+    emit(f"{out}: ledger view of {args.ledger} ({runs} run(s), {len(entries)} decisions)")
     return 0
 
 
@@ -120,12 +116,12 @@ def verified(ledger: Ledger, path: str) -> tuple[int, int, int]:
     and ``ledger.tampered`` (exit 4) when there is any."""
     counts, findings = ledger.audit()
     for finding in findings:
-        emit(f"tampered: {finding}")  # AuditFinding escapes what the ledger stored: one finding, one line
+        emit(f"tampered: {finding}")
     if findings:
         first = findings[0]
         raise TamperError(
             "ledger.tampered",
-            f"{printable(path)}: {len(findings)} finding(s); first: {first.where_shown}: {printable(first.detail)}",
+            f"{path}: {len(findings)} finding(s); first: {first.where}: {first.detail}",
             pointer=first.pointer,
         )
     return counts
@@ -142,7 +138,7 @@ def run_merge(args: argparse.Namespace) -> int:
         with Ledger.open(args.ledger) as ledger:
             for path, other in others:
                 reports, outcomes = ledger.merge(other)
-                emit(printable(f"{path}: {reports} reports and {outcomes} outcomes added"))
+                emit(f"{path}: {reports} reports and {outcomes} outcomes added")
     return 0
 
 

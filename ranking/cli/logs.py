@@ -27,17 +27,18 @@ def configure_logging(fmt: str | None, verbosity: int) -> None:
     if fmt is None:
         fmt = "console" if sys.stderr.isatty() and not os.environ.get("CI") else "json"
     level = {0: logging.WARNING, 1: logging.INFO}.get(verbosity, logging.DEBUG)
-    renderer = (
-        structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty())
+    # Every line through the escaper (ranking.views.terminal): a console line's values before
+    # it is drawn (its colours are the renderer's own), a JSON line whole.
+    rendering: list[Any] = (
+        [_printable_values, structlog.dev.ConsoleRenderer(colors=sys.stderr.isatty())]
         if fmt == "console"
-        else structlog.processors.JSONRenderer(sort_keys=True)
+        else [structlog.processors.JSONRenderer(sort_keys=True), _printable_json]
     )
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,
             structlog.processors.add_log_level,
-            renderer,
-            _no_workflow_command,
+            *rendering,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(level),
         logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
@@ -45,13 +46,19 @@ def configure_logging(fmt: str | None, verbosity: int) -> None:
     )
 
 
-def _no_workflow_command(_logger: Any, _method: str, line: Any) -> Any:
-    """A rendered line, with the ``##[`` a CI runner would obey anywhere in it written as the
-    escapes of the two renderers (a JSON string's, a Python repr's): a logged file name or value
-    cannot forge a workflow command. (Each line starts with ``{`` or the event's name, never ``::``.)"""
-    if not isinstance(line, str):
-        return line
-    return line.replace("##[", "#\\u0023[" if line.startswith("{") else "#\\x23[")
+def _printable_values(_logger: Any, _method: str, event: dict[str, Any]) -> dict[str, Any]:
+    """Each value of a console event as one printable line: a logged file name or value cannot
+    break the line, recolour it or forge a workflow command."""
+    from ranking.views.terminal import printable
+
+    return {name: printable(value if isinstance(value, str) else repr(value)) for name, value in event.items()}
+
+
+def _printable_json(_logger: Any, _method: str, line: Any) -> Any:
+    """A JSON event line, with what a terminal or CI runner would act on escaped; same value."""
+    from ranking.views.terminal import printable_json
+
+    return printable_json(line.encode("utf-8")).decode("utf-8") if isinstance(line, str) else line
 
 
 def get_logger() -> Any:

@@ -1,4 +1,9 @@
-"""Standard output and error, as a terminal, a pipe or a CI log takes them.
+"""Standard output and error, as a terminal, a pipe or a CI log takes them: the door out.
+
+- Every line goes through the escaper (:mod:`ranking.views.terminal`) here, not where it
+  was composed: :func:`emit` takes lines (a ``str`` is one line, a line break in it is
+  escaped) and workflow commands, :func:`emit_json` a JSON document, :func:`say` a line
+  on standard error.
 
 - Text degrades rather than fails: on a stream whose encoding cannot hold a
   character (``PYTHONIOENCODING=ascii``, a cp1252 console), ``·`` becomes
@@ -14,10 +19,24 @@ from __future__ import annotations
 import codecs
 import os
 import sys
+from collections.abc import Iterable
 
 from curator_io.errors import ConfigError
+from ranking.views.terminal import Command, printable, printable_json
 
-__all__ = ["prepare_streams", "emit", "write_stdout", "flush_stdout", "detach_stdout", "StdoutUnwritable"]
+__all__ = [
+    "prepare_streams",
+    "emit",
+    "emit_json",
+    "say",
+    "write_stdout",
+    "flush_stdout",
+    "detach_stdout",
+    "StdoutUnwritable",
+]
+
+Line = str | Command
+"""One line of output: text (escaped when printed), or a workflow command (built escaped)."""
 
 _DEGRADE = "evidence-rank-degrade"
 #: What a character that the stream cannot encode is written as, when it is one of ours.
@@ -52,16 +71,28 @@ def _unwritable(e: OSError | None) -> ConfigError:
     return StdoutUnwritable("usage.unwritable", f"cannot write to standard output: {why}", pointer="")
 
 
-def emit(text: str) -> None:
-    """A line of text on stdout."""
+def emit(lines: Line | Iterable[Line]) -> None:
+    """Lines on stdout, each through the escaper: a ``str`` is one line, whatever it holds."""
     if sys.stdout is None:
         raise _unwritable(None)
+    items = (lines,) if isinstance(lines, str | Command) else lines
+    text = "\n".join(item.line() if isinstance(item, Command) else printable(item) for item in items)
     try:
         print(text)
     except BrokenPipeError:
         raise
     except OSError as e:
         raise _unwritable(e) from e
+
+
+def emit_json(data: bytes) -> None:
+    """A JSON document on stdout, on one line, as exact bytes (:func:`~ranking.views.terminal.printable_json`)."""
+    write_stdout(printable_json(data) + b"\n")
+
+
+def say(line: str) -> None:
+    """One line on standard error, through the escaper."""
+    print(printable(line), file=sys.stderr)
 
 
 def write_stdout(data: bytes) -> None:

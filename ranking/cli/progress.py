@@ -21,8 +21,8 @@ from collections import deque
 from collections.abc import Callable
 from typing import TextIO
 
-from curator_io.grammar import printable
 from ranking.running.batch import BundleResult
+from ranking.views.terminal import printable
 
 __all__ = ["Progress", "LOG_EVERY"]
 

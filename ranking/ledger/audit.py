@@ -12,7 +12,6 @@ from itertools import groupby
 from typing import TYPE_CHECKING, NamedTuple
 
 from curator_io.errors import EvidenceRankError, InputError, TamperError, pointer_of
-from curator_io.grammar import printable
 from ranking.ledger.records import DecisionRow, Outcome, decisions_of, outcome_key
 from ranking.signing.signers import Signer
 
@@ -47,14 +46,9 @@ class AuditFinding(NamedTuple):
     """JSON Pointer into the report, when the finding is about one member."""
     detail: str
 
-    @property
-    def where_shown(self) -> str:
-        """``where`` as a terminal may show it: a stored key is someone else's text."""
-        return printable(self.where)
-
     def __str__(self) -> str:
         at = f" at {self.pointer!r}" if self.pointer is not None else ""
-        return printable(f"{self.where}{at}: {self.detail}")
+        return f"{self.where}{at}: {self.detail}"
 
 
 def audit_ledger(
@@ -159,10 +153,10 @@ def unbacked_outcome(outcome: Outcome, disposition: str | None) -> str | None:
     a decision of the ledger (``disposition``, None without one), and a ``committed`` one about a
     selected edit (agentdescent records outcomes of diffs a selected proposal backed)."""
     if disposition is None:
-        where = f"{printable(outcome.proposal)} in report {printable(outcome.report)}"
+        where = f"{outcome.proposal} in report {outcome.report}"
         return f"it is about {where}, a decision the ledger does not hold"
     if outcome.category == "committed" and disposition != "selected":
-        return f"a committed outcome of {printable(outcome.proposal)}, which its report {printable(disposition)}"
+        return f"a committed outcome of {outcome.proposal}, which its report {disposition}"
     return None
 
 
@@ -170,7 +164,6 @@ def stored_report(path: str, digest: str, body: bytes) -> Accepted:
     """A report stored in another ledger, accepted as ``ledger add`` accepts a file; errors name it."""
     from ranking.checking.acceptance import accept
 
-    stored, digest = digest, printable(digest)  # someone else's text: it must not start a line of its own
     try:
         accepted = accept(body)
     except InputError as e:
@@ -178,7 +171,6 @@ def stored_report(path: str, digest: str, body: bytes) -> Accepted:
         raise TamperError("report.tampered", f"{path}: report {digest}: {e.detail}", pointer=e.pointer) from e
     except EvidenceRankError as e:
         raise type(e)(e.code, f"{path}: report {digest}: {e.detail}", pointer=e.pointer) from e
-    if accepted.report.digest != stored:
-        found = printable(accepted.report.digest)
-        raise TamperError("report.tampered", f"{path}: the report stored as {digest} is {found}")
+    if accepted.report.digest != digest:
+        raise TamperError("report.tampered", f"{path}: the report stored as {digest} is {accepted.report.digest}")
     return accepted

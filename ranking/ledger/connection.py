@@ -38,7 +38,6 @@ from pathlib import Path
 from typing import Any
 
 from curator_io.errors import ConfigError, EvidenceRankError, TamperError
-from curator_io.grammar import printable
 
 __all__ = ["BUSY_TIMEOUT_S", "Connection", "expected_schema", "remove_if_empty", "storable"]
 
@@ -245,7 +244,7 @@ class Connection:
     def failure(self, error: sqlite3.Error) -> EvidenceRankError:
         """What an SQLite error means for this ledger, as one of our errors naming the file."""
         code = _primary(error)
-        said = printable(str(error))  # SQLite's message may quote what the file holds
+        said = str(error)  # SQLite's message may quote what the file holds
         if code == _NOTADB:
             return ConfigError("ledger.not_a_ledger", f"not an SQLite file: {said}", source=self.path)
         if code in (_BUSY, _LOCKED):

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from curator_io.grammar import printable
 from ranking.ledger.records import REFUSED, DecisionRow, Outcome
 from ranking.signing.signers import Signer
 
@@ -92,24 +91,24 @@ def note_lines(
     ``(signed by <who>)`` when ``signers`` holds who signed the latest refusal's bundle."""
     lines = []
     for r in found[:limit]:
-        what = one_line(r.latest.rationale) or f"proposal {printable(r.latest.proposal)}"
-        codes = printable(", ".join(r.codes))
+        what = one_line(r.latest.rationale) or f"proposal {r.latest.proposal}"
+        codes = ", ".join(r.codes)
         signed = signed_by((signers or {}).get(r.latest.report, ()))
         lines.append(
-            f"do not re-propose: {what} — refused {r.times}×, latest {printable(r.latest.disposition)}: {codes}"
+            f"do not re-propose: {what} — refused {r.times}×, latest {r.latest.disposition}: {codes}"
             + (f" ({signed})" if signed else "")
         )
     return tuple(lines)
 
 
 def signed_by(signers: Sequence[Signer]) -> str:
-    """``signed by Curator CI (sha256:…)``, several joined by ``; ``; empty when none. Escaped."""
+    """``signed by Curator CI (sha256:…)``, several joined by ``; ``; empty when none."""
     return f"signed by {'; '.join(s.shown for s in signers)}" if signers else ""
 
 
 def outcome_words(outcome: Outcome) -> tuple[str, str, str]:
     """What the acceptance test did, ``p_improve`` and Δ, as the history and the ledger view write them."""
-    what = _CATEGORY_WORDS.get(outcome.category, printable(outcome.category))
+    what = _CATEGORY_WORDS.get(outcome.category, outcome.category)
     p = "n/a" if outcome.p_improve is None else f"{outcome.p_improve:.2f}"
     delta = "n/a" if outcome.observed_delta is None else f"{outcome.observed_delta:+.2f}"
     return what, p, delta
@@ -123,18 +122,17 @@ def describe_outcome(outcome: Outcome) -> str:
 
 def render_history(
     entries: Sequence[tuple[DecisionRow, Sequence[Outcome]]], signers: Mapping[str, Sequence[Signer]] | None = None
-) -> str:
-    """An aligned table, oldest first; under a decision, who signed its report's bundle (from
+) -> list[str]:
+    """An aligned table's lines, oldest first; under a decision, who signed its report's bundle (from
     ``signers``, when recorded), and under a selected one what the acceptance test did with it."""
     rows = [("run", "proposal", "disposition", "final", "reasons")]
-    # Stored text is someone else's (a ledger merged in, or edited): escaped, a value is one line.
     rows += [
         (
-            printable(d.run),
-            printable(d.proposal),
-            printable(d.disposition),
+            d.run,
+            d.proposal,
+            d.disposition,
             _score(d.score),
-            printable(", ".join(d.codes)),
+            ", ".join(d.codes),
         )
         for d, _ in entries
     ]
@@ -152,7 +150,7 @@ def render_history(
     runs = len({d.run for d, _ in entries})
     refused = sum(1 for d, _ in entries if d.disposition in REFUSED)
     lines += ["", f"{_count(len(entries), 'decision')} in {_count(runs, 'run')} · refused {refused}×"]
-    return "\n".join(lines)
+    return lines
 
 
 def _score(final: float | None) -> str:

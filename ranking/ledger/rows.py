@@ -18,7 +18,7 @@ from typing import Any
 
 import orjson
 
-from curator_io.grammar import MAX_INT, printable
+from curator_io.grammar import MAX_INT
 from ranking.ledger.records import DecisionRow, Outcome
 from ranking.signing.signers import Signer, signer_fault
 
@@ -36,7 +36,7 @@ class RowError(ValueError):
 
 
 def _shown(value: object) -> str:
-    text = printable(value) if isinstance(value, str) else printable(repr(value))
+    text = value if isinstance(value, str) else repr(value)
     return text if len(text) <= 80 else text[:79] + "…"
 
 

@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from curator_io.errors import ConfigError, TamperError
-from curator_io.grammar import printable
 from ranking.ledger.audit import AuditFinding, audit_ledger, stored_report, unbacked_outcome
 from ranking.ledger.connection import Connection, remove_if_empty, storable
 from ranking.ledger.records import DecisionRow, Outcome, Recording, outcome_key, recording_of
@@ -173,12 +172,12 @@ class Ledger:
             disposition = decided.get((outcome.report, outcome.proposal)) or self._disposition(outcome)
             problem = unbacked_outcome(outcome, disposition)
             if problem is not None:
-                raise TamperError("ledger.tampered", f"outcomes row {printable(key)}: {problem}", source=other.path)
+                raise TamperError("ledger.tampered", f"outcomes row {key}: {problem}", source=other.path)
             outcomes.append((key, outcome))
         signers = []
         for rowid, report, signer in other._signer_rows():
             if report not in theirs:
-                shown = printable(report)
+                shown = report
                 raise TamperError(
                     "ledger.tampered", f"signers row {rowid}: report {shown} is not in it", source=other.path
                 )
@@ -265,7 +264,7 @@ class Ledger:
         ((reports, decisions, outcomes) checked, findings)."""
         (integrity,) = self._db.one("PRAGMA quick_check(1)")
         if integrity != "ok":
-            raise TamperError("ledger.damaged", f"SQLite's quick_check: {printable(str(integrity))}", source=self.path)
+            raise TamperError("ledger.damaged", f"SQLite's quick_check: {integrity!s}", source=self.path)
         # One pass over each table, joined in audit_ledger: the decisions have no index on their report.
         query = f"SELECT rowid, report_seq, {_DECISION_COLUMNS} FROM decisions ORDER BY report_seq, position"
         decisions = ((self._seq(rowid, seq), self._decision(rowid, row)) for rowid, seq, *row in self._db.rows(query))

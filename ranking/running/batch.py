@@ -29,7 +29,6 @@ from curator_io.canonical import canon, seal
 from curator_io.catalogue import BATCH_OUTCOMES, SUMMARY_SCHEMA
 from curator_io.config import Config
 from curator_io.errors import InputError
-from curator_io.grammar import printable
 from curator_io.jsonio import iter_jsonl_lines
 from ranking.pipeline import rank_bytes
 from ranking.running.batch_inputs import Input, find_inputs, unreadable
@@ -235,17 +234,17 @@ def build_summary(entries: list[dict[str, Any]], config: Config) -> dict[str, An
     return seal({"schema": SUMMARY_SCHEMA, "config": config.to_json(), "counts": counts, "bundles": entries})
 
 
-def render_summary(summary: Mapping[str, Any], *, every: bool = False) -> str:
+def render_summary(summary: Mapping[str, Any], *, every: bool = False) -> list[str]:
     """The totals, under a table of the bundles refused, or of every bundle with ``every``
     (``batch -v``): as a linter does, a batch of thousands shows what needs a look. A row is
-    the source (escaped: a file name can hold any character), the outcome, the selected ids
-    or the error code."""
+    the source, the outcome, the selected ids or the error code; the CLI escapes each line
+    as it prints it (a file name can hold any character)."""
     shown = [e for e in summary["bundles"] if every or e["outcome"] == "error"]
     lines = []
     if shown:
         rows = [("source", "outcome", "selected / error")]
         for e in shown:
-            source = printable(BundleSource(e["source"]["file"], e["source"]["line"]).label)
+            source = BundleSource(e["source"]["file"], e["source"]["line"]).label
             detail = e["error"]["code"] if e["error"] is not None else ", ".join(e["selected"]) or "-"
             rows.append((source, e["outcome"], detail))
         widths = [max(len(r[i]) for r in rows) for i in range(2)]
@@ -256,4 +255,4 @@ def render_summary(summary: Mapping[str, Any], *, every: bool = False) -> str:
     hidden = len(summary["bundles"]) - len(shown)
     if hidden:
         lines.append(f"{hidden} scored {'bundle' if hidden == 1 else 'bundles'} not listed; -v lists every bundle")
-    return "\n".join(lines)
+    return lines

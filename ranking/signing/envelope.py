@@ -92,7 +92,7 @@ def make_statement(kind: str, name: str, digest: str, tool: str) -> dict[str, An
     """The in-toto Statement over one document of ``kind`` (``bundle`` or ``report``) with seal ``digest``."""
     return {
         "_type": STATEMENT_TYPE,
-        "subject": [{"name": g.printable(name), "digest": {"sha256": digest.removeprefix(DIGEST_PREFIX)}}],
+        "subject": [{"name": _as_text(name), "digest": {"sha256": digest.removeprefix(DIGEST_PREFIX)}}],
         "predicateType": PREDICATE_TYPES[kind],
         "predicate": {"kind": kind, "tool": tool},
     }
@@ -184,3 +184,9 @@ def _statement(doc: Any) -> Statement:
             f"the predicate {g.shown(predicate)} is not of a {doc['predicateType']} statement", "predicate"
         )
     return Statement(kind, subject["name"], DIGEST_PREFIX + digest)
+
+
+def _as_text(name: str) -> str:
+    """A file name as a statement can hold it: bytes that were not UTF-8 (surrogate escapes, which
+    JSON cannot carry) are written ``\\xNN``."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")

@@ -27,8 +27,8 @@ class Signer(NamedTuple):
 
     @property
     def shown(self) -> str:
-        """``NAME (KEYID)``, or the key id alone, safe for a terminal."""
-        return f"{g.printable(self.name)} ({self.keyid})" if self.name else self.keyid
+        """``NAME (KEYID)``, or the key id alone (a name holds printable characters only: :func:`signer_fault`)."""
+        return f"{self.name} ({self.keyid})" if self.name else self.keyid
 
     def to_json(self) -> dict[str, Any]:
         return {"keyid": self.keyid, "name": self.name}
@@ -47,5 +47,5 @@ def signer_fault(keyid: object, name: object) -> str | None:
     if len(name) > MAX_NAME_CHARS:
         return f"the name is {len(name)} characters long, more than {MAX_NAME_CHARS}"
     if not name.isprintable():
-        return f"the name {g.printable(name)!r} holds a character a terminal would act on"
+        return f"the name {name!r} holds a character a terminal would act on"
     return None

@@ -105,7 +105,7 @@ def _entry(words: list[str]) -> tuple[str, PublicKey, str | None]:
 def check_signature(envelope: bytes, trust: TrustList, *, kind: str, digest: str) -> Signer:
     """Who signed the document of ``kind`` whose seal is ``digest``, if a key of ``trust`` did;
     else :class:`~curator_io.errors.SignatureError` with a pointer into the envelope."""
-    listed = f"the trust file {g.printable(trust.source)!r}"
+    listed = f"the trust file {trust.source!r}"
     try:
         parsed = parse_envelope(envelope)  # 1.
     except SignatureError as e:
@@ -126,7 +126,7 @@ def check_signature(envelope: bytes, trust: TrustList, *, kind: str, digest: str
     if statement.kind != kind or statement.digest != digest:  # 5.
         detail = (
             f"key {signer.shown} of {listed} signed the {statement.kind} {statement.digest} "
-            f"({g.printable(statement.name)!r}), not this {kind}, {digest}"
+            f"({statement.name!r}), not this {kind}, {digest}"
         )
         raise SignatureError("signature.subject_mismatch", detail, pointer="/payload")
     return signer

@@ -3,8 +3,9 @@ text for a terminal, canonical JSON, GitHub workflow commands, and a Markdown se
 ``$GITHUB_STEP_SUMMARY``.
 
 Every key, member and pointer a finding names was chosen by whoever wrote the memory
-file, so each rendering escapes it for where it lands: one printable line on a
-terminal, a workflow command that cannot start another, Markdown that is never markup.
+file. Text for a terminal or a CI log is returned as lines and workflow commands, which
+the door out escapes (:mod:`ranking.views.terminal`); the Markdown of the step summary,
+a file GitHub renders, is escaped here so that it is never markup.
 """
 
 from __future__ import annotations
@@ -12,19 +13,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 from urllib.parse import quote
 
-from curator_io import grammar as g
 from curator_io.canonical import canon
 from ranking.checking.gate import GateResult
+from ranking.views.terminal import Command, printable
 
 __all__ = [
     "render_text",
     "render_json",
     "render_github",
     "render_step_summary",
-    "escape_data",
-    "escape_property",
     "escape_markdown",
 ]
+
+#: Every workflow command of the gate is titled so, and a refusal's with its code after it.
+TITLE = "evidence-rank gate"
 
 
 def _count(n: int | None, noun: str) -> str:
@@ -73,34 +75,19 @@ def unchecked_lines(unchecked: tuple[str, ...]) -> list[str]:
     return [_UNCHECKED[name] for name in unchecked]
 
 
-def render_text(result: GateResult) -> str:
+def render_text(result: GateResult) -> list[str]:
     """One line per finding, who signed the bundle (when the gate checked), what it did not check,
     then the verdict."""
-    # Pointers and messages name keys and members the memory file chose: one line each, whatever they hold.
-    lines = [f"{f.kind}  {g.printable(f.pointer)}  {g.printable(f.message)}" for f in result.findings]
-    lines += [g.printable(line) for line in _signed(result)]
+    lines = [f"{f.kind}  {f.pointer}  {f.message}" for f in result.findings]
+    lines += _signed(result)
     lines += [f"warning: {line}" for line in unchecked_lines(result.unchecked)]
     lines.append(_verdict(result))
-    return "\n".join(lines)
+    return lines
 
 
 def render_json(result: GateResult) -> bytes:
-    """The result as canonical JSON (RFC 8785), but for :func:`curator_io.grammar.log_safe_json`'s escape."""
-    return g.log_safe_json(canon(result.to_json()))
-
-
-def escape_data(s: str) -> str:
-    """A workflow command's message: ``%``, CR and LF escaped as the runner unescapes them, so a
-    value cannot end the line and start a command of its own."""
-    return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def escape_property(s: str) -> str:
-    """A workflow command's property (``file=``, ``title=``): also ``:`` and ``,``, which end it, and
-    (as :func:`curator_io.grammar.printable` writes them) the characters a terminal would act on:
-    CR and LF stay percent-escaped, so a file with a line break in its name is still the file."""
-    shown = "".join(c if c in "\r\n" else g.printable(c) for c in s).replace("##[", "#\\x23[")
-    return escape_data(shown).replace(":", "%3A").replace(",", "%2C")
+    """The result as canonical JSON (RFC 8785)."""
+    return canon(result.to_json())
 
 
 #: What GitHub's Markdown (GFM, with inline HTML and math) acts on inside a line: emphasis,
@@ -111,10 +98,10 @@ _HTML = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"}
 
 def escape_markdown(s: str) -> str:
     """Text for ``$GITHUB_STEP_SUMMARY`` that shows as it is and is never markup: on one line
-    (line breaks and controls escaped as :func:`curator_io.grammar.printable` writes them, so
+    (line breaks and controls escaped as :func:`ranking.views.terminal.printable` writes them, so
     nothing can start a heading, a list or a raw HTML block), HTML's specials as entities, and
     Markdown's inline specials behind a backslash."""
-    return "".join(_HTML.get(c) or ("\\" + c if c in _MARKDOWN else c) for c in g.printable(s))
+    return "".join(_HTML.get(c) or ("\\" + c if c in _MARKDOWN else c) for c in printable(s))
 
 
 def render_github(
@@ -124,7 +111,7 @@ def render_github(
     base_file: str | None = None,
     *,
     positions: Mapping[tuple[str, str], tuple[int, int]] | None = None,
-) -> str:
+) -> list[Command | str]:
     """``::error`` workflow commands, one per finding (a ``::notice`` when the gate passes), a
     ``::warning`` per check the gate skipped, then the verdict.
 
@@ -133,24 +120,22 @@ def render_github(
     ``(document, pointer)`` (:func:`ranking.views.positions.position_of`), so that it shows on
     the changed line of a pull request.
     """
-    title = "title=" + escape_property("evidence-rank gate")
     files = {"memory-after": file, "report": report_file, "memory-before": base_file}
-    lines = []
+    lines: list[Command | str] = []
     for f in result.findings:
         path = files[f.document]
-        where = f"file={escape_property(path)}," if path else ""
+        where: dict[str, str | int] = {"file": path} if path else {}
         line_col = (positions or {}).get((f.document, f.pointer))
         if path and line_col is not None:
-            where += f"line={line_col[0]},col={line_col[1]},"
-        # printable first: a terminal escape in a key or a member name could hide the rest of the log line.
+            where |= {"line": line_col[0], "col": line_col[1]}
         at = f" ({f.pointer})" if f.pointer else ""
-        lines.append(f"::error {where}{title}::{escape_data(g.printable(f.message + at))}")
-    lines += [f"::notice {title}::{escape_data(g.printable(line))}" for line in _signed(result)]
-    lines += [f"::warning {title}::{escape_data(line)}" for line in unchecked_lines(result.unchecked)]
+        lines.append(Command("error", f.message + at, where | {"title": TITLE}))
+    lines += [Command("notice", line, {"title": TITLE}) for line in _signed(result)]
+    lines += [Command("warning", line, {"title": TITLE}) for line in unchecked_lines(result.unchecked)]
     if result.passed:
-        lines.append(f"::notice {title}::{escape_data(_verdict(result))}")
+        lines.append(Command("notice", _verdict(result), {"title": TITLE}))
     lines.append(_verdict(result))
-    return "\n".join(lines)
+    return lines
 
 
 def _link(target: str) -> str:

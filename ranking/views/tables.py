@@ -1,6 +1,6 @@
 """A report as a terminal shows it: an aligned table of decisions and the outcome line.
 
-Pure: a report (the pipeline's own dict) in, text out; the CLI prints it.
+Pure: a report (the pipeline's own dict) in, lines out; the CLI prints them, escaped.
 """
 
 from __future__ import annotations
@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from curator_io import grammar as g
 from curator_io.catalogue import reason_label
 
 __all__ = ["format_score", "render_table", "render_outcome"]
@@ -18,20 +17,20 @@ def format_score(score: Mapping[str, Any] | None) -> str:
     return "-" if score is None else f"{score['final']:g}" if isinstance(score["final"], float) else str(score["final"])
 
 
-def render_table(report: Mapping[str, Any], marks: Mapping[str, str] | None = None) -> str:
+def render_table(report: Mapping[str, Any], marks: Mapping[str, str] | None = None) -> list[str]:
     """A compact, aligned table: id, disposition, final score, reason codes
     (and a proposal's mark, e.g. what a ledger knows of its edit)."""
     rows = [("id", "disposition", "final", "reasons")]
     for p in report["proposals"]:
         codes = ", ".join(reason_label(r["code"], r["subject"]) for r in p["reasons"])
         if marks and p["id"] in marks:
-            codes += f" · {g.printable(marks[p['id']])}"  # from a ledger, which may come from anyone
+            codes += f" · {marks[p['id']]}"
         rows.append((p["id"], p["disposition"], format_score(p.get("score")), codes))
     widths = [max(len(r[i]) for r in rows) for i in range(3)]
     lines = [f"{r[0]:<{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:>{widths[2]}}  {r[3]}".rstrip() for r in rows]
     lines.append("")
     lines.append(render_outcome(report))
-    return "\n".join(lines)
+    return lines
 
 
 def render_outcome(report: Mapping[str, Any]) -> str:

@@ -31,11 +31,10 @@ from typing import Any
 
 from curator_io.canonical import canon
 from curator_io.errors import ConfigError
-from curator_io.grammar import printable
 from ranking.cli.collector import collector_off
 from ranking.cli.common import read_config
 from ranking.cli.logs import get_logger
-from ranking.cli.output import emit
+from ranking.cli.output import emit, say
 from ranking.cli.progress import Progress
 from ranking.cli.targets import Named, ledger_files, refuse_input_as_output, refuse_input_inside
 from ranking.running.batch import (
@@ -163,7 +162,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     out = Path(args.out_dir)
     _refuse_own_outputs(args, out)  # before anything is removed: an input is never lost
-    with batch_folder(out) as folder:
+    with batch_folder(out, waiting=say) as folder:
         summary = _score_all(args, out)
         folder.finish(canon(summary), (e["output"] for e in summary["bundles"]))
     if not args.quiet:
@@ -171,10 +170,7 @@ def run(args: argparse.Namespace) -> int:
     counts = summary["counts"]
     get_logger().info("batch.done", out_dir=str(out), **counts)
     if counts["error"]:
-        print(
-            printable(f"evidence-rank: {counts['error']} of {counts['bundles']} bundles refused; see {out / SUMMARY}"),
-            file=sys.stderr,
-        )
+        say(f"evidence-rank: {counts['error']} of {counts['bundles']} bundles refused; see {out / SUMMARY}")
         return 3
     return 0
 
@@ -268,7 +264,7 @@ def _sized(inputs: list[Input], progress: Progress) -> list[Input]:
 
 
 def _warn(message: str) -> None:
-    print(f"evidence-rank: warning: {printable(message)}", file=sys.stderr)
+    say(f"evidence-rank: warning: {message}")
 
 
 def _engine(args: argparse.Namespace) -> AbstractContextManager[Engine]:

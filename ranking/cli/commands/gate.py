@@ -16,27 +16,26 @@ import errno
 import os
 from collections.abc import Mapping, Sequence
 
-from curator_io import grammar as g
 from curator_io.canonical import canon
 from curator_io.config import DEFAULT_CONFIG
 from curator_io.errors import ConfigError, EvidenceRankError
 from ranking.checking.acceptance import Sources
 from ranking.checking.gate import GateResult, gate
 from ranking.cli.collector import collector_off
-from ranking.cli.output import emit, write_stdout
+from ranking.cli.output import emit, emit_json
 from ranking.cli.signed import SUFFIX, add_trust_options, check_trust_options, read_signed
 from ranking.cli.targets import Named, refuse_input_as_output
 from ranking.running.inputs import read_input
 from ranking.views.gate import (
-    escape_data,
+    TITLE,
     escape_markdown,
-    escape_property,
     render_github,
     render_json,
     render_step_summary,
     render_text,
 )
 from ranking.views.positions import position_of
+from ranking.views.terminal import Command, printable
 
 __all__ = ["register", "run"]
 
@@ -113,19 +112,18 @@ class _Run:
     def refused(self, e: EvidenceRankError) -> None:
         """A CI step reads stdout: a refusal is a verdict too, in the format asked for."""
         if self.args.format == "json":
-            write_stdout(refusal_json(e.to_json(), e.source, e.exit_code))
+            emit_json(refusal_json(e.to_json(), e.source, e.exit_code))
         elif self.args.format == "github":
-            where = f"file={escape_property(e.source)},{self._line_of(e)}" if e.source else ""
-            title = escape_property(f"evidence-rank gate: {e.code}")
-            emit(f"::error {where}title={title}::{escape_data(g.printable(e.message))}")
+            where: dict[str, str | int] = {"file": e.source, **self._line_of(e)} if e.source else {}
+            emit(Command("error", e.message, where | {"title": f"{TITLE}: {e.code}"}))
             _append_summary(self.summary, _error_summary(e))
 
-    def _line_of(self, e: EvidenceRankError) -> str:
-        """``line=L,col=C,`` of the place a refusal points at, found in the bytes already read; else
-        nothing (an annotation on the file as a whole)."""
+    def _line_of(self, e: EvidenceRankError) -> dict[str, int]:
+        """The line and column of the place a refusal points at, found in the bytes already read;
+        none when it cannot be found (an annotation on the file as a whole)."""
         raw = self.seen.get(e.source) if e.source is not None else None
         found = None if raw is None or e.pointer is None else position_of(raw.decode("utf-8", "replace"), e.pointer)
-        return "" if found is None else f"line={found[0]},col={found[1]},"
+        return {} if found is None else {"line": found[0], "col": found[1]}
 
     def read(self, path: str) -> bytes:
         self.seen[path] = data = read_input(path)
@@ -139,9 +137,9 @@ def refusal_json(error: dict[str, str | None], source: str | None, exit_code: in
     """``{"passed": false, "error": {...}}``: one JSON document, whatever the values hold. A
     file name that is not UTF-8 (surrogate escapes) is shown escaped (``\\udcff``), as I-JSON
     has no way to carry it."""
-    shown = {name: None if value is None else g.printable(value) for name, value in error.items()}
-    file = None if source is None else g.printable(source)
-    return g.log_safe_json(canon({"passed": False, "error": {**shown, "file": file, "exit_code": exit_code}})) + b"\n"
+    shown = {name: None if value is None else printable(value) for name, value in error.items()}
+    file = None if source is None else printable(source)
+    return canon({"passed": False, "error": {**shown, "file": file, "exit_code": exit_code}})
 
 
 def _error_summary(e: EvidenceRankError) -> str:
@@ -159,7 +157,7 @@ def usage_refused(argv: Sequence[str], message: str) -> None:
             del rest[:1]
     if rest[:1] == ["gate"] and _format_of(rest[1:]) == "json":
         error = ConfigError("usage.invalid_option", message)
-        write_stdout(refusal_json(error.to_json(), None, error.exit_code))
+        emit_json(refusal_json(error.to_json(), None, error.exit_code))
 
 
 class BaseMissing(ConfigError):
@@ -215,7 +213,7 @@ def _gate(run: _Run) -> int:
         **pins,
     )
     if args.format == "json":
-        write_stdout(render_json(result) + b"\n")
+        emit_json(render_json(result))
     elif args.format == "github":
         where = _positions(result, raw)
         emit(render_github(result, args.memory_after, args.report, args.memory_before, positions=where))

@@ -13,6 +13,7 @@ from pathlib import Path
 from curator_io.errors import ConfigError
 from ranking.cli.output import StdoutUnwritable, emit, flush_stdout
 from ranking.running.outputs import write_file
+from ranking.views.terminal import printable
 
 __all__ = ["register", "run"]
 
@@ -46,6 +47,10 @@ def run(args: argparse.Namespace) -> int:
             "usage.invalid_option",
             "--name would read back from a trust file changed: a trust file keeps one space "
             "between words, and none before or after",
+        )
+    if printable(line) != line:
+        raise ConfigError(
+            "usage.invalid_option", "--name holds text a CI log would act on (##[): the line would print changed"
         )
     write_file(args.out, pem, mode=0o600, replace=False)
     try:

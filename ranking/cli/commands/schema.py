@@ -26,5 +26,5 @@ def run(args: argparse.Namespace) -> int:
     # printing them does not, and a test holds the files to what the generator writes.
     from curator_io.published import published_schema
 
-    emit(json.dumps(published_schema(args.name), indent=2, sort_keys=True, ensure_ascii=False))
+    emit(json.dumps(published_schema(args.name), indent=2, sort_keys=True, ensure_ascii=False).splitlines())
     return 0

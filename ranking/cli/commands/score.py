@@ -26,7 +26,7 @@ from ranking.cli.common import (
     read_config,
     read_report,
 )
-from ranking.cli.output import emit
+from ranking.cli.output import emit, say
 from ranking.cli.signed import add_trust_options, read_signed
 from ranking.cli.targets import ledger_files, same_file
 from ranking.pipeline import Result, result_of
@@ -73,16 +73,17 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     out = Path(args.out_dir)
     refuse = partial(_refuse_own_outputs, args, out)  # before anything is removed: an input is never lost
-    with score_folder(out, refuse_inputs=refuse, is_input=partial(_is_checked, args.validation)) as folder:
+    checked = partial(_is_checked, args.validation)
+    with score_folder(out, refuse_inputs=refuse, is_input=checked, waiting=say) as folder:
         result, signer = _score(args)
         folder.write(result.validation.canonical, result.canonical)
         marks = _record(args.ledger, result, signer) if args.ledger else None
     log_decisions(result.report, bundle=args.bundle)
-    signed = "" if signer is None else f"\nsigned by {signer.shown}"
+    signed = [] if signer is None else [f"signed by {signer.shown}"]
     if args.summary:
-        emit(render_outcome(result.report) + signed)
+        emit([render_outcome(result.report), *signed])
     elif not args.quiet:
-        emit(render_table(result.report, marks) + signed)
+        emit([*render_table(result.report, marks), *signed])
     return 0
 
 

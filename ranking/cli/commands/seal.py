@@ -11,7 +11,6 @@ import orjson
 
 from curator_io.canonical import canon
 from curator_io.errors import InputError
-from curator_io.grammar import printable
 from curator_io.jsonio import parse_json
 from curator_io.sealing import seal_bundle, unsealed_places
 from ranking.cli.output import emit
@@ -41,15 +40,15 @@ def run(args: argparse.Namespace) -> int:
     places = unsealed_places(doc)
     if args.check:
         for place in places:
-            emit(f"unsealed: {printable(place)}")
-        emit(printable(f"{args.bundle}: {'sealed' if not places else f'{len(places)} unsealed'}"))
+            emit(f"unsealed: {place}")
+        emit(f"{args.bundle}: {'sealed' if not places else f'{len(places)} unsealed'}")
         return 1 if places else 0
     if places:
         # The file itself, where BUNDLE is a symlink: the link stays, its target is sealed.
         target = os.path.realpath(args.bundle)
         write_file(target, _readable(seal_bundle(doc)), keep_mode=True)
     n = len(places)
-    emit(printable(f"{args.bundle}: {'already sealed' if not n else f'sealed {n} place' + ('s' if n != 1 else '')}"))
+    emit(f"{args.bundle}: {'already sealed' if not n else f'sealed {n} place' + ('s' if n != 1 else '')}")
     return 0
 
 

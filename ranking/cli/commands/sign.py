@@ -16,7 +16,6 @@ from typing import Any
 
 from curator_io.catalogue import BUNDLE_SCHEMA, REPORT_SCHEMA
 from curator_io.errors import ConfigError, InputError
-from curator_io.grammar import printable
 from curator_io.jsonio import parse_json
 from ranking.cli.collector import collector_off
 from ranking.cli.output import emit
@@ -93,5 +92,5 @@ def run(args: argparse.Namespace) -> int:
     key = load_key(args.key)
     statement = make_statement(kind, os.path.basename(args.path), digest, _tool())
     write_file(out, make_envelope(statement, key.public.keyid, key.sign))
-    emit(printable(f"{out}: signed the {kind} {digest} with key {key.public.keyid}"))  # a name from anyone
+    emit(f"{out}: signed the {kind} {digest} with key {key.public.keyid}")
     return 0

@@ -62,7 +62,11 @@ class ScoreFolder:
 
 @contextlib.contextmanager
 def score_folder(
-    out: Path, *, refuse_inputs: Callable[[], None], is_input: Callable[[Path], bool]
+    out: Path,
+    *,
+    refuse_inputs: Callable[[], None],
+    is_input: Callable[[Path], bool],
+    waiting: Callable[[str], None] | None = None,
 ) -> Iterator[ScoreFolder]:
     """Hold ``out`` for one ``score`` run, which computes and writes its reports in the block.
 
@@ -77,7 +81,7 @@ def score_folder(
        unless ``is_input`` says it is a file the run reads (``--validation``),
        and write ``error.json`` for an error of ours if it can be written.
     """
-    with locked_folder(out, BUNDLE_FILES):
+    with locked_folder(out, BUNDLE_FILES, waiting=waiting):
         refuse_inputs()
         # 1. Nothing stale may pass for this run's outcome, whatever happens next.
         remove_if_present(out / REPORT)
@@ -164,7 +168,7 @@ class BatchFolder:
 
 
 @contextlib.contextmanager
-def batch_folder(out: Path) -> Iterator[BatchFolder]:
+def batch_folder(out: Path, *, waiting: Callable[[str], None] | None = None) -> Iterator[BatchFolder]:
     """Hold ``out`` for one ``batch`` run, which scores every bundle into its folder in the block
     and ends with :meth:`BatchFolder.finish`.
 
@@ -177,7 +181,7 @@ def batch_folder(out: Path) -> Iterator[BatchFolder]:
        those it did;
     4. flushes everything to disk, then writes ``summary.json``.
     """
-    with locked_folder(out, (SUMMARY,)):
+    with locked_folder(out, (SUMMARY,), waiting=waiting):
         remove_if_present(out / SUMMARY)  # 1. nothing stale may pass for this run's record
         yield BatchFolder(out, _earlier_folders(out))
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,19 +17,22 @@ __all__ = ["locked_folder"]
 
 
 @contextlib.contextmanager
-def locked_folder(folder: Path, names: Iterable[str] = ()) -> Iterator[Path]:
+def locked_folder(
+    folder: Path, names: Iterable[str] = (), *, waiting: Callable[[str], None] | None = None
+) -> Iterator[Path]:
     """Hold ``folder``'s lock while a run writes it; sweep a killed run's leftovers of
     ``names`` first.
 
-    A second run into the same folder waits for the first to finish (saying so
-    on stderr), so runs take turns and never mix their files. The lock is the
-    kernel's: a killed holder releases it.
+    A second run into the same folder waits for the first to finish (telling ``waiting``
+    so, which the command line prints), so runs take turns and never mix their files.
+    The lock is the kernel's: a killed holder releases it.
     """
     try:
         folder.mkdir(parents=True, exist_ok=True)
         lock = _FolderLock(folder / LOCK_NAME)
         if not lock.acquire(wait=False):
-            print(f"evidence-rank: waiting for another run writing {os.fspath(folder)!r}", file=sys.stderr)
+            if waiting is not None:
+                waiting(f"evidence-rank: waiting for another run writing {os.fspath(folder)!r}")
             lock.acquire(wait=True)
     except OSError as e:
         raise ConfigError("usage.unwritable", f"cannot write {os.fspath(folder)!r}: {e.strerror}") from e

@@ -18,6 +18,7 @@ from ranking.checking.acceptance import accept
 from ranking.checking.apply import apply_selection
 from ranking.checking.gate import KINDS, compare_memory
 from ranking.cli import main
+from ranking.cli.output import emit
 from ranking.pipeline import rank
 from ranking.views.gate import render_github, render_step_summary, render_text
 from tests.conftest import PARITY, base_of, run_main
@@ -53,10 +54,9 @@ def test_the_permitted_memory_passes_the_gate_whatever_the_order_of_its_instruct
     result = compare_memory(PERMITTED, shuffled, BASE, EDITS)
     assert result.passed
     assert result.findings == ()
-    assert (
-        render_text(result)
-        == "gate passed: memory-after is exactly what the selection permits (version 8, 3 instructions)"
-    )
+    assert render_text(result) == [
+        "gate passed: memory-after is exactly what the selection permits (version 8, 3 instructions)"
+    ]
 
 
 def test_an_instruction_no_proposal_adds_is_an_unexpected_addition() -> None:
@@ -182,10 +182,13 @@ def test_memory_after_that_is_not_a_memory_object_is_an_input_error(doc: Any, po
     assert caught.value.exit_code == 3
 
 
-def test_github_output_escapes_messages_and_the_summary_escapes_table_cells() -> None:
+def test_github_output_escapes_messages_and_the_summary_escapes_table_cells(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     after = _after({**PERMITTED["instructions"][0], "text": "50% | two\nlines"}, *PERMITTED["instructions"][1:])
     result = compare_memory(PERMITTED, after, BASE, EDITS)
-    (line, verdict) = render_github(result, file="mem,ory.json").splitlines()
+    emit(render_github(result, file="mem,ory.json"))
+    (line, verdict) = capsys.readouterr().out.splitlines()
     assert line == (
         "::error file=mem%2Cory.json,title=evidence-rank gate::instruction 'a' was changed (text), "
         "but no selected proposal changes it (/instructions/0)"

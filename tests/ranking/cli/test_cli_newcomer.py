@@ -171,8 +171,8 @@ def test_a_passing_gate_counts_one_instruction_in_the_singular(tmp_path: Path, c
     from ranking.checking.gate import GateResult
     from ranking.views.gate import render_text
 
-    assert "(version 8, 1 instruction)" in render_text(GateResult((), 8, 1))
-    assert "(version 8, 2 instructions)" in render_text(GateResult((), 8, 2))
+    assert "(version 8, 1 instruction)" in render_text(GateResult((), 8, 1))[-1]
+    assert "(version 8, 2 instructions)" in render_text(GateResult((), 8, 2))[-1]
 
 
 @pytest.mark.parametrize(

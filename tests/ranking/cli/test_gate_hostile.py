@@ -18,6 +18,7 @@ import pytest
 
 from curator_io import canon, seal
 from ranking.checking.gate import compare_memory
+from ranking.cli.output import emit
 from ranking.views.gate import render_github, render_text
 from tests.conftest import PARITY, REPO, base_of
 
@@ -246,10 +247,14 @@ def test_codes_from_a_crafted_ledger_stay_on_their_line_in_scores_table(tmp_path
     _assert_no_forged_command(proc)
 
 
-def test_annotations_and_text_carry_no_terminal_escape_from_a_member_name() -> None:
+def test_annotations_and_text_carry_no_terminal_escape_from_a_member_name(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     permitted = json.loads((CASE / "expected.apply.json").read_bytes())
     result = compare_memory(permitted, {**permitted, "\x1b[8mhidden\u202e": 1})
-    for text in (render_github(result, file="memory.json"), render_text(result)):
+    for lines in (render_github(result, file="memory.json"), render_text(result)):
+        emit(lines)
+        text = capsys.readouterr().out
         assert "\x1b" not in text and "\u202e" not in text
         assert r"\x1b[8mhidden\u202e" in text
 

@@ -57,7 +57,7 @@ def test_explain_with_the_bundle_validates_it_once(monkeypatch: pytest.MonkeyPat
     real = validation.make_context  # one call per validation of a bundle, whoever imported validate
     monkeypatch.setattr(validation, "make_context", lambda *a, **k: calls.append(1) or real(*a, **k))
 
-    text = explain(accept(report, bundle=bundle), report["proposals"][0]["id"]).render()
+    text = "\n".join(explain(accept(report, bundle=bundle), report["proposals"][0]["id"]).render())
 
     assert calls == [1]
     assert "Evidence" in text

@@ -252,14 +252,14 @@ def test_during_a_rotation_both_listed_keys_are_trusted_and_a_removed_key_is_ref
         (f"{CURATOR.public.keyid}", "line 1: expected KEYID PUBLIC-KEY [NAME]"),
         (
             f"{trust_line(CURATOR)} bad\x1bname",
-            "line 1: the name 'bad\\\\x1bname' holds a character a terminal would act on",
+            "line 1: the name 'bad\\x1bname' holds a character a terminal would act on",
         ),
         ("md5:00 ssh-ed25519 AAAA", "line 1: expected KEYID PUBLIC-KEY"),
         (f"{trust_line(CURATOR)} {'n' * 201}", "line 1: the name is 201 characters long, more than 200"),
         # Only LF ends a line (CRLF too): a separator Python's splitlines() also splits at is in the name.
-        (f"# keys\n{trust_line(CURATOR)} a\u2028b", "line 2: the name 'a\\\\u2028b' holds a character"),
-        (f"{trust_line(CURATOR)} a\x85b\n", "line 1: the name 'a\\\\x85b' holds a character"),
-        (f"{trust_line(CURATOR)} a\x0cb\r\n", "line 1: the name 'a\\\\x0cb' holds a character"),
+        (f"# keys\n{trust_line(CURATOR)} a\u2028b", "line 2: the name 'a\\u2028b' holds a character"),
+        (f"{trust_line(CURATOR)} a\x85b\n", "line 1: the name 'a\\x85b' holds a character"),
+        (f"{trust_line(CURATOR)} a\x0cb\r\n", "line 1: the name 'a\\x0cb' holds a character"),
     ],
 )
 def test_a_trust_file_that_cannot_be_read_is_a_usage_error_naming_the_line(text: str, detail: str) -> None:
