@@ -31,8 +31,8 @@ from curator_io.config import Config
 from curator_io.errors import InputError
 from curator_io.jsonio import iter_jsonl_lines
 from ranking.pipeline import rank_bytes
-from ranking.running.batch_inputs import Input, find_inputs, unreadable
-from ranking.running.inputs import bounded_lines, read_stream
+from ranking.running.batch_inputs import Input, find_inputs
+from ranking.running.inputs import bounded_lines, read_stream, unreadable
 from ranking.running.outputs import ERROR, REPORT, VALIDATION, bundle_folder, write_bundle_files
 
 if TYPE_CHECKING:

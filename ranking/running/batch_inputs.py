@@ -36,10 +36,10 @@ from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
 from curator_io.errors import ConfigError
-from ranking.running.inputs import STDIN, open_input, refuse_device
+from ranking.running.inputs import STDIN, open_input, refuse_device, unreadable
 from ranking.running.outputs import LOCK_NAME, REPORTS, SUMMARY, is_leftover_of
 
-__all__ = ["Input", "Selection", "find_inputs", "display_name", "unreadable"]
+__all__ = ["Input", "Selection", "find_inputs", "display_name"]
 
 _SUFFIXES = (".json", ".jsonl")
 #: Paths that name a descriptor: read as a stream even when it is a redirected file.
@@ -134,10 +134,6 @@ class Selection:
 def display_name(path: str) -> str:
     """``path`` as text for summary.json and people: bytes that are not UTF-8 become ``\\xNN``."""
     return os.fsencode(path).decode("utf-8", "backslashreplace")
-
-
-def unreadable(display: str, e: OSError) -> ConfigError:
-    return ConfigError("usage.unreadable", f"cannot read {display!r}: {e.strerror or e}")
 
 
 Warn = Callable[[str], None]

@@ -42,6 +42,7 @@ __all__ = [
     "read_stream",
     "bounded_lines",
     "shown_path",
+    "unreadable",
 ]
 
 MAX_INPUT_BYTES = 1 << 30
@@ -86,7 +87,7 @@ def open_input(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
     try:
         stream = open(path, "rb")  # noqa: SIM115  # closed below, after the checks
     except OSError as e:
-        raise _unreadable(path, e) from e
+        raise unreadable(path, e) from e
     with stream:
         _refuse_device(stream, path)
         yield stream
@@ -95,7 +96,7 @@ def open_input(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
 def _stdin() -> BinaryIO:
     buffer: BinaryIO | None = getattr(sys.stdin, "buffer", None)  # None: Python started with it closed
     if buffer is None:
-        raise _unreadable(STDIN, OSError(errno.EBADF, "it is closed"))
+        raise unreadable(STDIN, OSError(errno.EBADF, "it is closed"))
     return buffer
 
 
@@ -105,9 +106,9 @@ def _refuse_device(stream: BinaryIO, path: str | os.PathLike[str]) -> None:
     except io.UnsupportedOperation:
         return  # no descriptor (a caller's own stream object): no device behind it
     except ValueError:  # a closed file object
-        raise _unreadable(path, OSError(errno.EBADF, "it is closed")) from None
+        raise unreadable(path, OSError(errno.EBADF, "it is closed")) from None
     except OSError as e:  # EBADF: the descriptor was closed before this process started
-        raise _unreadable(path, OSError(e.errno, "it is closed")) from e
+        raise unreadable(path, OSError(e.errno, "it is closed")) from e
     if _is_device(mode) and not stream.isatty():
         raise _device(path)
 
@@ -155,7 +156,7 @@ def read_stream(stream: BinaryIO, path: str | os.PathLike[str]) -> bytes:
             chunks.append(chunk)
         return b"".join(chunks)
     except OSError as e:
-        raise _unreadable(path, e) from e
+        raise unreadable(path, e) from e
 
 
 def _regular_size(stream: BinaryIO) -> int | None:
@@ -178,7 +179,7 @@ class bounded_lines:  # read as a function: it wraps a stream
         try:
             line = self._stream.readline(MAX_INPUT_BYTES + 1)
         except OSError as e:
-            raise _unreadable(self._path, e) from e
+            raise unreadable(self._path, e) from e
         if len(line) > MAX_INPUT_BYTES:
             raise _too_large(self._path, "a line of it")
         return line
@@ -191,5 +192,6 @@ def _too_large(path: str | os.PathLike[str], what: str = "it") -> ConfigError:
     )
 
 
-def _unreadable(path: str | os.PathLike[str], e: OSError) -> ConfigError:
+def unreadable(path: str | os.PathLike[str], e: OSError) -> ConfigError:
+    """``usage.unreadable`` for ``path``, with the system's reason."""
     return ConfigError("usage.unreadable", f"cannot read {shown_path(path)}: {e.strerror or e}")

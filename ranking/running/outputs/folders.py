@@ -23,6 +23,7 @@ from pathlib import Path
 
 from curator_io.canonical import canon
 from curator_io.errors import ConfigError, EvidenceRankError
+from ranking.running.inputs import unreadable
 from ranking.running.outputs.lock import locked_folder
 from ranking.running.outputs.names import (
     BUNDLE_FILES,
@@ -193,8 +194,6 @@ def _earlier_folders(out: Path) -> set[str]:
     except FileNotFoundError:
         return set()
     except OSError as e:
-        from ranking.running.batch_inputs import unreadable
-
         raise unreadable(os.fspath(out / REPORTS), e) from e
 
 
