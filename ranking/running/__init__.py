@@ -1,5 +1,6 @@
 """Running the pipeline on files: what the commands read, write and leave on disk.
 
+- :mod:`ranking.running.inputs` — the one reader every input comes in by;
 - :mod:`ranking.running.outputs` — the output-folder protocol (docs/outputs.md): names, temporaries, lock, order;
 - :mod:`ranking.running.batch_inputs` — what each PATH given to ``batch`` stands for;
 - :mod:`ranking.running.batch` — many bundles in, one folder per bundle and a summary out;
