@@ -13,7 +13,7 @@ Three measurements, interleaved:
   ``valgrind --tool=callgrind``, which counts instructions rather than seconds, so a busy machine
   does not move it (median of N runs each: hash randomisation moves the count a little);
 * **the check alone**, in process: reading and parsing the base file and
-  :func:`ranking.checking.gate.base_mismatch` on it, against the whole in-process gate
+  :func:`ranking.checking.policy.base_mismatch` on it, against the whole in-process gate
   (``ranking.cli.main``), each the median of many calls.
 
 Target (issue 33): the check adds at most 2% to ``gate``.
@@ -37,7 +37,7 @@ sys.path.insert(0, str(REPO))
 from bench.commands import CLI, EXAMPLE, alternate, line  # noqa: E402
 from curator_io import load_bundle  # noqa: E402
 from curator_io.jsonio import parse_json  # noqa: E402
-from ranking.checking.gate import base_mismatch  # noqa: E402
+from ranking.checking.policy import base_mismatch  # noqa: E402
 from ranking.cli import main  # noqa: E402
 from ranking.running.inputs import read_input as read_bytes  # noqa: E402
 
