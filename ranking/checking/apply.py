@@ -1,15 +1,17 @@
-"""Applying a selection (SPEC §8): the memory the Writer is allowed to produce."""
+"""Applying a selection (SPEC §8): the memory the Writer is allowed to produce, and how it is
+written for a person to review (:func:`reviewable`)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from curator_io.canonical import seal
+from curator_io.canonical import canon, seal
 from curator_io.catalogue import SELECTED
 from ranking.checking.acceptance import Replayed
 from validator import proposals_of
 
-__all__ = ["apply_selection"]
+__all__ = ["apply_selection", "reviewable"]
 
 
 def apply_selection(accepted: Replayed) -> dict[str, Any]:
@@ -46,3 +48,43 @@ def apply_selection(accepted: Replayed) -> dict[str, Any]:
     if expected.outcome == SELECTED:
         memory["version"] = bundle.memory_version + 1
     return memory
+
+
+#: Members in the order SPEC §1 lists them, by what holds them; any other member follows, by name.
+_ORDER = {
+    "memory": ("version", "instructions"),
+    "instruction": ("key", "text", "scope", "origin", "digest"),
+    "scope": ("level", "repository", "path"),
+}
+_HOLDS = {"memory": {"instructions": "instruction"}, "instruction": {"scope": "scope"}}
+
+
+def reviewable(memory: Mapping[str, Any]) -> bytes:
+    """``memory`` as a person reviews it in a pull request: two spaces of indentation, one
+    member a line, every object's members in SPEC §1's order (``version`` before the
+    instructions; ``key``, ``text``, ``scope``, ``origin``, ``digest``), instructions in
+    key order as :func:`apply_selection` leaves them, and a final newline. So a change
+    shows as the instructions added, changed and removed, and the version.
+
+    The same value as the canonical bytes: every number and string is written as RFC 8785
+    writes it, and ``canon(parse_json(reviewable(m))) == canon(m)``. The gate compares
+    memory as canonical JSON, so it takes either form.
+    """
+    return (_written(memory, "memory", "") + "\n").encode("utf-8")
+
+
+def _written(value: Any, kind: str | None, indent: str) -> str:
+    inner = indent + "  "
+    if isinstance(value, Mapping):
+        if not value:
+            return "{}"
+        order = _ORDER.get(kind or "", ())
+        names = [n for n in order if n in value] + sorted(n for n in value if n not in order)
+        holds = _HOLDS.get(kind or "", {})
+        members = [f"{inner}{canon(n).decode()}: {_written(value[n], holds.get(n), inner)}" for n in names]
+        return "{\n" + ",\n".join(members) + "\n" + indent + "}"
+    if isinstance(value, list | tuple):
+        if not value:
+            return "[]"
+        return "[\n" + ",\n".join(inner + _written(v, kind, inner) for v in value) + "\n" + indent + "]"
+    return canon(value).decode("utf-8")

@@ -6,7 +6,7 @@ import argparse
 
 from curator_io.canonical import canon
 from ranking.checking.acceptance import Sources, accept
-from ranking.checking.apply import apply_selection
+from ranking.checking.apply import apply_selection, reviewable
 from ranking.cli.collector import collector_off
 from ranking.cli.logs import get_logger
 from ranking.cli.output import write_stdout
@@ -20,13 +20,15 @@ __all__ = ["register", "run"]
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "apply",
-        description="Apply the report's selection to the bundle's memory (SPEC §8) and print it as canonical "
-        "RFC 8785 bytes. The report must be this bundle's, byte for byte: any other is refused with "
-        "report.tampered (exit 4).",
+        description="Apply the report's selection to the bundle's memory (SPEC §8) and print it for review: "
+        "indented, one member a line, members in SPEC §1's order, so a pull request shows the instructions "
+        "added, changed and removed (--canonical: RFC 8785 bytes instead; the gate takes either). The report "
+        "must be this bundle's, byte for byte: any other is refused with report.tampered (exit 4).",
     )
     p.add_argument("bundle", metavar="BUNDLE", help="the curator-bundle-v1 JSON file the report was computed from")
     p.add_argument("report", metavar="REPORT", help="the evidence-ranking-v1 report (report.json)")
     p.add_argument("--out", metavar="FILE", help="write the memory to FILE (atomically) instead of stdout")
+    p.add_argument("--canonical", action="store_true", help="write canonical RFC 8785 bytes (one line) instead")
     p.set_defaults(run=run)
 
 
@@ -37,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
     bundle, report = read_input(args.bundle), read_input(args.report)
     accepted = accept(report, bundle=bundle, sources=Sources(report=args.report, bundle=args.bundle))
     memory = apply_selection(accepted)
-    data = canon(memory)
+    data = canon(memory) if args.canonical else reviewable(memory)
     if args.out:
         write_file(args.out, data)
     else:

@@ -46,7 +46,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description="Compare the memory a Writer produced with the memory the selection permits (SPEC §8). "
         "Exits 1 and lists every instruction added, changed or removed that the selection does not account "
         "for, and every selected edit that is missing. MEMORY is a memory object: "
-        '{"version": INT, "instructions": [...]}. '
+        '{"version": INT, "instructions": [...]}, compared as canonical JSON: apply\'s indented form, its '
+        "--canonical bytes, or any JSON with the same value. "
         "The bundle must have been curated against the base's memory (--memory-before): otherwise a "
         "base_mismatch finding. The report must have been ranked with the pinned policy (--config, default "
         "the SPEC §2 defaults): each config member that differs is a config_mismatch finding. After either, "

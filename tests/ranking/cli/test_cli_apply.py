@@ -6,14 +6,17 @@ The bundles and reports are the parity corpus's (tests/parity/cases):
 
 from __future__ import annotations
 
+import difflib
 import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from curator_io import canon, seal
+from ranking.checking.apply import reviewable
 from ranking.cli import main
 from tests.conftest import PARITY, REPO, run_main
 
@@ -37,12 +40,55 @@ def _apply(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, st
 
 
 @pytest.mark.parametrize("name", APPLY_CASES)
-def test_apply_prints_exactly_the_reference_memory(name: str, capsys: pytest.CaptureFixture[str]) -> None:
+def test_apply_canonical_prints_exactly_the_reference_memory(name: str, capsys: pytest.CaptureFixture[str]) -> None:
     case = _case(name)
-    rc, out, err = _apply(capsys, str(case / "bundle.json"), str(case / "expected.report.json"))
+    rc, out, err = _apply(capsys, str(case / "bundle.json"), str(case / "expected.report.json"), "--canonical")
     assert rc == 0
     assert out.encode("utf-8") == (case / "expected.apply.json").read_bytes()
     assert "evidence-rank:" not in err
+
+
+@pytest.mark.parametrize("name", APPLY_CASES)
+def test_apply_prints_the_reference_memory_for_review_one_member_a_line_in_spec_order(
+    name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    case = _case(name)
+    rc, out, _ = _apply(capsys, str(case / "bundle.json"), str(case / "expected.report.json"))
+    assert rc == 0
+    expected = json.loads((case / "expected.apply.json").read_bytes())
+    assert canon(json.loads(out)) == canon(expected)  # the same value
+    assert out == json.dumps(_spec_ordered(expected), indent=2, ensure_ascii=False) + "\n"
+
+
+def _spec_ordered(memory: dict[str, Any]) -> dict[str, Any]:
+    """SPEC §1's member order: the memory's version first; an instruction's key, text, scope, origin, digest."""
+    order = ("key", "text", "scope", "origin", "digest")
+    scope = ("level", "repository", "path")
+    instructions = [
+        {k: {s: i[k][s] for s in scope if s in i[k]} if k == "scope" else i[k] for k in order if k in i}
+        for i in memory["instructions"]
+    ]
+    return {"version": memory["version"], "instructions": instructions}
+
+
+def test_a_change_to_memory_shows_in_a_diff_as_the_instructions_changed_and_the_version(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # 069 replaces one instruction and adds another (SPEC §8: the version goes up by one).
+    case = _case("069-rank-conflict-same-key-different-text")
+    base = tmp_path / "memory.json"
+    base.write_bytes(reviewable(json.loads((case / "bundle.json").read_bytes())["memory"]))
+    old = base.read_text().splitlines()
+    rc, _, _ = _apply(capsys, str(case / "bundle.json"), str(case / "expected.report.json"), "--out", str(base))
+    assert rc == 0
+    diff = list(difflib.unified_diff(old, base.read_text().splitlines(), lineterm="", n=0))[2:]
+    removed = [line for line in diff if line.startswith("-")]
+    added = [line for line in diff if line.startswith("+")]
+    # Removed: the old version, and the replaced instruction's old text and digest; nothing else.
+    assert [line.split(":")[0].strip("- ") for line in removed] == ['"version"', '"text"', '"digest"']
+    # Added: the new version, text and digest, and the added instruction's block.
+    added_keys = [line for line in added if '"key"' in line]
+    assert len(added_keys) == 1 and len(added) == 3 + 10
 
 
 def test_apply_writes_the_memory_atomically_to_out_and_nothing_to_stdout(
@@ -53,7 +99,7 @@ def test_apply_writes_the_memory_atomically_to_out_and_nothing_to_stdout(
     rc, out, _ = _apply(capsys, str(case / "bundle.json"), str(case / "expected.report.json"), "--out", str(target))
     assert rc == 0
     assert out == ""
-    assert target.read_bytes() == (case / "expected.apply.json").read_bytes()
+    assert canon(json.loads(target.read_bytes())) == (case / "expected.apply.json").read_bytes()
     assert [p.name for p in target.parent.iterdir()] == ["memory.json"]  # no temporary file left behind
 
 
@@ -66,7 +112,7 @@ def test_apply_runs_as_a_module_from_a_shell() -> None:
         check=False,
     )
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout == (case / "expected.apply.json").read_bytes()
+    assert canon(json.loads(proc.stdout)) == (case / "expected.apply.json").read_bytes()
 
 
 def test_apply_refuses_a_report_from_another_bundle_as_tampered(capsys: pytest.CaptureFixture[str]) -> None:

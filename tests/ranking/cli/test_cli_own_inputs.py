@@ -4,6 +4,7 @@ file, by the same path, a symlink, a hard link or a symlinked folder, is refused
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -127,7 +128,7 @@ def test_an_out_that_reaches_an_input_through_a_link_is_refused(
 def test_an_out_beside_the_inputs_is_still_written(work: Path, tmp_path: Path) -> None:
     out = tmp_path / "memory.json"
     assert main(["apply", str(work / "bundle.json"), str(work / "out" / "report.json"), "--out", str(out)]) == 0
-    assert out.read_bytes().startswith(b'{"instructions":')
+    assert json.loads(out.read_bytes())["instructions"]
 
 
 @pytest.mark.parametrize("target", ["bundle.json", "curator.key"])
