@@ -82,10 +82,17 @@ format: install-test
 	$(BIN)/ruff check --fix $(SOURCES)
 	$(BIN)/ruff format $(SOURCES)
 
-# The sdist and the wheel built from it, in dist/ (README: "Installing it elsewhere"); offline, with
-# the setuptools and build of the test extra.
-wheel: install-test
-	$(BIN)/python -m build --no-isolation --outdir dist .
+# The sdist and the wheel built from it, in dist/ (README: "Installing it elsewhere"): with build and
+# setuptools alone in the venv (no test extra), without isolation (no download), its log kept in
+# build/wheel.log and only the files it wrote printed.
+$(VENV)/.installed-build: | $(BIN)/python
+	$(BIN)/python -m pip install --quiet 'build>=1.2' 'setuptools>=77'
+	touch $@
+
+wheel: $(VENV)/.installed-build
+	@mkdir -p build
+	@$(BIN)/python -m build --no-isolation --outdir dist . > build/wheel.log 2>&1 || { tail -20 build/wheel.log; exit 1; }
+	@grep -E '^Successfully built' build/wheel.log
 
 # About 1,000,000 inputs over every target, two at a time, niced; FUZZ_ARGS="--scale 0.1" for a tenth.
 fuzz: $(VENV)/.installed-fuzz

@@ -112,6 +112,15 @@ class TamperError(EvidenceRankError):
 
     exit_code = EXIT_REFUSED
 
+    def diagnostics(self) -> str:
+        if self.code == "report.tampered" and self.pointer == "/input_digest":
+            # Most often a mix-up, not a forgery: two runs' files side by side.
+            return (
+                "The report was scored from another bundle (its input_digest is that bundle's frozen.digest): "
+                "if the two files are from different runs, pass the bundle this report was scored from."
+            )
+        return ""
+
 
 class InvariantError(EvidenceRankError):
     """A ranking report that violates an invariant of SPEC §7."""

@@ -11,10 +11,21 @@ from typing import Any, NamedTuple
 
 from curator_io import grammar as g
 from curator_io.canonical import digest
+from curator_io.catalogue import DIGEST_PREFIX
 from curator_io.kinds import OPERATIONS, PROPOSAL, parse_scope
 from curator_io.models import Bundle, Scope
 
-__all__ = ["Operation", "Proposal", "Incomplete", "check_structure", "proposals_of", "fingerprint", "reported_id"]
+__all__ = [
+    "Operation",
+    "Proposal",
+    "Incomplete",
+    "check_structure",
+    "proposals_of",
+    "fingerprint",
+    "edit_of",
+    "short_fingerprint",
+    "reported_id",
+]
 
 
 class Operation(NamedTuple):
@@ -184,4 +195,16 @@ def proposals_of(bundle: Bundle) -> dict[str, Proposal]:
 
 def fingerprint(scope: Scope, operations: tuple[Operation, ...]) -> str:
     """SPEC §3.6: the digest of the scope and the key-sorted operations, nothing else."""
-    return digest({"scope": scope.to_json(), "operations": [op.to_json() for op in operations]})
+    return digest(edit_of(scope, operations))
+
+
+def short_fingerprint(fingerprint: str | None) -> str:
+    """A fingerprint as tables show it: its first 12 hex digits (``-`` for none). ``ledger history
+    --fingerprint`` takes them back; 48 bits tell apart every edit a ledger will hold."""
+    return "-" if fingerprint is None else fingerprint.removeprefix(DIGEST_PREFIX)[:12]
+
+
+def edit_of(scope: Scope, operations: tuple[Operation, ...]) -> dict[str, Any]:
+    """The edit itself, without its argument: what the fingerprint (SPEC §3.6) is the digest of.
+    The ledger keeps it, so that a note can say which edit was refused."""
+    return {"scope": scope.to_json(), "operations": [op.to_json() for op in operations]}

@@ -26,6 +26,7 @@ from ranking.checking.acceptance import Accepted, Replayed
 from ranking.pipeline.selection import operations_conflict
 from validator import Proposal, ValidationEntry
 from validator.closure import integrity_points
+from validator.proposal import short_fingerprint
 from validator.support import QUARANTINED_STATUSES, derive_scope
 
 __all__ = ["SENTENCES", "Section", "Explanation", "UnknownProposal", "explain", "reason_sentence"]
@@ -134,6 +135,8 @@ def _headline(entry: RankingReportEntry, eligible: int) -> str:
         parts.append(f"rank {entry.rank} of {eligible} eligible")
     if entry.score is not None:
         parts.append(f"final {_num(entry.score.final)}")
+    if entry.fingerprint is not None:
+        parts.append(f"fingerprint {short_fingerprint(entry.fingerprint)}")
     return f"{entry.id}: {entry.disposition} ({', '.join(parts)})"
 
 

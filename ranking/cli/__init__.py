@@ -140,6 +140,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         advice = e.diagnostics()
         if advice:
             say(f"hint: {advice}")
+        for note in getattr(e, "__notes__", ()):  # what the command did because of the error
+            say(f"note: {note}")
         return e.exit_code
     except KeyboardInterrupt:
         say("evidence-rank: interrupted")

@@ -17,7 +17,7 @@ __all__ = [
     "read_config",
     "read_bundle",
     "load_named_bundle",
-    "read_report",
+    "report_document_of",
     "log_decisions",
 ]
 
@@ -45,14 +45,14 @@ def read_bundle(path: str) -> Bundle:
     return load_named_bundle(read_input(path), path)
 
 
-def read_report(path: str, schema: str) -> Mapping[str, Any]:
-    """A report document (``score --validation``'s validation report): strict JSON, an object
-    whose ``schema`` says it is the report wanted (else ``input.schema``, exit 3, saying what
-    it is instead). Whether it can be trusted is the caller's to check."""
+def report_document_of(raw: bytes, path: str, schema: str) -> Mapping[str, Any]:
+    """A report document read from ``path`` (``score --validation``'s validation report): strict
+    JSON, an object whose ``schema`` says it is the report wanted (else ``input.schema``, exit 3,
+    saying what it is instead). Whether it can be trusted is the caller's to check."""
     from ranking.checking.acceptance import report_document
 
     try:
-        return report_document(parse_json(read_input(path)), schema)
+        return report_document(parse_json(raw), schema)
     except InputError as e:
         raise e.in_file(path) from e
 

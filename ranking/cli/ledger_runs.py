@@ -14,14 +14,15 @@ from curator_io.errors import TamperError
 from ranking.cli.logs import get_logger
 from ranking.cli.output import emit, emit_json
 from ranking.cli.targets import ledger_files, refuse_input_as_output
-from ranking.ledger.notes import note_lines, refusal_mark, refusals, render_history
-from ranking.ledger.records import decision_json, decisions_of, recording_of
+from ranking.ledger.notes import counted, note_lines, refusal_mark, refusals, render_history
+from ranking.ledger.records import decision_json, decisions_of, recording_of_run
 from ranking.ledger.store import Ledger
 from ranking.running.inputs import read_input
 from ranking.running.outputs import write_file
 from ranking.running.outputs.atomic import refuse_folder_name
 
 if TYPE_CHECKING:
+    from ranking.pipeline import Result
     from ranking.signing.signers import Signer
 
 __all__ = [
@@ -54,7 +55,11 @@ def run_add(args: argparse.Namespace) -> int:
 
 def run_history(args: argparse.Namespace) -> int:
     with Ledger.open(args.ledger, read_only=True) as ledger:
-        found = ledger.decisions(fingerprint=args.fingerprint, proposal=args.proposal, lesson=args.lesson)
+        if args.proposal is not None:
+            # The same edit worded otherwise has the same fingerprint (SPEC §3.6): its decisions belong here.
+            found = ledger.same_edit_as(args.proposal, lesson=args.lesson)
+        else:
+            found = ledger.decisions(fingerprint=args.fingerprint, lesson=args.lesson)
         outcomes = ledger.outcomes_of(found)
         signers = ledger.signers_of({d.report for d in found})
     entries = [(d, outcomes[(d.report, d.proposal)]) for d in found]
@@ -64,7 +69,7 @@ def run_history(args: argparse.Namespace) -> int:
     elif not entries:
         emit(f"no decision in {args.ledger} matches")
     else:
-        emit(render_history(entries, signers))
+        emit(render_history(entries, signers, proposal=args.proposal))
     return 0
 
 
@@ -72,7 +77,8 @@ def run_notes(args: argparse.Namespace) -> int:
     with Ledger.open(args.ledger, read_only=True) as ledger:
         found = refusals(ledger.decisions(lesson=args.lesson))
         signers = ledger.signers_of({r.latest.report for r in found})
-    emit(note_lines(found, args.limit, signers))
+        edits = ledger.edits_of(r.fingerprint for r in found)
+    emit(note_lines(found, args.limit, signers, edits))
     return 0
 
 
@@ -138,7 +144,7 @@ def run_merge(args: argparse.Namespace) -> int:
         with Ledger.open(args.ledger) as ledger:
             for path, other in others:
                 reports, outcomes = ledger.merge(other)
-                emit(f"{path}: {reports} reports and {outcomes} outcomes added")
+                emit(f"{path}: {counted(reports, 'report')} and {counted(outcomes, 'outcome')} added")
     return 0
 
 
@@ -153,7 +159,7 @@ def refusal_marks(ledger: Ledger, report: Mapping[str, Any]) -> dict[str, str]:
     for d in mine:
         found = by_fingerprint.get(d.fingerprint) if d.fingerprint else None
         if found is not None:
-            marks[d.proposal] = refusal_mark(found)
+            marks[d.proposal] = refusal_mark(found, d.proposal)
             log.info(
                 "ledger.refused_before",
                 proposal=d.proposal,
@@ -165,12 +171,10 @@ def refusal_marks(ledger: Ledger, report: Mapping[str, Any]) -> dict[str, str]:
     return marks
 
 
-def record_scored(
-    path: str, report: Mapping[str, Any], canonical: bytes, signer: Signer | None = None
-) -> dict[str, str]:
-    """``score --ledger``: the refusal marks for ``report`` (from earlier reports only), then record
-    it, with who signed its bundle when ``--trust`` checked that."""
+def record_scored(path: str, result: Result, signer: Signer | None = None) -> dict[str, str]:
+    """``score --ledger``: the refusal marks for the run's report (from earlier reports only), then
+    record it with the edits of its bundle, and who signed its bundle when ``--trust`` checked that."""
     with Ledger.open(path) as ledger:
-        marks = refusal_marks(ledger, report)
-        ledger.add_produced([recording_of(report, canonical, signer)])
+        marks = refusal_marks(ledger, result.report)
+        ledger.add_produced([recording_of_run(result, signer)])
     return marks

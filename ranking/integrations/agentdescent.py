@@ -267,7 +267,7 @@ class _Recorder:
         self.report: str = accepted.report.digest
         self.fingerprints = {e.id: e.fingerprint for e in accepted.report.proposals}
         with Ledger.open(path) as ledger:
-            ledger.add_report(accepted)  # with who signed, when a trust file was given (docs/ledger.md)
+            ledger.add_report(accepted)  # with who signed, and its edits when replayed (docs/ledger.md)
 
     def record(self, ctx: MergeContext, matched: Sequence[RankedProposal], decision: AcceptDecision) -> None:
         from ranking.ledger.records import Outcome, finite

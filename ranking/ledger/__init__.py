@@ -32,8 +32,10 @@ def rejected_notes(
 ) -> tuple[str, ...]:
     """The ledger form of ``ranking.integrations.agentdescent.rejected_notes``: one
     "do not re-propose" line per refused fingerprint across every recorded run,
-    the most recently refused first, with how often it was refused."""
+    the most recently refused first, naming the edit (when the ledger recorded it)
+    and how often it was refused."""
     with Ledger.open(ledger, read_only=True) as opened:
         found = refusals(opened.decisions(lesson=lesson))
         signers = opened.signers_of({r.latest.report for r in found})
-    return note_lines(found, limit, signers)
+        edits = opened.edits_of(r.fingerprint for r in found[:limit])
+    return note_lines(found, limit, signers, edits)

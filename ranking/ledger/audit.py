@@ -11,7 +11,9 @@ from collections.abc import Iterable, Sequence
 from itertools import groupby
 from typing import TYPE_CHECKING, NamedTuple
 
+from curator_io.canonical import canon, sha256_digest
 from curator_io.errors import EvidenceRankError, InputError, TamperError, pointer_of
+from curator_io.jsonio import parse_json
 from ranking.ledger.records import DecisionRow, Outcome, decisions_of, outcome_key
 from ranking.signing.signers import Signer
 
@@ -25,6 +27,7 @@ __all__ = [
     "audit_outcome",
     "stored_report",
     "unbacked_outcome",
+    "edit_fault",
 ]
 
 # Where each column of a decision comes from in its report (SPEC §6).
@@ -56,13 +59,16 @@ def audit_ledger(
     decisions: Iterable[tuple[int, DecisionRow]],
     outcomes: Iterable[tuple[str, Outcome]],
     signers: Iterable[tuple[int, str, Signer]] = (),
+    edits: Iterable[tuple[str, bytes]] = (),
 ) -> tuple[tuple[int, int, int], list[AuditFinding]]:
     """``ledger verify`` over a ledger's rows, each table in one pass: reports (seq, digest, body)
     by seq, decisions (report_seq, decision) by report_seq and position, outcomes (key, outcome),
-    signers (rowid, report, signer); ((reports, decisions, outcomes) checked, findings).
+    signers (rowid, report, signer), edits (fingerprint, edit); ((reports, decisions, outcomes)
+    checked, findings).
 
     A signer is an attestation: its form was checked when its row was read, and here only
-    that it is about a stored report; whether that key signed that bundle cannot be derived."""
+    that it is about a stored report; whether that key signed that bundle cannot be derived.
+    An edit is checked against its fingerprint (:func:`edit_fault`)."""
     findings: list[AuditFinding] = []
     counted = [0, 0, 0]
     decided: dict[tuple[str, str], str] = {}
@@ -90,6 +96,10 @@ def audit_ledger(
         if problem is not None:
             findings.append(AuditFinding(f"outcome {key}", None, problem))
         counted[2] += 1
+    for fingerprint, edit in edits:
+        fault = edit_fault(fingerprint, edit)
+        if fault is not None:
+            findings.append(AuditFinding(f"edits row {fingerprint}", None, fault))
     for rowid, report, _ in signers:
         if report not in stored_digests:
             findings.append(
@@ -174,3 +184,17 @@ def stored_report(path: str, digest: str, body: bytes) -> Accepted:
     if accepted.report.digest != digest:
         raise TamperError("report.tampered", f"{path}: the report stored as {digest} is {accepted.report.digest}")
     return accepted
+
+
+def edit_fault(fingerprint: str, edit: bytes) -> str | None:
+    """Why an ``edits`` row is not the edit its fingerprint stands for, or None: the edit must be
+    canonical JSON (RFC 8785) whose digest is the fingerprint (SPEC §3.6)."""
+    try:
+        value = parse_json(edit)
+    except InputError as e:
+        return f"the edit is not JSON: {e.detail}"
+    if canon(value) != edit:
+        return "the edit is not canonical JSON"
+    if sha256_digest(edit) != fingerprint:
+        return "the edit's digest is not its fingerprint"
+    return None

@@ -13,22 +13,29 @@ this module derives.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from typing import Any, NamedTuple
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import orjson
 
-from curator_io.canonical import digest
+from curator_io.canonical import canon, digest
 from curator_io.catalogue import REFUSED, reason_label
 from ranking.signing.signers import Signer
+from validator.proposal import Proposal, edit_of
+
+if TYPE_CHECKING:
+    from ranking.pipeline import Result
 
 __all__ = [
     "REFUSED",
     "DecisionRow",
     "Outcome",
     "Recording",
+    "Edit",
     "decisions_of",
     "recording_of",
+    "recording_of_run",
+    "edits_of",
     "decision_json",
     "outcome_json",
     "outcome_key",
@@ -89,6 +96,10 @@ class Outcome(NamedTuple):
     """The measured change in the held-out success rate; null when not finite."""
 
 
+Edit = tuple[str, bytes]
+"""(fingerprint, the edit's canonical JSON): what the ``edits`` table holds, one row a fingerprint."""
+
+
 class Recording(NamedTuple):
     """Everything the ledger stores of one report; it lands whole, in one transaction."""
 
@@ -100,18 +111,35 @@ class Recording(NamedTuple):
     signer: Signer | None = None
     """Who signed the bundle the report was ranked from, as a trust file named them; None
     when it was not checked (unsigned, or no ``--trust``). An attestation: not in the report."""
+    edits: tuple[Edit, ...] = ()
+    """The edit behind each fingerprint, when the bundle was at hand (:func:`edits_of`)."""
 
 
-def recording_of(report: Mapping[str, Any], body: bytes, signer: Signer | None = None) -> Recording:
-    """What recording ``report`` stores; ``body`` is its canonical bytes and ``report`` has passed
-    :func:`ranking.ledger.audit.checked_report` or comes from this process's pipeline."""
-    return Recording(report["digest"], report["run"], body, decisions_of(report), signer)
+def recording_of(
+    report: Mapping[str, Any], body: bytes, signer: Signer | None = None, edits: tuple[Edit, ...] = ()
+) -> Recording:
+    """What recording ``report`` stores; ``body`` is its canonical bytes and ``report`` was
+    accepted (:mod:`ranking.checking.acceptance`) or comes from this process's pipeline."""
+    return Recording(report["digest"], report["run"], body, decisions_of(report), signer, edits)
+
+
+def recording_of_run(result: Result, signer: Signer | None = None) -> Recording:
+    """What recording a run of this process's pipeline stores: its report, who signed its bundle,
+    and the edit behind each of its fingerprints (the bundle's proposals are at hand)."""
+    edits = edits_of(e.proposal for e in result.validation.entries)
+    return recording_of(result.report, result.canonical, signer, edits)
+
+
+def edits_of(proposals: Iterable[Proposal | None]) -> tuple[Edit, ...]:
+    """The edit of each structurally complete proposal (SPEC §3.6's preimage), each fingerprint once."""
+    found = {p.fingerprint: canon(edit_of(p.scope, p.operations)) for p in proposals if p is not None}
+    return tuple(sorted(found.items()))
 
 
 def decisions_of(report: Mapping[str, Any]) -> tuple[DecisionRow, ...]:
-    """One decision per entry, in report order. ``report`` has passed
-    :func:`ranking.ledger.audit.checked_report` or comes from this process's pipeline."""
-    # Cannot fail: check_report validated the report against its schema (SPEC §7), or rank built it.
+    """One decision per entry, in report order. ``report`` was accepted or comes from this
+    process's pipeline."""
+    # Cannot fail: acceptance validated the report against its schema (SPEC §7), or rank built it.
     return tuple(
         DecisionRow(
             report=report["digest"],

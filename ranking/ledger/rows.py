@@ -22,7 +22,7 @@ from curator_io.grammar import MAX_INT
 from ranking.ledger.records import DecisionRow, Outcome
 from ranking.signing.signers import Signer, signer_fault
 
-__all__ = ["RowError", "decision_row", "outcome_row", "report_row", "signer_row"]
+__all__ = ["RowError", "decision_row", "outcome_row", "report_row", "signer_row", "edit_row"]
 
 
 class RowError(ValueError):
@@ -169,3 +169,13 @@ def signer_row(key: object, values: Sequence[object]) -> tuple[str, Signer]:
     if fault is not None:
         raise RowError("signers", key, f"{fault}: keyid is {_kind(keyid)}, name is {_kind(name)}")
     return report, Signer(keyid, name)  # type: ignore[arg-type]  # checked by signer_fault
+
+
+def edit_row(fingerprint: object, edit: object) -> tuple[str, bytes]:
+    """An ``edits`` row's fingerprint (text) and edit (canonical JSON, a BLOB), checked for their
+    form; whether the edit is the fingerprint's is :func:`ranking.ledger.audit.edit_fault`'s."""
+    if type(fingerprint) is not str:
+        raise RowError("edits", fingerprint, f"fingerprint is {_kind(fingerprint)}, not text")
+    if type(edit) is not bytes:
+        raise RowError("edits", fingerprint, f"edit is {_kind(edit)}, not the edit's bytes (a BLOB)")
+    return fingerprint, edit

@@ -4,7 +4,7 @@ and migrated (docs/ledger.md, "Storage"). On :class:`~ranking.ledger.connection.
 
 ``PRAGMA user_version`` is the schema version. A ledger opened to write is migrated to
 :data:`SCHEMA_VERSION` in one transaction; a ledger opened to read is read at the version it
-has, since reading must not write (schema 1 has no signers).
+has, since reading must not write (schema 1 has no signers, schema 2 no edits).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from ranking.ledger.connection import Connection, expected_schema
 
 __all__ = ["APPLICATION_ID", "MIGRATIONS", "SCHEMA_VERSION", "prepare", "transaction"]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 APPLICATION_ID = 0x45524C47  # "ERLG": tells an evidence-rank ledger from any other SQLite file
 
 # One tuple of statements per version: MIGRATIONS[v - 1] takes a ledger from v - 1 to v.
@@ -47,6 +47,12 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         # the trust file gives none; ifnull makes two such rows the same row.
         "CREATE TABLE signers (report TEXT NOT NULL, keyid TEXT NOT NULL, name TEXT)",
         "CREATE UNIQUE INDEX signers_once ON signers (report, keyid, ifnull(name, ''))",
+    ),
+    (
+        # The edit each fingerprint stands for (issue 41): SPEC §3.6's preimage, {"scope",
+        # "operations"}, as canonical JSON, so a note can name what was refused. Not in the report,
+        # but checkable: its digest is its fingerprint. Recorded where the bundle is known.
+        "CREATE TABLE edits (fingerprint TEXT NOT NULL PRIMARY KEY, edit BLOB NOT NULL) WITHOUT ROWID",
     ),
 )
 assert len(MIGRATIONS) == SCHEMA_VERSION

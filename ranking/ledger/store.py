@@ -21,13 +21,22 @@ import os
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from curator_io.errors import ConfigError, TamperError
-from ranking.ledger.audit import AuditFinding, audit_ledger, stored_report, unbacked_outcome
+from curator_io.jsonio import parse_json
+from ranking.ledger.audit import AuditFinding, audit_ledger, edit_fault, stored_report, unbacked_outcome
 from ranking.ledger.connection import Connection, remove_if_empty, storable
-from ranking.ledger.records import DecisionRow, Outcome, Recording, outcome_key, recording_of
-from ranking.ledger.rows import RowError, decision_row, outcome_row, report_row, signer_row
+from ranking.ledger.records import (
+    DecisionRow,
+    Edit,
+    Outcome,
+    Recording,
+    outcome_key,
+    recording_of,
+    recording_of_run,
+)
+from ranking.ledger.rows import RowError, decision_row, edit_row, outcome_row, report_row, signer_row
 from ranking.ledger.schema import APPLICATION_ID, SCHEMA_VERSION, prepare, transaction
 from ranking.signing.signers import Signer
 
@@ -118,8 +127,15 @@ class Ledger:
 
     def add_report(self, accepted: Accepted) -> bool:
         """Record an accepted report (:func:`ranking.checking.acceptance.accept`) with its decisions,
-        and who signed it when a trust file said; False when the report was already there."""
-        return self.add_produced([recording_of(accepted.document, accepted.canonical, accepted.signer)]) == 1
+        who signed it when a trust file said, and the edits of its bundle when it was replayed from
+        one; False when the report was already there."""
+        from ranking.checking.acceptance import Replayed  # loaded already: an Accepted is in hand
+
+        if isinstance(accepted, Replayed):
+            recording = recording_of_run(accepted.result, accepted.signer)
+        else:
+            recording = recording_of(accepted.document, accepted.canonical, accepted.signer)
+        return self.add_produced([recording]) == 1
 
     def add_produced(self, recordings: Sequence[Recording]) -> int:
         """Record reports this process's pipeline has just produced; how many were new.
@@ -151,7 +167,8 @@ class Ledger:
         order of (run, digest), so which ledger came first does not change the
         content. Every signer of ``other`` is added too (a union: a report may
         have several), checked for its form and refused unless ``other`` holds
-        its report. All of ``other`` goes in one transaction.
+        its report; so is every edit, refused unless its digest is its
+        fingerprint. All of ``other`` goes in one transaction.
         """
         have = {self._digest(seq, digest) for seq, digest in self._db.rows("SELECT seq, digest FROM reports")}
         incoming = []
@@ -182,11 +199,18 @@ class Ledger:
                     "ledger.tampered", f"signers row {rowid}: report {shown} is not in it", source=other.path
                 )
             signers.append((report, signer))
+        edits = []
+        for fingerprint, edit in other._edit_rows():
+            fault = edit_fault(fingerprint, edit)
+            if fault is not None:
+                raise TamperError("ledger.tampered", f"edits row {fingerprint}: {fault}", source=other.path)
+            edits.append((fingerprint, edit))
         with self._transaction():
             reports = sum(self._insert(*item) for item in incoming)
             added = sum(self._insert_outcome(key, o) for key, o in outcomes)
             for report, signer in signers:
                 self._insert_signer(report, signer)
+            self._insert_edits(edits)
         return reports, added
 
     # --- reading ------------------------------------------------------------------
@@ -194,19 +218,37 @@ class Ledger:
     def decisions(
         self, *, fingerprint: str | None = None, proposal: str | None = None, lesson: str | None = None
     ) -> list[DecisionRow]:
-        """Decisions matching every filter given, oldest first (insertion order, then report order)."""
+        """Decisions matching every filter given, oldest first (insertion order, then report order).
+        ``fingerprint`` is a whole one or its first hex digits (at least 8), as tables show it."""
         where, values = [], []
         for column, value in (("fingerprint", fingerprint), ("proposal", proposal), ("lesson", lesson)):
             if value is not None:
                 if not storable(value):
                     return []  # not UTF-8 (a file name's bytes from argv): no stored text is equal to it
-                where.append(f"{column} = ?")
-                values.append(value)
+                prefix = _hex_prefix(value) if column == "fingerprint" else None
+                where.append(f"{column} = ?" if prefix is None else f"substr({column}, 1, {len(prefix)}) = ?")
+                values.append(value if prefix is None else prefix)
         clause = f"WHERE {' AND '.join(where)}" if where else ""
         rows = self._db.rows(
             f"SELECT rowid, {_DECISION_COLUMNS} FROM decisions {clause} ORDER BY report_seq, position", values
         )
         return [self._decision(rowid, row) for rowid, *row in rows]
+
+    def same_edit_as(self, proposal: str, *, lesson: str | None = None) -> list[DecisionRow]:
+        """The decisions on ``proposal``, and every decision on the same edit (its fingerprint,
+        SPEC §3.6) under another id: a reworded re-proposal. Oldest first; ``lesson`` filters."""
+        if not storable(proposal) or (lesson is not None and not storable(lesson)):
+            return []
+        where = (
+            "(proposal = ? OR fingerprint IN"
+            " (SELECT fingerprint FROM decisions WHERE proposal = ? AND fingerprint IS NOT NULL))"
+        )
+        values: list[str] = [proposal, proposal]
+        if lesson is not None:
+            where += " AND lesson = ?"
+            values.append(lesson)
+        query = f"SELECT rowid, {_DECISION_COLUMNS} FROM decisions WHERE {where} ORDER BY report_seq, position"
+        return [self._decision(rowid, row) for rowid, *row in self._db.rows(query, values)]
 
     def on_fingerprints(self, fingerprints: Iterable[str]) -> list[DecisionRow]:
         """Every decision on these fingerprints, oldest first (for score's "refused before" marks)."""
@@ -246,6 +288,11 @@ class Ledger:
                 found.setdefault(report, []).append(signer)
         return {r: tuple(sorted(s, key=_signer_order)) for r, s in found.items()}
 
+    def edits_of(self, fingerprints: Iterable[str]) -> dict[str, Any]:
+        """The edit (SPEC §3.6: ``{"scope", "operations"}``) behind each of ``fingerprints`` the ledger
+        knows and that is its fingerprint's; a fingerprint without one is not in the answer."""
+        return {f: parse_json(e) for f, e in self._edit_rows(fingerprints) if edit_fault(f, e) is None}
+
     def export(self) -> Iterator[tuple[DecisionRow, list[Outcome]]]:
         """Every decision with its outcomes, in an order that depends on the content alone:
         (run, report digest, position); outcomes by key."""
@@ -274,7 +321,7 @@ class Ledger:
         )
         query = f"SELECT key, {_OUTCOME_COLUMNS} FROM outcomes ORDER BY seq"
         outcomes = ((key, self._outcome(key, row)) for key, *row in self._db.rows(query))
-        return audit_ledger(reports, decisions, outcomes, self._signer_rows())
+        return audit_ledger(reports, decisions, outcomes, self._signer_rows(), self._edit_rows())
 
     # --- internals ----------------------------------------------------------------
 
@@ -299,6 +346,26 @@ class Ledger:
         for rowid, *row in self._db.rows("SELECT rowid, report, keyid, name FROM signers ORDER BY rowid"):
             try:
                 yield (rowid, *signer_row(rowid, row))
+            except RowError as e:
+                raise self._damaged(e) from e
+
+    def _edit_rows(self, fingerprints: Iterable[str] | None = None) -> Iterator[tuple[str, bytes]]:
+        """``edits`` rows checked for their form (of ``fingerprints``, or all), by fingerprint; none
+        in a ledger older than schema 3."""
+        if self.version < 3:
+            return
+        if fingerprints is None:
+            rows: Iterable[Sequence[object]] = self._db.rows("SELECT fingerprint, edit FROM edits ORDER BY fingerprint")
+        else:
+            wanted = sorted(f for f in set(fingerprints) if storable(f))
+            rows = []
+            for start in range(0, len(wanted), _MAX_PARAMETERS):
+                chunk = wanted[start : start + _MAX_PARAMETERS]
+                query = f"SELECT fingerprint, edit FROM edits WHERE fingerprint IN ({', '.join('?' * len(chunk))})"
+                rows += self._db.rows(query, chunk)
+        for fingerprint, edit in rows:
+            try:
+                yield edit_row(fingerprint, edit)
             except RowError as e:
                 raise self._damaged(e) from e
 
@@ -327,10 +394,18 @@ class Ledger:
         return None
 
     def _insert(
-        self, digest: str, run: str, body: bytes, decisions: Sequence[DecisionRow], signer: Signer | None = None
+        self,
+        digest: str,
+        run: str,
+        body: bytes,
+        decisions: Sequence[DecisionRow],
+        signer: Signer | None = None,
+        edits: Sequence[Edit] = (),
     ) -> bool:
         if signer is not None:
             self._insert_signer(digest, signer)  # also when the report is there already: one more attestation
+        if edits:  # also when the report is there already: recorded once without its bundle, say
+            self._insert_edits(edits)
         cursor = self._db.run(
             "INSERT INTO reports (digest, run, body) VALUES (?, ?, ?) ON CONFLICT (digest) DO NOTHING",
             (digest, run, body),
@@ -347,6 +422,10 @@ class Ledger:
             (report, signer.keyid, signer.name),
         )
 
+    def _insert_edits(self, edits: Sequence[Edit]) -> None:
+        if edits:
+            self._db.many("INSERT INTO edits (fingerprint, edit) VALUES (?, ?) ON CONFLICT DO NOTHING", edits)
+
     def _insert_outcome(self, key: str, outcome: Outcome) -> bool:
         cursor = self._db.run(
             f"INSERT INTO outcomes (key, {_OUTCOME_COLUMNS}) VALUES (?{', ?' * len(Outcome._fields)})"
@@ -362,6 +441,14 @@ class Ledger:
 
     def _prepare(self, read_only: bool) -> None:
         self.version = prepare(self._db, read_only=read_only)
+
+
+def _hex_prefix(given: str) -> str | None:
+    """``sha256:`` and the hex digits of a shortened fingerprint; None for a whole one (or anything else)."""
+    digits = given.removeprefix("sha256:")
+    if 8 <= len(digits) < 64 and all(c in "0123456789abcdef" for c in digits):
+        return "sha256:" + digits
+    return None
 
 
 def _signer_order(signer: Signer) -> tuple[str, str]:

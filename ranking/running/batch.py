@@ -161,9 +161,9 @@ def score_one(source: BundleSource, raw: bytes, config: Config, record: bool = F
     files = ((VALIDATION, result.validation.canonical), (REPORT, result.canonical))
     recording = None
     if record:
-        from ranking.ledger.records import recording_of  # only with a ledger: the ledger package imports sqlite3
+        from ranking.ledger.records import recording_of_run  # only with a ledger: the ledger imports sqlite3
 
-        recording = recording_of(result.report, result.canonical)
+        recording = recording_of_run(result)
     return BundleResult(source, result.outcome, result.validation.run, result.selected, None, files, recording)
 
 

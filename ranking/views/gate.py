@@ -29,7 +29,7 @@ __all__ = [
 TITLE = "evidence-rank gate"
 
 
-def _count(n: int | None, noun: str) -> str:
+def _counted(n: int | None, noun: str) -> str:
     return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
@@ -37,7 +37,7 @@ def _verdict(result: GateResult) -> str:
     if result.passed:
         return (
             f"gate passed: memory-after is exactly what the selection permits "
-            f"(version {result.version}, {_count(result.instructions, 'instruction')})"
+            f"(version {result.version}, {_counted(result.instructions, 'instruction')})"
         )
     counts: dict[str, int] = {}
     for f in result.findings:

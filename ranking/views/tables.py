@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from curator_io.catalogue import reason_label
+from validator.proposal import short_fingerprint
 
 __all__ = ["format_score", "render_table", "render_outcome"]
 
@@ -17,17 +18,26 @@ def format_score(score: Mapping[str, Any] | None) -> str:
     return "-" if score is None else f"{score['final']:g}" if isinstance(score["final"], float) else str(score["final"])
 
 
-def render_table(report: Mapping[str, Any], marks: Mapping[str, str] | None = None) -> list[str]:
-    """A compact, aligned table: id, disposition, final score, reason codes
-    (and a proposal's mark, e.g. what a ledger knows of its edit)."""
-    rows = [("id", "disposition", "final", "reasons")]
+def render_table(
+    report: Mapping[str, Any], marks: Mapping[str, str] | None = None, *, fingerprints: bool = False
+) -> list[str]:
+    """A compact, aligned table: id, disposition, final score, reason codes (and a proposal's
+    mark, e.g. what a ledger knows of its edit); with ``fingerprints``, each proposal's
+    fingerprint too (shortened), which tells the same edit under two ids."""
+    head = ("id", "fingerprint") if fingerprints else ("id",)
+    rows = [(*head, "disposition", "final", "reasons")]
     for p in report["proposals"]:
         codes = ", ".join(reason_label(r["code"], r["subject"]) for r in p["reasons"])
         if marks and p["id"] in marks:
             codes += f" · {marks[p['id']]}"
-        rows.append((p["id"], p["disposition"], format_score(p.get("score")), codes))
-    widths = [max(len(r[i]) for r in rows) for i in range(3)]
-    lines = [f"{r[0]:<{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:>{widths[2]}}  {r[3]}".rstrip() for r in rows]
+        ids = (p["id"], short_fingerprint(p["fingerprint"])) if fingerprints else (p["id"],)
+        rows.append((*ids, p["disposition"], format_score(p.get("score")), codes))
+    n = len(head)
+    widths = [max(len(r[i]) for r in rows) for i in range(n + 2)]
+    lines = [
+        "  ".join([*(f"{r[i]:<{widths[i]}}" for i in range(n + 1)), f"{r[n + 1]:>{widths[n + 1]}}", r[n + 2]]).rstrip()
+        for r in rows
+    ]
     lines.append("")
     lines.append(render_outcome(report))
     return lines

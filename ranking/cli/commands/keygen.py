@@ -1,4 +1,4 @@
-"""``evidence-rank keygen --out KEY [--type ed25519|p256] [--name NAME]``: a new signing key.
+"""``evidence-rank keygen --out KEY [--type ed25519|p256] [--name NAME] [--trust FILE]``: a new signing key.
 
 For tests and first use (docs/provenance.md): the key is written unencrypted,
 PKCS#8 PEM, owner-only (0600), atomically, and never over an existing file.
@@ -12,6 +12,7 @@ from pathlib import Path
 
 from curator_io.errors import ConfigError
 from ranking.cli.output import StdoutUnwritable, emit, flush_stdout
+from ranking.running.inputs import read_input
 from ranking.running.outputs import write_file
 from ranking.views.terminal import printable
 
@@ -28,6 +29,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--out", required=True, metavar="KEY", help="where to write the private key")
     p.add_argument("--type", choices=("ed25519", "p256"), default="ed25519", help="the key type (default: ed25519)")
     p.add_argument("--name", metavar="NAME", help="who the key belongs to, for the trust-file line")
+    p.add_argument(
+        "--trust",
+        metavar="FILE",
+        help="the trust file the line will join: refuse a --name it already gives another key (two keys of "
+        "one name cannot be told apart in the gate's output; name a rotated key apart, e.g. 'Curator CI 2027')",
+    )
     p.set_defaults(run=run)
 
 
@@ -35,6 +42,14 @@ def run(args: argparse.Namespace) -> int:
     from ranking.signing.private_keys import generate_private_key, load_private_key
     from ranking.signing.trust import parse_trust, signer_fault
 
+    if args.trust is not None and args.name is not None:
+        listed = parse_trust(read_input(args.trust), args.trust)
+        if args.name in {name for _, name in listed.keys.values()}:
+            raise ConfigError(
+                "usage.invalid_option",
+                f"--name {args.name!r}: the trust file {args.trust!r} already names a key so; give the new key a "
+                "name of its own, so that the gate's output tells the two apart",
+            )
     pem = generate_private_key(args.type)
     public = load_private_key(pem).public
     if args.name is not None and (fault := signer_fault(public.keyid, args.name)) is not None:

@@ -13,25 +13,27 @@ beside the validation it names, and a run that did not succeed leaves none.
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from curator_io.catalogue import VALIDATION_SCHEMA
-from curator_io.errors import ConfigError
+from curator_io.config import Config
+from curator_io.errors import ConfigError, EvidenceRankError
 from ranking.cli.collector import collector_off
 from ranking.cli.common import (
     load_named_bundle,
     log_decisions,
     read_config,
-    read_report,
+    report_document_of,
 )
-from ranking.cli.output import emit, say
-from ranking.cli.signed import add_trust_options, read_signed
+from ranking.cli.output import StdoutUnwritable, emit, say
+from ranking.cli.signed import Signed, add_trust_options, read_signed
 from ranking.cli.targets import ledger_files, same_file
 from ranking.pipeline import Result, result_of
 from ranking.running.inputs import read_input
-from ranking.running.outputs import BUNDLE_FILES, VALIDATION, score_folder
+from ranking.running.outputs import BUNDLE_FILES, REPORT, VALIDATION, score_folder
 from ranking.views.tables import render_outcome, render_table
 from validator import validate
 
@@ -72,26 +74,50 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 @collector_off
 def run(args: argparse.Namespace) -> int:
     out = Path(args.out_dir)
+    # Every input read first, once: a path that cannot be read (a typo) leaves the last run's reports alone.
+    inputs = _read(args)
     refuse = partial(_refuse_own_outputs, args, out)  # before anything is removed: an input is never lost
     checked = partial(_is_checked, args.validation)
-    with score_folder(out, refuse_inputs=refuse, is_input=checked, waiting=say) as folder:
-        result, signer = _score(args)
-        folder.write(result.validation.canonical, result.canonical)
-        marks = _record(args.ledger, result, signer) if args.ledger else None
+    had = (out / REPORT).is_file()
+    try:
+        with score_folder(out, refuse_inputs=refuse, is_input=checked, waiting=say) as folder:
+            result, signer = _score(args, inputs)
+            folder.write(result.validation.canonical, result.canonical)
+            marks = _record(args.ledger, result, signer) if args.ledger else None
+    except EvidenceRankError as e:
+        if had and not isinstance(e, StdoutUnwritable):
+            e.add_note(f"the earlier {out / REPORT} was removed: a run that fails leaves no report")
+        raise
     log_decisions(result.report, bundle=args.bundle)
     signed = [] if signer is None else [f"signed by {signer.shown}"]
     if args.summary:
         emit([render_outcome(result.report), *signed])
     elif not args.quiet:
-        emit([*render_table(result.report, marks), *signed])
+        emit([*render_table(result.report, marks, fingerprints=args.verbose > 0), *signed])
     return 0
 
 
-def _score(args: argparse.Namespace) -> tuple[Result, Signer | None]:
+@dataclass(frozen=True, slots=True)
+class _Inputs:
+    config: Config
+    signed: Signed
+    validation: bytes | None
+    bundle: bytes
+
+
+def _read(args: argparse.Namespace) -> _Inputs:
+    """Every input, through the reader; a usage error (exit 2) here touches no output."""
     config = read_config(args.config)
     signed = read_signed(args, args.bundle)
-    given = read_report(args.validation, VALIDATION_SCHEMA) if args.validation else None
-    raw = read_input(args.bundle)
+    validation = read_input(args.validation) if args.validation else None
+    return _Inputs(config, signed, validation, read_input(args.bundle))
+
+
+def _score(args: argparse.Namespace, inputs: _Inputs) -> tuple[Result, Signer | None]:
+    config, signed, raw = inputs.config, inputs.signed, inputs.bundle
+    given = (
+        None if inputs.validation is None else report_document_of(inputs.validation, args.validation, VALIDATION_SCHEMA)
+    )
     if signed.trust is None:
         bundle, signer = load_named_bundle(raw, args.bundle), None
     else:
@@ -142,4 +168,4 @@ def _is_checked(given: str | None, path: Path) -> bool:
 def _record(ledger: str, result: Result, signer: Signer | None) -> dict[str, str]:
     from ranking.cli.ledger_runs import record_scored  # imported when asked for: sqlite3 costs start-up
 
-    return record_scored(ledger, result.report, result.canonical, signer)
+    return record_scored(ledger, result, signer)

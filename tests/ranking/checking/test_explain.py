@@ -31,6 +31,12 @@ def _explain(capsys: pytest.CaptureFixture[str], case: Path, pid: str, *extra: s
     return run_main(capsys, "explain", case / "expected.report.json", pid, *extra)
 
 
+def _fingerprint(case: Path, pid: str) -> str:
+    """``fingerprint`` and the first 12 hex digits of the proposal's fingerprint, as the headline shows it."""
+    (entry,) = [e for e in expected_report(case)["proposals"] if e["id"] == pid]
+    return "fingerprint " + entry["fingerprint"].removeprefix("sha256:")[:12]
+
+
 def test_every_reason_code_has_a_sentence() -> None:
     assert set(SENTENCES) == set(DISPOSITION_OF) | RANK_CODES
     config = DEFAULT_CONFIG.to_json()
@@ -55,7 +61,8 @@ def test_explain_names_what_superseded_a_conflicting_proposal_and_why(capsys: py
     rc, out, _ = _explain(capsys, CONFLICT, "p.timeout-38")
     assert rc == 0
     lines = out.splitlines()
-    assert lines[0] == "p.timeout-38: superseded (validation accepted, rank 4 of 4 eligible, final 73)"
+    fingerprint = _fingerprint(CONFLICT, "p.timeout-38")
+    assert lines[0] == f"p.timeout-38: superseded (validation accepted, rank 4 of 4 eligible, final 73, {fingerprint})"
     assert "  Superseded by p/modulealpha-29 (rank 3, final 74, selected)." in lines
     assert "  It ranks higher on final score: 74 > 73." in lines
     assert (
@@ -92,7 +99,8 @@ def test_explain_on_a_rejected_proposal_renders_a_sentence_for_each_reason(capsy
     rc, out, _ = _explain(capsys, TWO_REASONS, "p.vendor-merge-50")
     assert rc == 0
     config = expected_report(TWO_REASONS)["config"]
-    assert out.splitlines()[0] == "p.vendor-merge-50: rejected (validation rejected)"
+    fingerprint = _fingerprint(TWO_REASONS, "p.vendor-merge-50")
+    assert out.splitlines()[0] == f"p.vendor-merge-50: rejected (validation rejected, {fingerprint})"
     for code in ("artifact.invalid_digest", "closure.stale_instruction"):
         assert f"  [{code}] {reason_sentence(code, 'style/docker-42', config)}" in out.splitlines()
     assert "Score (SPEC §4)" not in out

@@ -144,19 +144,31 @@ def test_a_step_summary_that_names_an_input_is_refused_and_the_input_is_kept(whi
     assert files[which].read_bytes() == before
 
 
-def test_ledger_notes_print_a_rationale_without_the_workflow_command_it_holds(tmp_path: Path) -> None:
+@pytest.mark.parametrize("where", ["rationale", "text"])
+def test_ledger_notes_print_a_rationale_or_an_edit_without_the_workflow_command_it_holds(
+    where: str, tmp_path: Path
+) -> None:
     doc = json.loads((MIXED / "bundle.json").read_bytes())
     for proposal in doc["proposals"]:
-        if isinstance(proposal, dict):
+        if isinstance(proposal, dict) and where == "rationale":
             proposal["rationale"] = f"{COMMAND} then more"
+        elif isinstance(proposal, dict) and isinstance(proposal.get("operations"), list):
+            for op in proposal["operations"]:
+                if isinstance(op, dict) and "text" in op:
+                    op["text"] = f"{COMMAND} then more"
     bundle = tmp_path / "bundle.json"
     bundle.write_bytes(canon(seal_bundle(doc)))
     ledger = tmp_path / "ledger.db"
-    assert _run("score", bundle, "--out-dir", tmp_path / "out", "--ledger", ledger, "-q").returncode == 0
+    if where == "rationale":  # a ledger that knows the reports only: notes name the refusals by rationale
+        out = tmp_path / "out"
+        assert _run("score", bundle, "--out-dir", out, "-q").returncode == 0
+        assert _run("ledger", "add", ledger, out / "report.json").returncode == 0
+    else:
+        assert _run("score", bundle, "--out-dir", tmp_path / "out", "--ledger", ledger, "-q").returncode == 0
     proc = _run("ledger", "notes", ledger)
     assert proc.returncode == 0
     notes = proc.stdout.decode()
-    assert "do not re-propose: #\\x23[error]forged then more" in notes
+    assert "#\\x23[error]forged then more" in notes
     assert "##[" not in notes
 
 

@@ -31,9 +31,10 @@ def test_a_ledger_that_is_a_folder_leaves_error_json_and_no_report_pair(tmp_path
     _earlier_run(out)
     (tmp_path / "ledger.db").mkdir()
     assert main(["score", str(EXAMPLE), "--out-dir", str(out), "--ledger", str(tmp_path / "ledger.db"), "-q"]) == 2
-    (line,) = capsys.readouterr().err.splitlines()
+    line, note = capsys.readouterr().err.splitlines()
     ledger = str(tmp_path / "ledger.db")
     assert line.startswith(f"evidence-rank: {ledger}: usage.unwritable: "), line  # the file, then the code
+    assert note == f"note: the earlier {out / 'report.json'} was removed: a run that fails leaves no report"
     assert visible_files(out) == ["error.json"]
     error = json.loads((out / "error.json").read_bytes())
     assert error["code"] == "usage.unwritable"
@@ -69,7 +70,8 @@ def test_a_read_only_ledger_leaves_no_report_pair(tmp_path: Path) -> None:
     # the run failed: error.json alone, the earlier run's pair removed too.
     assert proc.returncode == 2, proc.stderr
     assert "usage.unwritable" in proc.stderr and "Traceback" not in proc.stderr
-    assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    _, *rest = proc.stderr.strip().splitlines()  # the error, then what it cost: the earlier report
+    assert rest == [f"note: the earlier {out / 'report.json'} was removed: a run that fails leaves no report"]
     assert visible_files(out) == ["error.json"], proc.stderr
     assert ledger.read_bytes() == before
 

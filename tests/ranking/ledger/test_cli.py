@@ -64,7 +64,7 @@ def test_a_refused_edit_reworded_under_a_new_id_is_marked_in_the_second_runs_tab
 
     table = capsys.readouterr().out
     (row,) = [line for line in table.splitlines() if line.startswith("p-format-with-ruff")]
-    assert row.endswith(f"closure.stale_memory · refused 1× before: {STALE}")
+    assert row.endswith(f"closure.stale_memory · refused 1× before as p-ruff-format: {STALE}")
     (make_test,) = [line for line in table.splitlines() if line.startswith("p-make-test")]
     assert "before" not in make_test  # selected before, not refused
     # The report itself does not change (SPEC §6): it is the one score writes without a ledger.
@@ -78,8 +78,26 @@ def test_history_shows_both_decisions_on_the_reworded_edit_oldest_first(tmp_path
     assert main(["ledger", "history", str(ledger), "--fingerprint", fingerprint]) == 0
 
     lines = capsys.readouterr().out.splitlines()
-    assert lines[1].split()[:3] == ["run-2026-11-29-a", "p-ruff-format", "rejected"]
-    assert lines[2].split()[:3] == ["run-2026-11-30-b", "p-format-with-ruff", "rejected"]
+    short = fingerprint.removeprefix("sha256:")[:12]
+    assert lines[0].split() == ["run", "proposal", "fingerprint", "disposition", "final", "reasons"]
+    assert lines[1].split()[:4] == ["run-2026-11-29-a", "p-ruff-format", short, "rejected"]
+    assert lines[2].split()[:4] == ["run-2026-11-30-b", "p-format-with-ruff", short, "rejected"]
+    assert lines[-1] == "2 decisions in 2 runs · refused 2×"
+    # The short fingerprint a table shows finds the same decisions.
+    assert main(["ledger", "history", str(ledger), "--fingerprint", short]) == 0
+    assert capsys.readouterr().out.splitlines() == lines
+
+
+def test_history_of_a_proposal_lists_the_same_edit_under_another_id_and_says_so(tmp_path: Path, capsys) -> None:
+    ledger, fingerprint = _two_runs(tmp_path, capsys)
+
+    assert main(["ledger", "history", str(ledger), "--proposal", "p-format-with-ruff"]) == 0
+
+    lines = capsys.readouterr().out.splitlines()
+    short = fingerprint.removeprefix("sha256:")[:12]
+    assert lines[1].split()[:4] == ["run-2026-11-29-a", "p-ruff-format", short, "rejected"]
+    assert lines[2].strip() == f"the same edit as p-format-with-ruff (fingerprint {short}), worded otherwise"
+    assert lines[3].split()[:4] == ["run-2026-11-30-b", "p-format-with-ruff", short, "rejected"]
     assert lines[-1] == "2 decisions in 2 runs · refused 2×"
 
 
@@ -108,15 +126,15 @@ def test_history_by_proposal_and_by_lesson(tmp_path: Path, capsys) -> None:
     assert capsys.readouterr().out == f"no decision in {ledger} matches\n"
 
 
-def test_notes_count_the_reworded_edit_twice_with_its_latest_rationale(tmp_path: Path, capsys) -> None:
+def test_notes_name_the_reworded_edit_and_count_it_twice(tmp_path: Path, capsys) -> None:
     ledger, _ = _two_runs(tmp_path, capsys)
 
     assert main(["ledger", "notes", str(ledger)]) == 0
 
     lines = capsys.readouterr().out.splitlines()
-    assert (
-        f"do not re-propose: Ruff sorts imports too; run it before committing. — refused 2×, latest rejected: {STALE}"
-    ) in lines
+    # The example's p-ruff-format: a replace of style.imports in acme/api (fixtures/example.json).
+    edit = 'replace "style.imports" with "Sort imports and format with ruff." in acme/api'
+    assert f"do not re-propose: {edit} — refused 2×, latest rejected: {STALE}" in lines
     assert len(lines) == 2  # p-sleep-flaky, deferred twice, is the other edit
     assert main(["ledger", "notes", str(ledger), "--limit", "1"]) == 0
     assert len(capsys.readouterr().out.splitlines()) == 1

@@ -321,7 +321,7 @@ def test_writing_migrates_a_schema_1_ledger_in_place_keeping_its_content(
 
     _signed_score(capsys, ci, ledger)
 
-    assert SCHEMA_VERSION == 2 and _version(ledger) == (2, expected_schema(2, MIGRATIONS)) == _version(fresh)
+    assert _version(ledger) == (SCHEMA_VERSION, expected_schema(SCHEMA_VERSION, MIGRATIONS)) == _version(fresh)
     after = [json.loads(line) for line in run_main(capsys, "ledger", "export", ledger)[1].splitlines()]
     old = [json.loads(line) for line in before.splitlines()]
     assert [line for line in after if line["signer"] is None] == old
