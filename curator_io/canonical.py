@@ -64,7 +64,12 @@ def seal_canonical(obj: Mapping[str, Any]) -> tuple[dict[str, Any], bytes]:
         sealed = seal(obj)
         return sealed, canon(sealed)
     body = _unsealed(obj)
-    names = sorted(body, key=lambda name: name.encode("utf-16-be"))
+    try:
+        names = sorted(body, key=lambda name: name.encode("utf-16-be"))
+    except (AttributeError, UnicodeEncodeError):
+        # A name that is not a string, or holds a lone surrogate: rfc8785 refuses it with its own error.
+        sealed = seal(obj)
+        return sealed, canon(sealed)
     members = [orjson.dumps(name) + b":" + canon(body[name]) for name in names]
     sealed_digest = sha256_digest(b"{" + b",".join(members) + b"}")
     at = sum(1 for name in names if name.encode("utf-16-be") < _DIGEST_NAME)
