@@ -26,8 +26,7 @@ from typing import Any
 import orjson
 
 from curator_io import grammar as g
-from curator_io.artifacts import seal_verdict
-from curator_io.canonical import canon
+from curator_io.canonical import canon, seal_verdict
 from curator_io.kinds import Kind
 from curator_io.models import SealVerdict
 
