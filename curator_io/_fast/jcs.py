@@ -108,16 +108,19 @@ def orjson_writes_jcs(value: dict[str, Any] | list[Any]) -> bool:
     itself; orjson refuses to write one that deep anyway.
     """
     level: list[Any] = [value]  # JSON containers, untyped as JSON is; a level at a time, to count them
-    for _ in range(_DEEPEST):
+    depth = 0
+    while level:
+        depth += 1
+        if depth > _DEEPEST:
+            raise RecursionError(f"nested deeper than {_DEEPEST} levels")
         below: list[Any] = []
-        push, extend = below.append, below.extend
         for node in level:
             items = node.values() if type(node) is dict else node
             kinds = set(map(type, items))
             if kinds <= _SCALARS:
                 continue
             if kinds <= _CONTAINERS:
-                extend(items)
+                below += items  # not a bound extend: no method object per level, on every canon call
                 continue
             if not kinds <= _JSON_TYPES:
                 return False
@@ -128,11 +131,9 @@ def orjson_writes_jcs(value: dict[str, Any] | list[Any]) -> bool:
                     if not (_DECIMAL_FLOAT_MIN <= abs(item) < 1e16) or item.is_integer():
                         return False
                 elif t is dict or t is list or t is tuple:
-                    push(item)
-        if not below:
-            return True
+                    below.append(item)
         level = below
-    raise RecursionError(f"nested deeper than {_DEEPEST} levels")
+    return True
 
 
 def _encode(value: Any, parts: list[bytes], whole: bool = True) -> None:
