@@ -16,19 +16,16 @@ from collections.abc import Iterator
 from typing import Any, NoReturn
 
 from curator_io import grammar as g
-from curator_io.canonical import canon, sha256_digest
+from curator_io.canonical import canon, seal_verdict
 from curator_io.errors import InputError, pointer_of
 from curator_io.grammar import Rule
 from curator_io.kinds import ARTIFACTS, Kind
 from curator_io.models import SealVerdict
 from curator_io.reference import off
 
-__all__ = ["Path", "seal_verdict", "seal_verdict_of", "fail", "member", "check_object", "build_item", "build_chunk"]
+__all__ = ["Path", "seal_verdict_of", "fail", "member", "check_object", "build_item", "build_chunk"]
 
 Path = tuple[str | int, ...]
-
-_INVALID: SealVerdict = "artifact.invalid_digest"
-_MISMATCH: SealVerdict = "artifact.digest_mismatch"
 
 
 def seal_verdict_of(obj: dict[str, Any]) -> SealVerdict:
@@ -36,13 +33,6 @@ def seal_verdict_of(obj: dict[str, Any]) -> SealVerdict:
     body = dict(obj)
     claimed = body.pop("digest")
     return seal_verdict(claimed, canon(body))
-
-
-def seal_verdict(claimed: Any, canonical_body: bytes) -> SealVerdict:
-    """SPEC §3.3 from the ``digest`` member and the canonical bytes of the rest."""
-    if claimed == sha256_digest(canonical_body):
-        return None
-    return _MISMATCH if g.is_digest(claimed) else _INVALID
 
 
 def fail(path: Path, detail: str) -> NoReturn:

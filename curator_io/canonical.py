@@ -6,7 +6,8 @@ says how, and the test that holds it to ``rfc8785.dumps``).
 
 Public: :func:`canon` and :func:`seal_canonical`, each checking its own input,
 and :func:`digest`, :func:`seal`, :func:`is_sealed` (SPEC §0's ``digest`` and
-"sealed", used across the packages and by tests).
+"sealed", used across the packages and by tests), and :func:`seal_verdict` (SPEC §3.3's
+verdict on an artifact's seal, from canonical bytes however they were written).
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from typing import Any
 import orjson
 
 from curator_io.catalogue import DIGEST_PREFIX
+from curator_io.grammar import is_digest
+from curator_io.models import SealVerdict
 from curator_io.reference import off
 
 canon: Callable[[Any], bytes]
@@ -27,7 +30,7 @@ if off("jcs"):
 else:
     from curator_io._fast.jcs import dumps as canon
 
-__all__ = ["canon", "seal_canonical", "digest", "sha256_digest", "seal", "is_sealed"]
+__all__ = ["canon", "seal_canonical", "digest", "sha256_digest", "seal", "is_sealed", "seal_verdict"]
 
 
 def digest(value: Any) -> str:
@@ -64,7 +67,12 @@ def seal_canonical(obj: Mapping[str, Any]) -> tuple[dict[str, Any], bytes]:
         sealed = seal(obj)
         return sealed, canon(sealed)
     body = _unsealed(obj)
-    names = sorted(body, key=lambda name: name.encode("utf-16-be"))
+    try:
+        names = sorted(body, key=lambda name: name.encode("utf-16-be"))
+    except (AttributeError, UnicodeEncodeError):
+        # A name that is not a string, or holds a lone surrogate: rfc8785 refuses it with its own error.
+        sealed = seal(obj)
+        return sealed, canon(sealed)
     members = [orjson.dumps(name) + b":" + canon(body[name]) for name in names]
     sealed_digest = sha256_digest(b"{" + b",".join(members) + b"}")
     at = sum(1 for name in names if name.encode("utf-16-be") < _DIGEST_NAME)
@@ -75,3 +83,15 @@ def seal_canonical(obj: Mapping[str, Any]) -> tuple[dict[str, Any], bytes]:
 def is_sealed(obj: Mapping[str, Any]) -> bool:
     """True when ``obj["digest"] == digest(obj without its digest member)``."""
     return obj.get("digest") == digest(_unsealed(obj))
+
+
+_INVALID: SealVerdict = "artifact.invalid_digest"
+_MISMATCH: SealVerdict = "artifact.digest_mismatch"
+
+
+def seal_verdict(claimed: Any, canonical_body: bytes) -> SealVerdict:
+    """SPEC §3.3 from the ``digest`` member and the canonical bytes of the rest: None when
+    ``claimed`` seals them."""
+    if claimed == sha256_digest(canonical_body):
+        return None
+    return _MISMATCH if is_digest(claimed) else _INVALID

@@ -2,8 +2,10 @@
 without the canonicalizer's walk where orjson already writes RFC 8785.
 
 Equals: :func:`curator_io.artifacts.build_item` on each item, in turn, or None (and then the
-loader builds the chunk item by item, which names the first error). Proven by:
+loader builds the chunk item by item, which names the first error, or raises what
+``build_item`` raises on what no canonical writer writes). Proven by:
 ``tests/curator_io/test_artifacts.py``, ``test_a_chunk_builds_what_its_items_build_one_by_one``
+and ``test_a_chunk_holding_what_cannot_be_written_is_refused_as_its_items_are_one_by_one``
 (hypothesis), and ``tests/curator_io/test_grammar.py`` for the column checks.
 
 1. Each member's column is checked at once, by the check its rule's ``shape`` names: one
@@ -24,8 +26,7 @@ from typing import Any
 import orjson
 
 from curator_io import grammar as g
-from curator_io.artifacts import seal_verdict
-from curator_io.canonical import canon
+from curator_io.canonical import canon, seal_verdict
 from curator_io.kinds import Kind
 from curator_io.models import SealVerdict
 
@@ -139,11 +140,18 @@ def build_in_bulk(kind: Kind, items: list[Any]) -> list[Any] | None:
         columns = [[x[name] for x in items] for name, _ in kind.members]
     except (KeyError, TypeError):
         return None
-    if not all(column_holds(rule, column) for (_, rule), column in zip(kind.members, columns, strict=True)):
+    try:
+        if not all(column_holds(rule, column) for (_, rule), column in zip(kind.members, columns, strict=True)):
+            return None
+        # Every INT in the chunk is written as an integer (column_holds): exact unless a member is unknown.
+        size = len(kind.members)
+        seals = [_seal_of(x, len(x) == size) for x in items]
+    except (ValueError, TypeError, RecursionError):
+        # What no canonical writer writes (a lone surrogate, a float that is not finite, an item
+        # that contains itself): refused here in other words than the reference's, or in another
+        # item than its first refusal (a column check skips the UTF-8 count that refuses a lone
+        # surrogate). Item by item raises the reference's own error, at its place.
         return None
-    # Every INT in the chunk is written as an integer (column_holds): exact unless a member is unknown.
-    size = len(kind.members)
-    seals = [_seal_of(x, len(x) == size) for x in items]
     kept = [
         column if rule.read is None or rule.number else list(map(rule.read, column))
         for (_, rule), column in zip(kind.members, columns[: len(kind.kept)], strict=False)

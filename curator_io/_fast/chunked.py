@@ -2,10 +2,12 @@
 checked and hashed a chunk at a time as :mod:`curator_io._fast.jsonstream` reads it, so its
 whole parse is never held.
 
-Equals: :func:`curator_io.bundle.bundle_from_document` of the whole parse, or :class:`Unsure`
-(and then the loader parses whole). Proven by: ``tests/curator_io/test_jsonstream.py``,
-``test_every_corpus_bundle_loads_in_chunks_as_it_loads_whole`` and
-``tests/curator_io/test_bundle.py``, ``test_a_bundle_of_many_chunks_loads_in_chunks_as_it_loads_whole``.
+Equals: :func:`curator_io.bundle.bundle_from_document` of the whole parse, the :class:`Bundle`
+or the error, or :class:`Unsure` (and then the loader parses whole). Proven by:
+``tests/curator_io/test_jsonstream.py``, ``test_every_corpus_bundle_loads_in_chunks_as_it_loads_whole``
+and ``test_a_bundle_holding_what_the_strict_parser_refuses_is_refused_as_the_whole_parse_refuses_it``
+(hypothesis), and ``tests/curator_io/test_bundle.py``,
+``test_a_bundle_of_many_chunks_loads_in_chunks_as_it_loads_whole``.
 """
 
 from __future__ import annotations
@@ -19,11 +21,12 @@ from curator_io._fast.bulk import not_orjson_exact
 from curator_io._fast.jcs import names_sort_alike, orjson_writes_jcs
 from curator_io._fast.jsonstream import ArrayMember, Unsure, iter_members, parse_chunk
 from curator_io.artifacts import build_chunk
-from curator_io.bundle import Head, check_frozen, check_head
 from curator_io.canonical import canon
 from curator_io.catalogue import DIGEST_PREFIX
 from curator_io.errors import InputError
+from curator_io.freezing import check_frozen, check_head, freeze
 from curator_io.kinds import ARTIFACTS
+from curator_io.models import Bundle
 
 __all__ = ["Unsure", "read_in_chunks", "canonical_chunk"]
 
@@ -31,8 +34,8 @@ __all__ = ["Unsure", "read_in_chunks", "canonical_chunk"]
 # --- a chunk at a time ------------------------------------------------------------
 
 
-def read_in_chunks(raw: bytes) -> tuple[Head, dict[str, list[Any]], list[Any], str, str]:
-    """Steps 1 and 2 a chunk at a time, and the body's digest; :class:`Unsure` when in doubt.
+def read_in_chunks(raw: bytes) -> Bundle:
+    """The bundle in ``raw``, read a chunk at a time; :class:`Unsure` when in doubt.
 
     1. Walk the top-level members in document order (:func:`iter_members`).
     2. Build each artifact of a listed array as its chunk arrives, and keep the
@@ -40,6 +43,7 @@ def read_in_chunks(raw: bytes) -> tuple[Head, dict[str, list[Any]], list[Any], s
     3. Hash each member into the body's digest, unless the members come out of
        RFC 8785 order: then the arrays are read a second time, in that order.
     4. Check ``schema``, ``run``, ``memory`` and ``frozen``.
+    5. Freeze it (:func:`curator_io.freezing.freeze`): its errors are the whole parse's own.
     """
     small: dict[str, Any] = {}
     lists: dict[str, list[Any]] = {}
@@ -67,9 +71,10 @@ def read_in_chunks(raw: bytes) -> tuple[Head, dict[str, list[Any]], list[Any], s
         body_digest = body.result() if body.in_order else _digest_again(raw, small, spans)  # 3.
         if proposals is None or len(lists) != len(ARTIFACTS):
             raise Unsure("an artifact list is missing or not an array")
-        return check_head(small), lists, proposals, check_frozen(small), body_digest  # 4.
+        head, frozen_digest = check_head(small), check_frozen(small)  # 4.
     except InputError as e:
         raise Unsure(e.detail) from None
+    return freeze(head, lists, proposals, frozen_digest, body_digest)  # 5.
 
 
 def _read_array(name: str, array: ArrayMember, body: _BodyDigest | None) -> list[Any]:

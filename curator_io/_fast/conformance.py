@@ -1,9 +1,14 @@
 """Speed only: a JSON Schema compiled to one yes-or-no predicate, the accept path of a
 schema check whose failures jsonschema describes.
 
-Equals: ``jsonschema.Draft202012Validator(schema).is_valid``. Proven by:
-``tests/curator_io/test_conformance.py``, ``test_every_single_value_mutation_gets_the_same_verdict``
-and ``test_random_mutations_of_parity_documents_get_the_same_verdict``.
+Equals: ``jsonschema.Draft202012Validator(schema).is_valid``, its errors included, except that
+on a document jsonschema cannot walk (one that contains itself, under a recursive schema) the
+predicate may say no where jsonschema raises RecursionError: it never says yes there, and a
+caller asks jsonschema whenever it says no. Proven by: ``tests/curator_io/test_conformance.py``,
+``test_every_single_value_mutation_gets_the_same_verdict``,
+``test_random_mutations_of_parity_documents_get_the_same_verdict``,
+``test_what_no_json_holds_gets_the_same_verdict_or_the_same_error`` (hypothesis) and
+``test_a_document_that_contains_itself_is_never_accepted_and_raises_only_what_jsonschema_raises``.
 
 jsonschema's ``iter_errors`` builds a validator, a path and an error object
 at each step so that it can say *where* a document fails; most documents do

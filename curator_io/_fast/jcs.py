@@ -2,9 +2,10 @@
 
 Equals: ``rfc8785.dumps``, byte for byte, on every value, exceptions included.
 Proven by: ``tests/curator_io/test_canonical.py``,
-``test_canon_is_byte_identical_to_rfc8785_on_arbitrary_json`` (hypothesis) and
-``test_what_rfc8785_refuses_is_refused_with_its_own_error``. :func:`curator_io.canonical.canon`
-is :func:`dumps`.
+``test_canon_is_byte_identical_to_rfc8785_on_arbitrary_json``,
+``test_what_rfc8785_cannot_write_anywhere_in_a_value_is_refused_with_its_own_error`` and
+``test_a_value_that_contains_itself_is_refused_quickly_as_rfc8785_refuses_it`` (hypothesis).
+:func:`curator_io.canonical.canon` is :func:`dumps`.
 
 1. A walk over the containers looks for what orjson would write otherwise: a
    float that is integral (orjson ``7.0``, JCS ``7``), that orjson writes in
@@ -22,8 +23,11 @@ is :func:`dumps`.
    that passes 1 and 2 is still written by orjson, the rest in Python
    (ECMAScript Number::toString for floats, UTF-16 order for names).
 4. Anything this module does not handle exactly (a type that is not JSON, a
-   lone surrogate, an integer beyond 2^53 - 1, a non-finite float) goes to
-   ``rfc8785.dumps``, so the result or the exception is the reference's own.
+   lone surrogate, an integer beyond 2^53 - 1, a non-finite float, a value nested
+   deeper than orjson writes) goes to ``rfc8785.dumps``, so the result or the
+   exception is the reference's own. A value that contains itself is nested
+   without end: the walk of step 1 counts levels, so it stops there too, and
+   rfc8785 raises RecursionError.
 
 The loader (:mod:`curator_io.bundle`) reuses steps 1 and 2
 (:func:`orjson_writes_jcs`, :func:`names_sort_alike`) on orjson's sorted dump of
@@ -58,6 +62,8 @@ _DECIMAL_FLOAT_MIN = 1e-4
 # UTF-8 lead bytes of U+E000-U+FFFF and of U+10000-U+10FFFF.
 _HIGH_BMP = (b"\xee", b"\xef")
 _ASTRAL = (b"\xf0", b"\xf1", b"\xf2", b"\xf3", b"\xf4")
+#: Past this many levels orjson refuses to write (254 is its last), and the walk gives up.
+_DEEPEST = 255
 
 
 class _Delegate(Exception):
@@ -95,28 +101,38 @@ def _orjson_exact(value: Any) -> bytes | None:
 
 
 def orjson_writes_jcs(value: dict[str, Any] | list[Any]) -> bool:
-    """Step 1: no float orjson spells otherwise, no type JCS refuses, anywhere in ``value``."""
-    stack: list[Any] = [value]  # JSON containers, untyped as JSON is
-    pop, push, extend = stack.pop, stack.append, stack.extend
-    while stack:
-        node = pop()
-        items = node.values() if type(node) is dict else node
-        kinds = set(map(type, items))
-        if kinds <= _SCALARS:
-            continue
-        if kinds <= _CONTAINERS:
-            extend(items)
-            continue
-        if not kinds <= _JSON_TYPES:
-            return False
-        for item in items:
-            t = type(item)
-            if t is float:
-                # NaN fails every comparison; the infinities fail the bound.
-                if not (_DECIMAL_FLOAT_MIN <= abs(item) < 1e16) or item.is_integer():
-                    return False
-            elif t is dict or t is list or t is tuple:
-                push(item)
+    """Step 1: no float orjson spells otherwise, no type JCS refuses, anywhere in ``value``.
+
+    Raises RecursionError for a value nested more than :data:`_DEEPEST` levels (a value that
+    contains itself is nested without end), as ``rfc8785.dumps`` does for one that contains
+    itself; orjson refuses to write one that deep anyway.
+    """
+    level: list[Any] = [value]  # JSON containers, untyped as JSON is; a level at a time, to count them
+    depth = 0
+    while level:
+        depth += 1
+        if depth > _DEEPEST:
+            raise RecursionError(f"nested deeper than {_DEEPEST} levels")
+        below: list[Any] = []
+        for node in level:
+            items = node.values() if type(node) is dict else node
+            kinds = set(map(type, items))
+            if kinds <= _SCALARS:
+                continue
+            if kinds <= _CONTAINERS:
+                below += items  # not a bound extend: no method object per level, on every canon call
+                continue
+            if not kinds <= _JSON_TYPES:
+                return False
+            for item in items:
+                t = type(item)
+                if t is float:
+                    # NaN fails every comparison; the infinities fail the bound.
+                    if not (_DECIMAL_FLOAT_MIN <= abs(item) < 1e16) or item.is_integer():
+                        return False
+                elif t is dict or t is list or t is tuple:
+                    below.append(item)
+        level = below
     return True
 
 

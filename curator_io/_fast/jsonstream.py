@@ -89,7 +89,7 @@ def parse_chunk(raw: bytes, start: int, end: int) -> tuple[list[Any], bytes]:
 
     The sorted dump, ``orjson.dumps(elements, OPT_SORT_KEYS | OPT_STRICT_INTEGER)``,
     proves no name repeats (step 3), and it is the chunk's canonical form
-    wherever orjson writes JCS (``curator_io.bundle._canonical_chunk``).
+    wherever orjson writes JCS (``curator_io._fast.chunked.canonical_chunk``).
     """
     wrapped = b"".join((b"[", memoryview(raw)[start:end], b"]"))
     try:

@@ -7,7 +7,10 @@ minibatch score sum beats its parent's, so one lucky example carries it.
 proposal as a curator bundle (:mod:`ranking.integrations.gepa_bundle`) and
 ranks it under a pinned config: it accepts exactly the proposals the ranking
 *selects* (SPEC §5.4). A refusal's reason names the disposition and the
-reason codes (SPEC §6).
+reason codes (SPEC §6). A proposal holding what no bundle can (a child's text
+cut inside a character, a data id that is not JSON) is rejected as
+:data:`UNWRITABLE`, its reason naming what and where: what the model or the
+task gives never raises into GEPA's loop.
 
 With ``ledger=``, every judged proposal's report goes into the admission
 ledger (docs/ledger.md). Given as a callback too (``callbacks=[criterion]``),
@@ -35,11 +38,11 @@ try:
 except ImportError as e:
     raise ImportError("ranking.integrations.gepa needs gepa 0.1.x: pip install 'evidence-rank[gepa]'") from e
 
-from curator_io import bundle_from_document
-from curator_io.catalogue import REPORT_SCHEMA, SELECTED
+from curator_io import InputError, bundle_from_document
+from curator_io.catalogue import REJECTED, REPORT_SCHEMA, SELECTED
 from curator_io.config import DEFAULT_CONFIG, Config, parse_config
-from curator_io.grammar import is_id
-from ranking.integrations.gepa_bundle import Minibatch, bundle_of
+from curator_io.grammar import is_id, is_repo
+from ranking.integrations.gepa_bundle import Minibatch, Unwritable, bundle_of, component_at, stances_of
 from ranking.ledger import rejected_notes
 from ranking.ledger.notes import refusals
 from ranking.ledger.records import Outcome, recording_of
@@ -50,6 +53,10 @@ __all__ = ["EvidenceRankingCriterion", "Judgement", "with_rejected_notes"]
 
 COMMITTED, DROPPED = "committed", "dropped-by-selection"
 """The outcome categories: GEPA added the accepted child to its pool, or did not."""
+
+UNWRITABLE = "gepa.unwritable"
+"""The code of a proposal that cannot be written as a curator bundle (docs/gepa.md): it is
+rejected without a report, and its judgement says what could not be written, and where."""
 
 _NOTES_HEADER = "The evidence gate refused these edits before. Do not propose them again as they are:"
 
@@ -65,9 +72,10 @@ class Judgement:
     parent: int
     """The parent's index in GEPA's pool: the bundle's ``memory.version``."""
     disposition: str
-    """The final disposition (SPEC §6): ``selected`` exactly when the criterion accepts."""
+    """The final disposition (SPEC §6): ``selected`` exactly when the criterion accepts;
+    ``rejected`` too for a proposal that cannot be written as a bundle (:data:`UNWRITABLE`)."""
     codes: tuple[str, ...]
-    """The reason codes, each once, in report order."""
+    """The reason codes, each once, in report order; ``(UNWRITABLE,)`` without a report."""
     fingerprint: str | None
     """SPEC §3.6: the same edit of the same parent has the same fingerprint, however it is worded."""
     improved: int
@@ -75,10 +83,13 @@ class Judgement:
     examples: int
     refused_before: int
     """How often the ledger had refused this fingerprint before (0 without a ledger)."""
-    bundle: Mapping[str, Any]
-    """The sealed curator-bundle-v1 document."""
-    report: Mapping[str, Any]
-    """The sealed evidence-ranking-v1 report."""
+    bundle: Mapping[str, Any] | None
+    """The sealed curator-bundle-v1 document; None when the proposal cannot be written as one."""
+    report: Mapping[str, Any] | None
+    """The sealed evidence-ranking-v1 report; None when there is no bundle to rank."""
+    unwritable: str | None = None
+    """What could not be written, and why (``the child's component 'instruction': a lone
+    surrogate (U+D83D) at character 14``); None for a ranked proposal."""
 
     @property
     def selected(self) -> bool:
@@ -86,7 +97,10 @@ class Judgement:
 
     @property
     def reason(self) -> str:
-        """``evidence-ranking-v1: p-3-0 deferred: support.insufficient_lineages (better on 1, ...)``."""
+        """``evidence-ranking-v1: p-3-0 deferred: support.insufficient_lineages (better on 1, ...)``,
+        or ``gepa.unwritable: p-3-0 rejected: <what could not be written>: <why>``."""
+        if self.unwritable is not None:
+            return f"{UNWRITABLE}: {self.proposal} {self.disposition}: {self.unwritable}"
         counts = f"better on {self.improved}, worse on {self.worse} of {self.examples} examples"
         before = f"; refused {self.refused_before}× before" if self.refused_before else ""
         return f"{REPORT_SCHEMA}: {self.proposal} {self.disposition}: {', '.join(self.codes)} ({counts}{before})"
@@ -115,6 +129,9 @@ class EvidenceRankingCriterion:
         self.config: Config = (
             DEFAULT_CONFIG if config is None else config if isinstance(config, Config) else parse_config(dict(config))
         )
+        if not is_repo(repository):
+            # Refused here, not at each proposal inside the optimizer's loop.
+            raise ValueError(f"repository must be 1-200 bytes without control characters: {repository!r}")
         self.ledger = ledger
         self.repository = repository
         self.judgements: list[Judgement] = []
@@ -135,33 +152,58 @@ class EvidenceRankingCriterion:
         return self._judged(proposal, state).reason
 
     def judge(self, proposal: CandidateProposal[Any], state: GEPAState[Any, Any]) -> Judgement:
-        """Build the proposal's bundle, rank it, and record the report in the ledger (when given)."""
-        parent = _parent_of(proposal)
-        document = bundle_of(
-            state.program_candidates[parent],
-            proposal.candidate,
-            _minibatch_of(proposal),
-            version=parent,
-            proposal=_proposal_id(proposal, state),
-            repository=self.repository,
-        )
-        result = rank(bundle_from_document(document), self.config)
-        (entry,) = result.report["proposals"]
-        refused_before = self._record(result.report, result.canonical, entry["fingerprint"])
-        offered = document["proposals"][0]
+        """Build the proposal's bundle, rank it, and record the report in the ledger (when given).
+
+        What the model or the task gave that cannot be written as a bundle (a text with a lone
+        surrogate, a data id that is not JSON, a parent component that cannot be an instruction)
+        is a rejection (:data:`UNWRITABLE`), never an exception in GEPA's loop. A proposal
+        without a parent or a minibatch raises ValueError: its proposer is wrong, not its data.
+        """
+        parent_id = _parent_of(proposal)
+        parent, child, minibatch = state.program_candidates[parent_id], proposal.candidate, _minibatch_of(proposal)
+        pid = _proposal_id(proposal, state)
+        stances = stances_of(minibatch)
+        try:
+            document = bundle_of(parent, child, minibatch, version=parent_id, proposal=pid, repository=self.repository)
+            bundle = bundle_from_document(document)
+        except Unwritable as e:
+            what = str(e)
+        except InputError as e:
+            # Only the memory can be refused: bundle_of writes every other member as SPEC §1 says.
+            component = component_at(e.pointer or "", parent, child)
+            place = "the parent" if component is None else f"the parent's component {component!r}"
+            what = f"{place}: {e}"
+        else:
+            result = rank(bundle, self.config)
+            (entry,) = result.report["proposals"]
+            return Judgement(
+                iteration=state.i + 1,
+                proposal=entry["id"],
+                parent=parent_id,
+                disposition=entry["disposition"],
+                codes=tuple(dict.fromkeys(r["code"] for r in entry["reasons"])),
+                fingerprint=entry["fingerprint"],
+                improved=stances.count(1),
+                worse=stances.count(-1),
+                examples=len(stances),
+                refused_before=self._record(result.report, result.canonical, entry["fingerprint"]),
+                bundle=document,
+                report=result.report,
+            )
         return Judgement(
             iteration=state.i + 1,
-            proposal=entry["id"],
-            parent=parent,
-            disposition=entry["disposition"],
-            codes=tuple(dict.fromkeys(r["code"] for r in entry["reasons"])),
-            fingerprint=entry["fingerprint"],
-            improved=len(offered["support"]) - 1,  # less the reflection's own claim
-            worse=len(offered["contradict"]),
-            examples=len(document["traces"]) - 1,
-            refused_before=refused_before,
-            bundle=document,
-            report=result.report,
+            proposal=pid,
+            parent=parent_id,
+            disposition=REJECTED,
+            codes=(UNWRITABLE,),
+            fingerprint=None,
+            improved=stances.count(1),
+            worse=stances.count(-1),
+            examples=len(stances),
+            refused_before=0,
+            bundle=None,
+            report=None,
+            unwritable=what,
         )
 
     def on_iteration_end(self, event: IterationEndEvent) -> None:
@@ -213,6 +255,7 @@ class EvidenceRankingCriterion:
     def _settle(self, judgement: Judgement, category: str) -> None:
         # No p_improve, and no observed delta: the ledger's is a change of a rate in [-1, 1]
         # (docs/ledger.md), and GEPA's scores have no fixed range.
+        assert judgement.report is not None  # Cannot fail: only a ranked proposal is selected.
         outcome = Outcome(
             report=judgement.report["digest"],
             proposal=judgement.proposal,

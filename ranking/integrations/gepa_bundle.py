@@ -43,7 +43,7 @@ from curator_io.canonical import canon, digest, seal
 from curator_io.grammar import is_id, is_repo
 from validator.support import COMPATIBLE
 
-__all__ = ["EPOCH", "Minibatch", "bundle_of", "key_of", "lineage_of"]
+__all__ = ["EPOCH", "Minibatch", "Unwritable", "bundle_of", "key_of", "lineage_of", "stances_of", "component_at"]
 
 EPOCH = "2000-01-01T00:00:00Z"
 """Every ``frozen_at`` and ``observed_at``: GEPA gives no time, and a report has none (STYLE)."""
@@ -53,6 +53,17 @@ CLAIM = "reflection"
 """The lineage, materialization, trace and evidence suffix of the reflection's own claim."""
 
 _MAX_RATIONALE = 2000  # SPEC §1: a rationale of at most 2000 bytes
+
+
+class Unwritable(ValueError):
+    """What GEPA gave (a component's text, a data id, two component names) cannot be written
+    in a curator bundle: the model's or the task's data, not a programming error."""
+
+    def __init__(self, place: str, why: str) -> None:
+        super().__init__(f"{place}: {why}")
+        self.place = place
+        """What could not be written: ``the child's component 'instruction'``, ``data id [[...]]``."""
+        self.why = why
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,18 +96,42 @@ def key_of(name: str) -> str:
 
 
 def lineage_of(example: Any) -> str:
-    """An example's data id as a lineage ID: ``ex-7`` for a non-negative int, ``ex:<id>`` for a
-    string of at most 64 ID characters, else ``ex.`` and 16 hex digits of the SHA-256 of its
-    RFC 8785 form. The three prefixes never meet, so two ids never share a lineage."""
-    if type(example) is int and example >= 0:
+    """An example's data id as a lineage ID: ``ex-7`` for a non-negative int (of at most 125
+    digits), ``ex:<id>`` for a string of at most 64 ID characters, else ``ex.`` and 16 hex digits
+    of the SHA-256 of its RFC 8785 form. The three prefixes never meet, so two ids never share a
+    lineage. Raises :class:`Unwritable` for an id RFC 8785 cannot write."""
+    if type(example) is int and 0 <= example < 10**125:
         return f"ex-{example}"
     if isinstance(example, str) and len(example) <= 64 and is_id(f"ex:{example}"):
         return f"ex:{example}"
+    return "ex." + hashlib.sha256(_written(f"data id {_shown(example)}", example)).hexdigest()[:16]
+
+
+def _written(place: str, value: Any) -> bytes:
+    """``canon(value)``, or :class:`Unwritable` naming ``place`` and why RFC 8785 refuses it."""
     try:
-        written = canon(example)
+        return canon(value)
+    except RecursionError:
+        raise Unwritable(place, "it contains itself") from None
     except ValueError as e:
-        raise TypeError(f"a GEPA data id must be JSON (an int, a string, a list of them): {example!r}") from e
-    return "ex." + hashlib.sha256(written).hexdigest()[:16]
+        raise Unwritable(place, _refusal(value, e)) from e
+
+
+def _refusal(value: Any, error: ValueError) -> str:
+    """Why RFC 8785 refuses ``value``: where a text holds a lone surrogate (what a model's reply
+    cut inside a character decodes to), or rfc8785's own words."""
+    if isinstance(value, str):
+        for at, char in enumerate(value):
+            if "\ud800" <= char <= "\udfff":
+                return f"a lone surrogate (U+{ord(char):04X}) at character {at}"
+    return f"not JSON: {error}"
+
+
+def _shown(value: Any) -> str:
+    """``value`` as a one-line reason shows it: its repr (which escapes lone surrogates and
+    newlines), cut short."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def bundle_of(
@@ -112,11 +147,15 @@ def bundle_of(
     """The sealed bundle document of one GEPA proposal (the module docstring has the layout).
 
     ``version`` is the parent's index in GEPA's pool; ``proposal`` the proposal's ID. Raises
-    ValueError for a component name two names map to, or a ``repository`` that is not a REPO.
+    :class:`Unwritable` for a component's text or a data id RFC 8785 cannot write, or a
+    component name two names map to; ValueError for a ``repository`` that is not a REPO.
     """
     if not is_repo(repository):
         raise ValueError(f"repository must be 1-200 bytes without control characters: {repository!r}")
     scope = {"level": "repository", "repository": repository}
+    for whose, candidate in (("parent", parent), ("child", child)):
+        for name, text in candidate.items():
+            _written(f"the {whose}'s component {_shown(name)}", text)
     keys = _keys(parent, child)
     memory = [
         seal({"key": keys[name], "text": text, "scope": scope, "origin": "curated"})
@@ -125,7 +164,7 @@ def bundle_of(
     digests = {i["key"]: i["digest"] for i in memory}
     operations = _operations(parent, child, keys, digests)
     lineages = [lineage_of(example) for example in minibatch.ids]
-    stances = [_stance(b, a) for b, a in zip(minibatch.before, minibatch.after, strict=True)]
+    stances = stances_of(minibatch)
     claim = f"ev-{CLAIM}"
     support = [claim] + [f"ev-{k}" for k, s in enumerate(stances) if s > 0]
     contradict = [f"ev-{k}" for k, s in enumerate(stances) if s < 0]
@@ -178,9 +217,23 @@ def _keys(parent: Mapping[str, str], child: Mapping[str, str]) -> dict[str, str]
     owners: dict[str, str] = {}
     for name, key in keys.items():
         if key in owners:
-            raise ValueError(f"components {owners[key]!r} and {name!r} would both be instruction {key!r}")
+            raise Unwritable(
+                f"components {_shown(owners[key])} and {_shown(name)}", f"they would both be instruction {key!r}"
+            )
         owners[key] = name
     return keys
+
+
+def component_at(pointer: str, parent: Mapping[str, str], child: Mapping[str, str]) -> str | None:
+    """The parent's component whose memory instruction a JSON Pointer into :func:`bundle_of`'s
+    bundle names (``/memory/instructions/0/text``), or None when it names none."""
+    parts = pointer.split("/")
+    if parts[1:3] != ["memory", "instructions"] or len(parts) < 4 or not parts[3].isdigit():
+        return None
+    keys = _keys(parent, child)
+    names = sorted(parent, key=keys.__getitem__)  # the memory's order, as bundle_of writes it
+    at = int(parts[3])
+    return names[at] if at < len(names) else None
 
 
 def _operations(
@@ -198,9 +251,10 @@ def _operations(
     return ops
 
 
-def _stance(before: float, after: float) -> int:
-    """1 where the child scored higher, -1 lower, 0 equal or not comparable (NaN)."""
-    return 1 if after > before else -1 if after < before else 0
+def stances_of(minibatch: Minibatch) -> list[int]:
+    """Each example's stance: 1 where the child scored higher, -1 lower, 0 equal or not
+    comparable (NaN)."""
+    return [1 if a > b else -1 if a < b else 0 for b, a in zip(minibatch.before, minibatch.after, strict=True)]
 
 
 def _sealed_digest(trajectory: Any) -> str | None:

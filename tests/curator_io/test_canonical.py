@@ -14,7 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from curator_io.canonical import canon, digest, is_sealed, seal, seal_canonical
-from tests.strategies import MAX_SAFE, json_values, numbers, tricky_names, unicode_text
+from tests.deadline import outcome
+from tests.strategies import MAX_SAFE, json_values, numbers, tricky_names, unicode_text, with_cycle, with_unwritable
 
 # A report's values: JSON whose floats are non-integral in [1e-4, 1e16), scores in hundredths among them.
 report_floats = st.one_of(
@@ -60,7 +61,7 @@ def test_numbers_in_arrays_are_written_as_ecmascript_does(value: list[Any]) -> N
 @settings(max_examples=60, deadline=None)
 @given(json_values, st.integers(min_value=1, max_value=400), st.booleans())
 def test_deep_nesting_is_written_as_rfc8785_writes_it(leaf: Any, depth: int, as_object: bool) -> None:
-    # Past 254 levels orjson refuses to write; those levels are written in Python.
+    # Past 254 levels orjson refuses to write; such a value is written by rfc8785 itself.
     value = _nest(leaf, depth, as_object)
     assert canon(value) == rfc8785.dumps(value)
 
@@ -160,6 +161,37 @@ def test_nesting_beyond_the_recursion_limit_fails_as_rfc8785_does() -> None:
         canon(value)
 
 
+@settings(max_examples=300, deadline=None)
+@given(with_unwritable())
+def test_what_rfc8785_cannot_write_anywhere_in_a_value_is_refused_with_its_own_error(value: Any) -> None:
+    assert outcome(canon, value) == outcome(rfc8785.dumps, value)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.one_of(with_cycle(), with_cycle(with_unwritable())))
+def test_a_value_that_contains_itself_is_refused_quickly_as_rfc8785_refuses_it(value: Any) -> None:
+    assert outcome(rfc8785.dumps, value)[0] == "raised"
+    assert outcome(canon, value, seconds=2) == outcome(rfc8785.dumps, value)
+
+
+@pytest.mark.parametrize("shape", ["list", "object", "through a nested container", "tuple"])
+def test_each_kind_of_cycle_raises_recursion_error_as_rfc8785_does(shape: str) -> None:
+    cycle: Any
+    if shape == "list":
+        cycle = []
+        cycle.append(cycle)
+    elif shape == "object":
+        cycle = {"a": 1}
+        cycle["self"] = cycle
+    elif shape == "through a nested container":
+        cycle = [1, {"k": [2.5]}]
+        cycle[1]["k"].append(cycle)
+    else:
+        cycle = ([],)
+        cycle[0].append(cycle)
+    assert outcome(canon, cycle, seconds=2) == outcome(rfc8785.dumps, cycle) == ("raised", RecursionError)
+
+
 def test_digest_is_the_sha256_of_the_canonical_bytes() -> None:
     value = {"b": [1.0, "é"], "a": None}
     assert canon(value) == '{"a":null,"b":[1,"é"]}'.encode()
@@ -200,8 +232,22 @@ def test_seal_canonical_checks_every_member_itself(entries: dict[str, Any], rest
     assert sealed == seal(value)
 
 
-def test_seal_canonical_refuses_what_rfc8785_refuses() -> None:
-    with pytest.raises(rfc8785.IntegerDomainError):
-        seal_canonical({"proposals": [{"n": 2**53}]})
-    with pytest.raises(rfc8785.FloatDomainError):
-        seal_canonical({"proposals": [{"score": math.nan}]})
+def _sealed_by_rfc8785(obj: dict[Any, Any]) -> tuple[dict[Any, Any], bytes]:
+    body = {name: value for name, value in obj.items() if name != "digest"}
+    sealed = {**body, "digest": "sha256:" + hashlib.sha256(rfc8785.dumps(body)).hexdigest()}
+    return sealed, rfc8785.dumps(sealed)
+
+
+_objects = st.dictionaries(st.one_of(unicode_text, tricky_names), json_values, max_size=4)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.one_of(
+        with_unwritable(_objects),
+        with_cycle(_objects.filter(bool)),
+        st.dictionaries(st.one_of(st.integers(), st.none(), tricky_names), json_values, min_size=1, max_size=3),
+    )
+)
+def test_seal_canonical_refuses_what_rfc8785_refuses_with_its_own_error(value: dict[Any, Any]) -> None:
+    assert outcome(seal_canonical, value, seconds=2) == outcome(_sealed_by_rfc8785, value)

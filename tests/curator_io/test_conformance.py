@@ -4,7 +4,9 @@ parity report, on every single-value mutation of one, and on random mutations.""
 from __future__ import annotations
 
 import copy
+import itertools
 import json
+import math
 from collections.abc import Iterator
 from typing import Any
 
@@ -16,6 +18,8 @@ from hypothesis import strategies as st
 from curator_io._fast.conformance import VOCABULARY, UnsupportedSchema, compile_schema
 from curator_io.published import published_schema
 from tests.conftest import PARITY
+from tests.deadline import outcome
+from tests.strategies import unwritable
 
 NAMES = ("report", "validation")  # the schemas a document is checked against after loading
 FILES = {"report": "expected.report.json", "validation": "expected.validation.json"}
@@ -221,3 +225,80 @@ def test_random_mutations_of_parity_documents_get_the_same_verdict(
         candidates = list(paths(doc))
         doc = replaced(doc, candidates[where % len(candidates)], value)
     assert_same_verdict(name, doc)
+
+
+def cycled(doc: Any, path: tuple[Any, ...], up: int) -> Any:
+    """A copy of ``doc`` whose value at ``path`` (not the root) is the container ``up`` levels
+    above it: a document that contains itself."""
+    out = copy.deepcopy(doc)
+    chain = [out]
+    for step in path[:-1]:
+        chain.append(chain[-1][step])
+    chain[-1][path[-1]] = chain[max(0, len(chain) - 1 - up)]
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    name=st.sampled_from(NAMES),
+    case=st.integers(0, 10**6),
+    where=st.integers(0, 10**6),
+    value=st.one_of(unwritable, st.sampled_from(["\ud800", "p-1\udc00", "sha256:" + "0" * 63 + "\udfff"])),
+    up=st.one_of(st.none(), st.integers(0, 8)),
+)
+def test_what_no_json_holds_gets_the_same_verdict_or_the_same_error(
+    name: str, case: int, where: int, value: Any, up: int | None
+) -> None:
+    # Non-finite numbers and lone surrogates put anywhere, or a cycle through any container.
+    doc = _all_documents[name][case % len(_all_documents[name])]
+    places = [p for p in paths(doc) if p]
+    path = places[where % len(places)]
+    doc = replaced(doc, path, value) if up is None else cycled(doc, path, up)
+    expected = outcome(_validators[name].is_valid, doc)
+    assert outcome(_predicates[name], doc, seconds=2) == expected
+
+
+def _node_schemas() -> Iterator[dict[str, Any]]:
+    """A node with a ``next`` node, its keywords and properties in every order."""
+    for order in itertools.permutations(["type", "properties", "required"]):
+        for names in (["n", "next"], ["next", "n"]):
+            for nullable in (True, False):
+                ref = {"$ref": "#/$defs/node"}
+                follow = {"anyOf": [ref, {"type": "null"}]} if nullable else ref
+                keywords = {
+                    "type": "object",
+                    "properties": {name: {"minimum": 0} if name == "n" else follow for name in names},
+                    "required": ["n"],
+                }
+                yield {"$defs": {"node": {k: keywords[k] for k in order}}, "$ref": "#/$defs/node"}
+
+
+def _cyclic_nodes() -> Iterator[dict[str, Any]]:
+    """Nodes whose ``next`` leads back to one of them, with ``n`` valid, invalid or missing."""
+    for first, second in itertools.product([1, -1, None, "x"], repeat=2):
+        for loop in ("itself", "through its child", "at its child"):
+            top: dict[str, Any] = {} if first is None else {"n": first}
+            child: dict[str, Any] = {} if second is None else {"n": second}
+            top["next"] = top if loop == "itself" else child
+            child["next"] = top if loop == "through its child" else child
+            yield top
+
+
+def test_a_document_that_contains_itself_is_never_accepted_and_raises_only_what_jsonschema_raises() -> None:
+    # jsonschema walks every branch of an anyOf to its end and the predicate stops at a branch's
+    # first failure, so where jsonschema raises RecursionError the predicate may say no instead:
+    # a caller that asks jsonschema whenever the predicate does not say yes meets jsonschema's own error.
+    seen = set()
+    for schema in _node_schemas():
+        predicate, validator = compile_schema(schema), jsonschema.Draft202012Validator(schema)
+        for node in _cyclic_nodes():
+            expected, got = outcome(validator.is_valid, node), outcome(predicate, node, seconds=2)
+            seen.add(expected)
+            assert got == expected or (expected == ("raised", RecursionError) and got == ("returned", False))
+    assert seen == {("returned", False), ("raised", RecursionError)}
+
+
+@pytest.mark.parametrize("n", [math.nan, math.inf, -math.inf])
+def test_a_number_that_is_not_finite_gets_the_verdict_jsonschema_gives(n: float) -> None:
+    for schema in ({"minimum": 0}, {"maximum": 0}, {"type": "integer"}, {"type": "number"}, {"enum": ["a"]}):
+        assert compile_schema(schema)(n) is jsonschema.Draft202012Validator(schema).is_valid(n), schema

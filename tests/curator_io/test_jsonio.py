@@ -13,7 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from curator_io import InputError, canon
-from curator_io.jsonio import iter_jsonl_lines, parse_json
+from curator_io.jsonio import _parse_strict, iter_jsonl_lines, parse_json
+from tests.deadline import outcome
 
 MAX_SAFE = 2**53 - 1
 
@@ -231,6 +232,47 @@ documents = st.recursive(
 def test_parse_json_agrees_with_the_spec_on_arbitrary_documents(text: str) -> None:
     raw = text.encode("utf-8")
     assert _outcome(parse_json, raw) == _outcome(_reference, raw)
+
+
+#: What the strict parser refuses, as bytes: lone surrogates escaped and UTF-8 encoded, bytes
+#: that are not UTF-8, JavaScript's constants, numbers beyond binary64 (of 5,000 digits too),
+#: nesting past the limit, a repeated name; and a number of 5,000 digits that it reads.
+refused_literals = st.sampled_from(
+    [
+        b'"\\ud800"',
+        b'"a\\udfffb"',
+        b'"\xed\xa0\x80"',
+        b'"\xff"',
+        b'"\xc3"',
+        b"NaN",
+        b"Infinity",
+        b"-Infinity",
+        b"1e400",
+        b"-1e400",
+        b"9" * 5000,
+        b"-" + b"1" * 4301,
+        b"0." + b"3" * 5000,
+        b"[" * 600 + b"]" * 600,
+        b'{"a":1,"a":2}',
+    ]
+)
+byte_documents = st.recursive(
+    st.one_of(number_literals, string_literals, st.sampled_from(["null", "true", "false"])).map(str.encode)
+    | refused_literals,
+    lambda children: st.one_of(
+        st.lists(children, max_size=4).map(lambda xs: b"[" + b",".join(xs) + b"]"),
+        st.lists(st.tuples(names.map(str.encode), children), max_size=4).map(
+            lambda kvs: b"{" + b",".join(k + b":" + v for k, v in kvs) + b"}"
+        ),
+    ),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(byte_documents)
+def test_parse_json_refuses_what_the_strict_parser_refuses_with_its_error(raw: bytes) -> None:
+    assert outcome(parse_json, raw) == outcome(_parse_strict, raw)
 
 
 @pytest.mark.parametrize("depth", [600, 1000, 100_000])

@@ -20,6 +20,8 @@ from curator_io import InputError, canon, load_bundle, parse_json
 from curator_io._fast.jsonstream import ArrayMember, Unsure, iter_members
 from curator_io.bundle import bundle_from_document
 from tests.conftest import FIXTURES, parity_cases
+from tests.curator_io.test_jsonio import refused_literals
+from tests.deadline import outcome as refusal_of
 
 
 @pytest.fixture(autouse=True)
@@ -179,3 +181,33 @@ def test_a_document_with_one_byte_changed_is_never_read_differently(doc: dict[st
         return
     if type(expected) is dict:
         assert canon(got) == canon(expected)
+
+
+_EXAMPLE = json.loads((FIXTURES / "example.json").read_bytes())
+_PLACE = "@@refused@@"
+
+
+def _places(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """The path of every member and item of ``value``."""
+    out = [path] if path else []
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in items:
+        out += _places(item, (*path, key))
+    return out
+
+
+_EXAMPLE_PLACES = _places(_EXAMPLE)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(where=st.sampled_from(_EXAMPLE_PLACES), literal=refused_literals, style=st.integers(0, 2))
+def test_a_bundle_holding_what_the_strict_parser_refuses_is_refused_as_the_whole_parse_refuses_it(
+    where: tuple[Any, ...], literal: bytes, style: int
+) -> None:
+    doc = json.loads(json.dumps(_EXAMPLE))
+    parent = doc
+    for step in where[:-1]:
+        parent = parent[step]
+    parent[where[-1]] = _PLACE
+    raw = _written(doc, style).replace(f'"{_PLACE}"'.encode(), literal)
+    assert refusal_of(load_bundle, raw) == refusal_of(whole, raw)

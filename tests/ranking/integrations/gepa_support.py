@@ -129,3 +129,15 @@ class _Opaque:
 class _Silent:
     def log(self, message: str) -> None:
         pass
+
+
+class CyclicAdapter(KeywordAdapter):
+    """A KeywordAdapter whose every trajectory holds itself (a trace with a back-reference)."""
+
+    def evaluate(
+        self, batch: list[dict[str, str]], candidate: dict[str, str], capture_traces: bool = False
+    ) -> EvaluationBatch[Any, Any]:
+        evaluated = super().evaluate(batch, candidate, capture_traces)
+        for trajectory in evaluated.trajectories or ():
+            trajectory["self"] = trajectory
+        return evaluated

@@ -9,17 +9,21 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
+from gepa.proposer.base import CandidateProposal
 from gepa.strategies.proposal_sampling import SameParentSampling
 from gepa.strategies.proposal_selection import BestImprovement
 
 from curator_io import Config, canon, load_bundle
 from curator_io.catalogue import SENTENCES
 from ranking.cli import main
-from ranking.integrations.gepa import EvidenceRankingCriterion, with_rejected_notes
+from ranking.integrations.gepa import UNWRITABLE, EvidenceRankingCriterion, Judgement, with_rejected_notes
 from ranking.ledger import Ledger
-from tests.ranking.integrations.gepa_support import SEED, KeywordAdapter, Rejections, run
+from tests.deadline import deadline
+from tests.ranking.integrations.gepa_support import SEED, CyclicAdapter, KeywordAdapter, Rejections, run
 
 REASON = re.compile(r"evidence-ranking-v1: p-\S+ (deferred|rejected|quarantined|superseded|unselected): (.+) \(better")
 
@@ -181,3 +185,93 @@ def test_the_pinned_config_decides(tmp_path: Path) -> None:
     assert {"instruction": "Answer. alpha"} in loose_result.candidates
     assert strict_result.candidates == [SEED]
     assert strict.judgements[0].codes == ("rank.below_threshold",)
+
+
+# --- what the model or the task gave that cannot be written: a rejection, never an exception ---
+
+
+def test_a_child_text_with_a_lone_surrogate_is_rejected_with_its_place_and_the_run_goes_on(tmp_path: Path) -> None:
+    # What a model's reply cut inside an emoji decodes to.
+    ledger = tmp_path / "gepa.db"
+    gate, seen = EvidenceRankingCriterion(ledger=ledger), Rejections()
+    result, _ = run(gate, ["Answer. alpha \ud83d", "Answer. alpha beta"], callbacks=[gate, seen])
+
+    assert result.candidates == [SEED, {"instruction": "Answer. alpha beta"}]
+    cut, whole = gate.judgements
+    assert (cut.disposition, cut.codes, cut.selected) == ("rejected", (UNWRITABLE,), False)
+    assert cut.reason == (
+        "gepa.unwritable: p-1-0 rejected: the child's component 'instruction':"
+        " a lone surrogate (U+D83D) at character 14"
+    )
+    assert seen.reasons == [cut.reason]
+    assert (cut.bundle, cut.report, cut.fingerprint) == (None, None, None)
+    assert (cut.improved, cut.worse, cut.examples) == (1, 0, 3)
+    assert whole.selected
+    with Ledger.open(ledger, read_only=True) as opened:  # a ledger holds reports, and there is none
+        assert [d.report for d, _ in opened.export()] == [whole.report["digest"]]  # type: ignore[index]
+
+
+def test_a_trajectory_that_contains_itself_is_judged_quickly_as_one_rfc_8785_cannot_write() -> None:
+    cyclic, opaque = EvidenceRankingCriterion(), EvidenceRankingCriterion()
+    with deadline(10):
+        run(cyclic, ["Answer. alpha beta"], adapter=CyclicAdapter())
+    run(opaque, ["Answer. alpha beta"], adapter=KeywordAdapter(opaque=True))
+
+    (judgement,) = cyclic.judgements
+    assert judgement.selected  # its scores count, at the integrity of a trace without trajectories
+    assert judgement.report == opaque.judgements[0].report
+    assert {t.get("completeness") for t in judgement.bundle["traces"]} == {"partial"}  # type: ignore[index]
+
+
+def _judged(parent: dict[str, Any], child: dict[str, Any], ids: list[Any]) -> Judgement:
+    """The criterion's judgement of one proposal, outside a GEPA run."""
+    proposal = CandidateProposal(
+        candidate=child,
+        parent_program_ids=[0],
+        subsample_indices=ids,
+        subsample_scores_before=[0.0] * len(ids),
+        subsample_scores_after=[1.0] * len(ids),
+    )
+    state = SimpleNamespace(i=2, program_candidates=[parent])
+    return EvidenceRankingCriterion().judge(proposal, state)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("parent", "child", "ids", "unwritable"),
+    [
+        (SEED, {"instruction": "x\udc00"}, [0, 1], "the child's component 'instruction': a lone surrogate (U+DC00)"),
+        (SEED, {"instruction": float("nan")}, [0, 1], "the child's component 'instruction': not JSON: nan is not"),
+        ({"instruction": "a\ud800"}, SEED, [0, 1], "the parent's component 'instruction': a lone surrogate"),
+        (SEED, {"instruction": "Answer. beta"}, [object(), 1], "data id <object object at"),
+        (SEED, {"instruction": "Answer. beta"}, [["a", "\ud800"], 1], "data id ['a', '\\ud800']: not JSON"),
+        ({"instruction": ""}, {"instruction": "Answer."}, [0, 1], "the parent's component 'instruction': input.schema"),
+    ],
+    ids=["lone surrogate", "NaN", "parent", "data id", "data id with a lone surrogate", "empty parent"],
+)
+def test_what_cannot_be_written_as_a_bundle_is_a_rejection_that_says_what_and_where(
+    parent: dict[str, Any], child: dict[str, Any], ids: list[Any], unwritable: str
+) -> None:
+    judgement = _judged(parent, child, ids)
+    assert (judgement.disposition, judgement.codes, judgement.report) == ("rejected", (UNWRITABLE,), None)
+    assert judgement.unwritable is not None and judgement.unwritable.startswith(unwritable), judgement.unwritable
+    assert judgement.reason == f"gepa.unwritable: p-3 rejected: {judgement.unwritable}"
+    assert "\n" not in judgement.reason
+
+
+def test_a_data_id_that_contains_itself_is_rejected_quickly() -> None:
+    looped: list[Any] = []
+    looped.append(looped)
+    with deadline(5):
+        judgement = _judged(SEED, {"instruction": "Answer. beta"}, [looped, 1])
+    assert judgement.reason == "gepa.unwritable: p-3 rejected: data id [[...]]: it contains itself"
+
+
+def test_a_proposal_without_a_parent_is_a_programming_error_not_data() -> None:
+    proposal = CandidateProposal(candidate=SEED, parent_program_ids=[], subsample_indices=[0])
+    with pytest.raises(ValueError, match="a GEPA proposal without a parent"):
+        EvidenceRankingCriterion().judge(proposal, SimpleNamespace(i=0, program_candidates=[SEED]))  # type: ignore[arg-type]
+
+
+def test_a_repository_that_is_not_a_repo_is_refused_when_the_criterion_is_made() -> None:
+    with pytest.raises(ValueError, match="repository must be 1-200 bytes"):
+        EvidenceRankingCriterion(repository="a\nb")

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from curator_io import InputError, bundle_from_document, canon, load_bundle
-from ranking.integrations.gepa_bundle import EPOCH, Minibatch, bundle_of, key_of, lineage_of
+from ranking.integrations.gepa_bundle import EPOCH, Minibatch, Unwritable, bundle_of, key_of, lineage_of
 from ranking.pipeline import rank
 
 PARENT = {"instruction": "Answer."}
@@ -135,9 +135,35 @@ def test_data_ids_become_lineages_that_never_collide_across_kinds(example: Any, 
     assert lineage_of(example) == lineage
 
 
-def test_a_data_id_that_is_not_json_is_refused() -> None:
-    with pytest.raises(TypeError, match="a GEPA data id must be JSON"):
+def test_a_data_id_that_is_not_json_is_unwritable_and_names_itself() -> None:
+    # Data, not a programming error: the criterion rejects the proposal (test_gepa.py).
+    with pytest.raises(Unwritable, match=r"^data id <object object at 0x[0-9a-f]+>: not JSON: unsupported type"):
         lineage_of(object())
+
+
+def test_an_int_data_id_too_long_for_an_id_is_unwritable_not_an_input_error() -> None:
+    assert lineage_of(10**124) == f"ex-{10**124}"
+    with pytest.raises(Unwritable, match="exceeds safe integer domain"):
+        lineage_of(10**125)
+
+
+_CHILDS = "the child's component 'instruction'"
+
+
+@pytest.mark.parametrize(
+    ("child", "place", "why"),
+    [
+        ({"instruction": "ok \ud83d"}, _CHILDS, "a lone surrogate (U+D83D) at character 3"),
+        ({"a\ud800": "x\udfff"}, "the child's component 'a\\ud800'", "a lone surrogate (U+DFFF) at character 1"),
+        ({"instruction": math.inf}, _CHILDS, "not JSON: inf is not representable in JCS"),
+    ],
+)
+def test_a_component_text_rfc_8785_cannot_write_is_unwritable_naming_its_place(
+    child: dict[str, Any], place: str, why: str
+) -> None:
+    with pytest.raises(Unwritable) as caught:
+        bundle_of(PARENT, child, Minibatch([0], [0.0], [1.0]), version=0, proposal="p-1")
+    assert (caught.value.place, caught.value.why) == (place, why)
 
 
 def test_a_minibatch_whose_lengths_differ_is_refused() -> None:
