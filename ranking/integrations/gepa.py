@@ -45,11 +45,11 @@ from curator_io.grammar import is_id, is_repo
 from ranking.integrations.gepa_bundle import Minibatch, Unwritable, bundle_of, component_at, stances_of
 from ranking.ledger import rejected_notes
 from ranking.ledger.notes import refusals
-from ranking.ledger.records import Outcome, recording_of
+from ranking.ledger.records import Outcome, recording_of_run
 from ranking.ledger.store import Ledger
-from ranking.pipeline import rank
+from ranking.pipeline import Result, rank
 
-__all__ = ["EvidenceRankingCriterion", "Judgement", "with_rejected_notes"]
+__all__ = ["EvidenceRankingCriterion", "Judgement", "UNWRITABLE", "with_rejected_notes"]
 
 COMMITTED, DROPPED = "committed", "dropped-by-selection"
 """The outcome categories: GEPA added the accepted child to its pool, or did not."""
@@ -186,7 +186,7 @@ class EvidenceRankingCriterion:
                 improved=stances.count(1),
                 worse=stances.count(-1),
                 examples=len(stances),
-                refused_before=self._record(result.report, result.canonical, entry["fingerprint"]),
+                refused_before=self._record(result, entry["fingerprint"]),
                 bundle=document,
                 report=result.report,
             )
@@ -242,14 +242,14 @@ class EvidenceRankingCriterion:
     def _pool_size(self) -> int:
         return min((size for _, _, size in self._current.values()), default=0)
 
-    def _record(self, report: Mapping[str, Any], canonical: bytes, fingerprint: str | None) -> int:
+    def _record(self, result: Result, fingerprint: str | None) -> int:
         """Record the report; how often the ledger had refused this fingerprint in other reports."""
         if self.ledger is None:
             return 0
         with Ledger.open(self.ledger) as ledger:
             earlier = ledger.on_fingerprints([fingerprint]) if fingerprint is not None else []
-            found = refusals(earlier, excluding=report["digest"])
-            ledger.add_produced([recording_of(report, canonical)])
+            found = refusals(earlier, excluding=result.report["digest"])
+            ledger.add_produced([recording_of_run(result)])  # with the edit, for the next prompt's notes
         return found[0].times if found else 0
 
     def _settle(self, judgement: Judgement, category: str) -> None:

@@ -75,7 +75,7 @@ def test_a_config_out_of_range_is_a_usage_error(tmp_path: Path, capsys) -> None:
     config.write_text('{"max_selected": 6}')
     assert main(["score", str(EXAMPLE), "--config", str(config), "--out-dir", str(tmp_path / "out")]) == 2
     assert f"evidence-rank: {config}: config.invalid at '/max_selected'" in capsys.readouterr().err
-    assert visible_files(tmp_path / "out") == ["error.json"]
+    assert not (tmp_path / "out").exists()  # refused before the output folder is touched
 
 
 def test_bad_arguments_exit_2() -> None:

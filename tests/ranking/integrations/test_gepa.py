@@ -91,7 +91,7 @@ def test_the_ledger_holds_every_judged_proposal_and_the_cli_reads_it(
     assert len(_cli(capsys, "ledger", "export", str(ledger)).splitlines()) == 4
     notes = _cli(capsys, "ledger", "notes", str(ledger)).splitlines()
     assert notes[1] == (
-        "do not re-propose: set 'instruction' to 'Answer. alpha' (better on 1, worse on 0 of 3 examples)"
+        'do not re-propose: replace "instruction" with "Answer. alpha" in gepa/keywords'
         " — refused 2×, latest deferred: support.insufficient_lineages"
     )
     _cli(capsys, "ledger", "render", str(ledger), "--out", str(tmp_path / "ledger.html"))
@@ -110,7 +110,7 @@ def test_a_refused_mutation_proposed_again_is_known_by_its_fingerprint_and_its_n
     assert (first.refused_before, again.refused_before) == (0, 1)
     assert again.reason.endswith("; refused 1× before)")
     assert "do not re-propose" not in scripted.prompts[0]
-    assert "do not re-propose: set 'instruction' to 'Answer. alpha'" in scripted.prompts[1]
+    assert 'do not re-propose: replace "instruction" with "Answer. alpha"' in scripted.prompts[1]
 
 
 def test_two_runs_with_the_same_seed_make_the_same_decisions_byte_for_byte(

@@ -47,13 +47,14 @@ def large_bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def test_a_failed_config_removes_the_earlier_runs_report(tmp_path: Path) -> None:
+def test_a_config_outside_spec_2_keeps_the_earlier_runs_reports(tmp_path: Path) -> None:
+    # The config is read and checked before the folder is touched: nothing was scored, nothing is lost.
     assert main(["score", str(EXAMPLE), "--out-dir", str(tmp_path)]) == 0
+    before = {name: (tmp_path / name).read_bytes() for name in visible_files(tmp_path)}
     bad = tmp_path.parent / f"{tmp_path.name}-config.json"
     bad.write_text('{"threshold": 101}')
     assert main(["score", str(EXAMPLE), "--config", str(bad), "--out-dir", str(tmp_path)]) == 2
-    assert visible_files(tmp_path) == ["error.json"]
-    assert parse_json((tmp_path / "error.json").read_bytes())["code"] == "config.invalid"
+    assert {name: (tmp_path / name).read_bytes() for name in visible_files(tmp_path)} == before
 
 
 def test_a_tampered_validation_removes_the_report_and_keeps_the_file_under_check(tmp_path: Path) -> None:
@@ -69,9 +70,19 @@ def test_a_tampered_validation_removes_the_report_and_keeps_the_file_under_check
     assert validation.read_bytes() == tampered
 
 
-def test_an_unreadable_bundle_removes_the_earlier_runs_report(tmp_path: Path) -> None:
+def test_a_mistyped_bundle_path_keeps_the_earlier_runs_reports(tmp_path: Path) -> None:
     assert main(["score", str(EXAMPLE), "--out-dir", str(tmp_path)]) == 0
+    before = {name: (tmp_path / name).read_bytes() for name in visible_files(tmp_path)}
     assert main(["score", str(tmp_path / "missing.json"), "--out-dir", str(tmp_path)]) == 2
+    assert {name: (tmp_path / name).read_bytes() for name in visible_files(tmp_path)} == before
+    assert sorted(before) == ["report.json", "validation.json"]
+
+
+def test_a_bundle_refused_after_it_was_read_removes_the_earlier_runs_report(tmp_path: Path) -> None:
+    assert main(["score", str(EXAMPLE), "--out-dir", str(tmp_path)]) == 0
+    broken = tmp_path.parent / f"{tmp_path.name}-broken.json"
+    broken.write_text("{")
+    assert main(["score", str(broken), "--out-dir", str(tmp_path)]) == 3
     assert visible_files(tmp_path) == ["error.json"]
 
 
