@@ -285,6 +285,23 @@ def test_keygen_never_overwrites_a_key(tmp_path: Path, capsys: pytest.CaptureFix
     assert sorted(p.name for p in tmp_path.iterdir()) == ["curator.key"]
 
 
+def test_keygen_refuses_a_name_its_trust_file_gives_another_key_and_takes_a_new_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    trust = tmp_path / "trusted-signers"
+    trust.write_bytes(trust_file((signing_key("curator"), "Curator CI")))
+
+    rc, out, err = run_main(capsys, "keygen", "--out", tmp_path / "new.key", "--name", "Curator CI", "--trust", trust)
+    assert (rc, out) == (2, "")
+    assert "usage.invalid_option" in err and "already names a key so" in err
+    assert not (tmp_path / "new.key").exists()
+
+    rc, out, _ = run_main(
+        capsys, "keygen", "--out", tmp_path / "new.key", "--name", "Curator CI 2027", "--trust", trust
+    )
+    assert rc == 0 and out.rstrip().endswith(" Curator CI 2027")
+
+
 def test_keygen_whose_trust_line_cannot_be_printed_leaves_no_key(tmp_path: Path) -> None:
     # Without its printed line nobody can trust the key, and a rerun would refuse to replace it.
     key = tmp_path / "curator.key"
