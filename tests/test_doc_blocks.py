@@ -252,31 +252,42 @@ def _page(tmp_path: Path, markdown: str) -> list[Block]:
     return read_blocks(tmp_path / "page.md", "page.md")
 
 
-def test_a_block_that_exits_non_zero_fails_its_page(tmp_path: Path) -> None:
-    blocks = _page(tmp_path, "Score it:\n\n```sh\nevidence-rank score fixtures/example.json\nfalse\n```\n")
-    with pytest.raises(AssertionError, match=r"^page\.md:3: exits 1, not 0: "):
-        run_page(blocks, tmp_path)
+_SCORE = "evidence-rank score fixtures/example.json"
 
 
-def test_a_block_that_says_it_fails_fails_its_page_when_it_passes(tmp_path: Path) -> None:
-    passes = "<!-- exits: 1 -->\n```sh\nevidence-rank score fixtures/example.json --quiet\n```\n"
-    with pytest.raises(AssertionError, match=r"^page\.md:2: exits 0, not 1: "):
-        run_page(_page(tmp_path / "passes", passes), tmp_path / "passes")
-    fails = passes.replace("--quiet", "--quiet --config nope.json")
-    with pytest.raises(AssertionError, match=r"^page\.md:2: exits 2, not 1: "):
-        run_page(_page(tmp_path / "fails", fails), tmp_path / "fails")
-
-
-def test_output_the_page_shows_that_the_command_does_not_print_fails_it_with_a_diff(tmp_path: Path) -> None:
-    blocks = _page(tmp_path, "```console\n$ evidence-rank score fixtures/example.json --summary\noutcome: no_op\n```\n")
-    with pytest.raises(AssertionError, match=r"(?m)^-outcome: no_op\n\+outcome: selected · selected 1 of 3 "):
-        run_page(blocks, tmp_path)
-
-
-def test_what_a_python_block_prints_is_the_plain_block_after_prints(tmp_path: Path) -> None:
-    shown = "```python\nprint('p-make-test')\n```\n\nThis prints:\n\n```\np-sleep-flaky\n```\n"
-    with pytest.raises(AssertionError, match=r"(?m)^-p-sleep-flaky\n\+p-make-test$"):
-        run_page(_page(tmp_path, shown), tmp_path)
+@pytest.mark.parametrize(
+    ("markdown", "message"),
+    [
+        pytest.param(
+            f"Score it:\n\n```sh\n{_SCORE}\nfalse\n```\n",
+            r"^page\.md:3: exits 1, not 0: ",
+            id="a block that exits non-zero",
+        ),
+        pytest.param(
+            f"<!-- exits: 1 -->\n```sh\n{_SCORE} --quiet\n```\n",
+            r"^page\.md:2: exits 0, not 1: ",
+            id="a block said to fail that passes",
+        ),
+        pytest.param(
+            f"<!-- exits: 1 -->\n```sh\n{_SCORE} --quiet --config nope.json\n```\n",
+            r"^page\.md:2: exits 2, not 1: ",
+            id="a block said to fail that fails otherwise",
+        ),
+        pytest.param(
+            f"```console\n$ {_SCORE} --summary\noutcome: no_op\n```\n",
+            r"(?m)^-outcome: no_op\n\+outcome: selected · selected 1 of 3 ",
+            id="a transcript showing what the command does not print",
+        ),
+        pytest.param(
+            "```python\nprint('p-make-test')\n```\n\nThis prints:\n\n```\np-sleep-flaky\n```\n",
+            r"(?m)^-p-sleep-flaky\n\+p-make-test$",
+            id="a block after 'prints:' that is not what the block before prints",
+        ),
+    ],
+)
+def test_a_page_fails_where_its_reader_would_see_it_go_wrong(markdown: str, message: str, tmp_path: Path) -> None:
+    with pytest.raises(AssertionError, match=message):
+        run_page(_page(tmp_path, markdown), tmp_path)
 
 
 def test_an_ellipsis_stands_for_any_text_on_its_line_and_alone_for_any_lines(tmp_path: Path) -> None:

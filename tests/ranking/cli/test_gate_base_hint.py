@@ -8,6 +8,8 @@ import re
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from ranking.cli import main
 from tests.conftest import FIXTURES
 
@@ -38,7 +40,7 @@ def _shallow_pull_request(tmp_path: Path) -> tuple[Path, dict[str, object]]:
 
 
 def test_the_hint_for_a_missing_base_reads_it_from_the_base_branch_in_a_shallow_checkout(
-    tmp_path: Path, capsys, monkeypatch
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     checkout, base = _shallow_pull_request(tmp_path)
     monkeypatch.chdir(checkout)
