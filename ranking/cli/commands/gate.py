@@ -166,8 +166,9 @@ class BaseMissing(ConfigError):
 
     def diagnostics(self) -> str:
         return (
-            "Read the memory from the base branch, e.g. git show origin/main:agent/memory.json > base.json, "
-            "and pass --memory-before base.json (docs/gate.md)."
+            # A shallow checkout (actions/checkout's default) has no origin/main: fetch the base first.
+            "Read the memory from the base branch, e.g. git fetch --depth=1 origin main && "
+            "git show FETCH_HEAD:agent/memory.json > base.json, and pass --memory-before base.json (docs/gate.md)."
         )
 
 

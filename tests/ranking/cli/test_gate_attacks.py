@@ -155,7 +155,7 @@ def test_the_gate_without_a_base_refuses_to_run_and_says_how_to_give_one(
     assert rc == 2 and out == ""
     first, hint = err.splitlines()
     assert first.startswith("evidence-rank: usage.invalid_option: gate needs --memory-before BASE")
-    assert "git show origin/main:agent/memory.json > base.json" in hint
+    assert "git fetch --depth=1 origin main && git show FETCH_HEAD:agent/memory.json > base.json" in hint
 
 
 def test_skipping_the_base_is_said_in_every_format(
