@@ -29,9 +29,6 @@ holds none) is run here, or says on the line before its fence why it is not:
   package, needs a service (a GitHub runner, S3, a Dask scheduler) or a package this project
   does not depend on, runs this suite (`make test`), or is a fragment of code shown elsewhere;
   `<!-- run by tests/PATH.py::test_name -->` for a block another test runs as written.
-
-PENDING lists the places left out while they are rewritten; a strict xfail runs each whole
-page, so the test says when one runs: then delete its entry.
 """
 
 from __future__ import annotations
@@ -48,10 +45,6 @@ import pytest
 from tests.conftest import FIXTURES, PARITY, REPO
 from tests.doc_blocks import PAGES, Block, read_blocks, workflow_steps
 from tests.doc_givens import BIN, GIVENS
-
-#: Pages, and sections of a page (a heading's start), left out while the lead rewrites them
-#: (issue 41); "" is the whole page. Delete an entry to run its blocks.
-PENDING = {"docs/ledger.md": "", "README.md": "## The admission ledger"}
 
 RUNNABLE = {"shell", "transcript", "python", "workflow"}
 
@@ -168,15 +161,13 @@ def _run_block(block: Block, shown: Block | None, folder: Path, env: dict[str, s
         _check_output(block, block.text, _lines(shown.text), _as_shown(printed, folder, env))
 
 
-def run_page(blocks: list[Block], tmp: Path, *, leave_out: str | None = None) -> list[Block]:
-    """Run a page's blocks in order as its reader would, in a scratch clone under ``tmp``,
-    leaving out the blocks under a heading that starts with ``leave_out``. Returns those run."""
+def run_page(blocks: list[Block], tmp: Path) -> list[Block]:
+    """Run a page's blocks in order as its reader would, in a scratch clone under ``tmp``.
+    Returns those run."""
     env, folder = _reader_env(tmp), _clone(tmp)
     ran = []
     for i, block in enumerate(blocks):
         if block.kind not in RUNNABLE or "not run" in block.marks or "run by" in block.marks:
-            continue
-        if leave_out is not None and block.section.startswith(leave_out):
             continue
         given_env = dict(env)
         for name in block.givens:
@@ -189,7 +180,7 @@ def run_page(blocks: list[Block], tmp: Path, *, leave_out: str | None = None) ->
 
 @pytest.mark.parametrize("page", PAGES)
 def test_every_block_of_the_page_runs_as_written(page: str, tmp_path: Path) -> None:
-    run_page(read_blocks(REPO / page, page), tmp_path, leave_out=PENDING.get(page))
+    run_page(read_blocks(REPO / page, page), tmp_path)
 
 
 def _wrong_marks(block: Block) -> str | None:
@@ -232,18 +223,6 @@ def test_a_mark_is_one_the_test_knows_and_run_by_names_a_test_that_exists(tmp_pa
         f"no given named ['a dragon'] (tests/doc_givens.py has {sorted(GIVENS)})",
         "marks ['not run'] on a block that is not run (its kind: other)",
     ]
-
-
-def test_every_pending_place_still_holds_blocks() -> None:
-    # An entry whose page or section is gone leaves out nothing: delete it.
-    for page, section in PENDING.items():
-        assert any(b.section.startswith(section) for b in read_blocks(REPO / page, page)), (page, section)
-
-
-@pytest.mark.parametrize("page", sorted(PENDING))
-@pytest.mark.xfail(raises=AssertionError, strict=True, reason="being rewritten: once it runs, delete it from PENDING")
-def test_a_place_left_out_fails_as_written(page: str, tmp_path: Path) -> None:
-    run_page(read_blocks(REPO / page, page), tmp_path)
 
 
 def _page(tmp_path: Path, markdown: str) -> list[Block]:
