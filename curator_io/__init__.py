@@ -1,5 +1,6 @@
-"""The boundary: bundle and report models, loading, input errors, canonical JSON, digests."""
+"""The boundary: bundle and report models, loading and writing bundles, input errors, canonical JSON, digests."""
 
+from curator_io.builder import Add, BundleBuilder, Remove, Replace, SealedBundle
 from curator_io.bundle import SCHEMA as BUNDLE_SCHEMA
 from curator_io.bundle import bundle_from_document, load_bundle
 from curator_io.canonical import canon, digest, is_sealed, seal
@@ -17,8 +18,10 @@ from curator_io.jsonio import parse_json
 from curator_io.models import Bundle, Evidence, Instruction, Lesson, Materialization, Scope, Trace
 
 __all__ = [
+    "Add",
     "BUNDLE_SCHEMA",
     "Bundle",
+    "BundleBuilder",
     "Config",
     "ConfigError",
     "DEFAULT_CONFIG",
@@ -30,7 +33,10 @@ __all__ = [
     "Lesson",
     "Materialization",
     "PolicyError",
+    "Remove",
+    "Replace",
     "Scope",
+    "SealedBundle",
     "SignatureError",
     "TamperError",
     "Trace",

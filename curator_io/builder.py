@@ -1,0 +1,353 @@
+"""Writing a ``curator-bundle-v1`` (SPEC §1): what an agent did and what its curator proposes,
+recorded call by call, sealed, and loaded back.
+
+A :class:`BundleBuilder` records the memory snapshot, the instructions in force,
+materializations, traces (with their steps, or their number, and the verified
+prefix), evidence, lessons and proposals, in the order they are recorded.
+:meth:`BundleBuilder.build` then:
+
+1. writes the document, each array in recording order, each artifact's members in
+   SPEC §1's order and then its own (``members=``), which count in its seal;
+2. seals it (:func:`curator_io.sealing.seal_bundle`: every artifact's ``digest``, then
+   ``frozen.digest``); a value RFC 8785 cannot write (a lone surrogate, a number that is
+   not finite, a Python object, a value that contains itself) is ``input.malformed_json``,
+   as the same value in a file would be, with a pointer to it;
+3. loads the canonical bytes with :func:`curator_io.bundle.load_bundle`, the loader every
+   command uses, so every value is checked by its rules, with its codes and its
+   pointers (``/traces/2/verified_prefix`` is the third trace recorded). No rule is
+   restated here.
+
+Pure: no files, no clock (the caller gives every timestamp), no environment.
+What the builder refuses by itself are mistakes in calling it (a member that the
+kind already has, a ``replace`` of a key the memory lacks with no digest given):
+``ValueError``. A proposal is written as given: a malformed one is not an input
+error but a ``proposal.incomplete`` rejection (SPEC §3.1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from curator_io.bundle import load_bundle
+from curator_io.canonical import canon, digest
+from curator_io.catalogue import BUNDLE_SCHEMA
+from curator_io.errors import InputError, pointer_of
+from curator_io.jsonio import parse_json
+from curator_io.kinds import EVIDENCE, INSTRUCTION, LESSON, MATERIALIZATION, TRACE, Kind
+from curator_io.models import Bundle, Scope
+from curator_io.sealing import seal_bundle
+
+__all__ = ["BundleBuilder", "SealedBundle", "Add", "Replace", "Remove", "STEP_DIGESTS"]
+
+STEP_DIGESTS = "step_digests"
+"""The trace member that holds the digest of each recorded step (null for a step RFC 8785
+cannot write): SPEC §1 allows it, and it counts in the trace's seal."""
+
+
+@dataclass(frozen=True, slots=True)
+class Add:
+    """SPEC §1 ``add``: a new instruction ``key`` with ``text``."""
+
+    key: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Replace:
+    """SPEC §1 ``replace``: the memory instruction ``key`` gets ``text``."""
+
+    key: str
+    text: str
+    expected_digest: str | None = None
+    """The digest of the instruction the edit was written against; None: the memory's, as recorded."""
+
+
+@dataclass(frozen=True, slots=True)
+class Remove:
+    """SPEC §1 ``remove``: the memory instruction ``key`` goes."""
+
+    key: str
+    expected_digest: str | None = None
+    """As for :class:`Replace`."""
+
+
+Operation = Add | Replace | Remove
+
+
+@dataclass(frozen=True, slots=True)
+class SealedBundle:
+    """What :meth:`BundleBuilder.build` returns: one bundle in three forms."""
+
+    document: Mapping[str, Any]
+    """The sealed document, as parsing :attr:`canonical` gives it back."""
+    canonical: bytes
+    """Its RFC 8785 bytes: what to write to a file, sign or hand to ``evidence-rank``."""
+    bundle: Bundle
+    """Those bytes loaded (:func:`curator_io.load_bundle`): what ``ranking.rank`` takes."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Proposal:
+    id: str
+    members: Mapping[str, Any]
+    operations: tuple[Operation, ...]
+
+
+class BundleBuilder:
+    """Records one bundle; :meth:`build` seals, writes and loads it (the module docstring).
+
+    ``memory_version`` is the version of the memory snapshot (SPEC §1 ``memory.version``);
+    ``curator`` names who proposes; ``frozen_at`` is when the bundle was frozen, a
+    TIMESTAMP the caller gives (nothing here reads a clock).
+    """
+
+    def __init__(self, *, memory_version: int, curator: str, frozen_at: str) -> None:
+        self.memory_version = memory_version
+        self._run = {"curator": curator, "frozen_at": frozen_at}
+        self._lists: dict[str, list[dict[str, Any]]] = {
+            name: [] for name in ("memory", "instructions", "materializations", "traces", "evidence", "lessons")
+        }
+        self._proposals: list[_Proposal] = []
+
+    def memory_instruction(
+        self, key: str, text: str, *, scope: Scope, origin: str = "curated", members: Mapping[str, Any] | None = None
+    ) -> None:
+        """One instruction of the memory the Writer would change."""
+        self._add("memory", INSTRUCTION, members, key=key, text=text, scope=scope.to_json(), origin=origin)
+
+    def applicable_instruction(
+        self, key: str, text: str, *, scope: Scope, origin: str = "user", members: Mapping[str, Any] | None = None
+    ) -> None:
+        """One of the other instructions in force (a user rule, a repository file): read-only."""
+        self._add("instructions", INSTRUCTION, members, key=key, text=text, scope=scope.to_json(), origin=origin)
+
+    def materialization(
+        self,
+        id: str,
+        *,
+        repository: str,
+        source_revision: str,
+        status: str = "compatible",
+        members: Mapping[str, Any] | None = None,
+    ) -> None:
+        """One concrete checkout an agent ran in."""
+        self._add(
+            "materializations",
+            MATERIALIZATION,
+            members,
+            id=id,
+            repository=repository,
+            source_revision=source_revision,
+            status=status,
+        )
+
+    def trace(
+        self,
+        id: str,
+        *,
+        lineage: str,
+        materialization: str,
+        steps: Sequence[Any] | int,
+        verified_prefix: int | None = None,
+        members: Mapping[str, Any] | None = None,
+    ) -> None:
+        """One invocation of an agent. ``steps`` is the list of its steps (any JSON values:
+        the digest of each is written under :data:`STEP_DIGESTS`, so the trace's seal
+        covers what each step was), or their number.
+
+        ``verified_prefix`` None: the trace is ``complete``, except that with a list, a
+        step RFC 8785 cannot write ends what is verified (the trace is ``partial``,
+        verified up to that step, and its digest is null). An int: ``partial``, verified
+        up to there (SPEC §3.5.2).
+        """
+        extra = dict(members or {})
+        count: Any = steps  # not a list or a number: written as given, for the loader to refuse
+        if isinstance(steps, list | tuple):
+            if STEP_DIGESTS in extra:
+                raise ValueError(f"trace {id!r}: {STEP_DIGESTS!r} is written from the steps given")
+            digests = [_digest_or_none(step) for step in steps]
+            written = next((k for k, d in enumerate(digests) if d is None), len(digests))
+            if verified_prefix is not None and verified_prefix > written:
+                raise ValueError(f"trace {id!r}: step {written} cannot be written, so at most {written} are verified")
+            if verified_prefix is None and written < len(digests):
+                verified_prefix = written
+            extra = {STEP_DIGESTS: digests, **extra}
+            count = len(digests)
+        self._add(
+            "traces",
+            TRACE,
+            extra,
+            id=id,
+            lineage=lineage,
+            materialization=materialization,
+            steps=count,
+            completeness="complete" if verified_prefix is None else "partial",
+            verified_prefix=count if verified_prefix is None else verified_prefix,
+        )
+
+    def evidence(
+        self,
+        id: str,
+        *,
+        trace: str,
+        step: int,
+        signal: str,
+        observed_at: str,
+        summary: str = "",
+        path: str | None = None,
+        members: Mapping[str, Any] | None = None,
+    ) -> None:
+        """One observation at step ``step`` of ``trace``; ``signal`` is a SPEC §1 signal
+        (``user``, ``deterministic``, ``tool``, ``observable``, ``self_assessment``)."""
+        self._add(
+            "evidence",
+            EVIDENCE,
+            members,
+            id=id,
+            trace=trace,
+            step=step,
+            signal=signal,
+            observed_at=observed_at,
+            path=path,
+            summary=summary,
+        )
+
+    def lesson(self, id: str, *, text: str, evidence: Sequence[str], members: Mapping[str, Any] | None = None) -> None:
+        """What the curator learned, from these evidence items."""
+        self._add("lessons", LESSON, members, id=id, text=text, evidence=_array(evidence))
+
+    def propose(
+        self,
+        id: str,
+        *,
+        lesson: str,
+        scope: Scope,
+        confidence: float,
+        operations: Sequence[Operation],
+        support: Sequence[str],
+        contradict: Sequence[str] = (),
+        rationale: str | None = None,
+        base_memory_version: int | None = None,
+    ) -> None:
+        """One proposal. ``base_memory_version`` None: the memory's version. An operation on a
+        key of the memory without an ``expected_digest`` gets that instruction's digest."""
+        members: dict[str, Any] = {"id": id, "lesson": lesson, "scope": scope.to_json(), "confidence": confidence}
+        if rationale is not None:
+            members["rationale"] = rationale
+        members["base_memory_version"] = self.memory_version if base_memory_version is None else base_memory_version
+        members["support"] = _array(support)
+        members["contradict"] = _array(contradict)
+        self._proposals.append(_Proposal(id, members, tuple(operations)))
+
+    def content_digest(self) -> str:
+        """The digest of the sealed document without ``run`` and ``frozen``: a name for the
+        bundle's content that does not depend on the run id (``build(f"run-{d[7:19]}")``)."""
+        sealed = self._sealed(self._document(None))
+        return digest({name: value for name, value in sealed.items() if name not in ("run", "frozen")})
+
+    def build(self, run_id: str) -> SealedBundle:
+        """The sealed bundle, as ``run_id`` (an ID: the reports' ``run``), checked by the loader.
+
+        Raises ``curator_io.InputError`` as :func:`curator_io.load_bundle` would for the same
+        document (``input.malformed_json`` for a value RFC 8785 cannot write, naming it);
+        ``ValueError`` for an operation on a key the memory lacks with no digest given.
+        """
+        canonical = canon(self._sealed(self._document(run_id)))
+        return SealedBundle(parse_json(canonical), canonical, load_bundle(canonical))
+
+    # --- writing ---------------------------------------------------------------------
+
+    def _add(self, where: str, kind: Kind, members: Mapping[str, Any] | None, **values: Any) -> None:
+        taken = sorted((kind.names | {"digest"}) & set(members or {}))
+        if taken:
+            raise ValueError(f"{kind.title}: members= may not set {', '.join(taken)}: the builder writes them")
+        self._lists[where].append({**values, **(members or {})})
+
+    def _document(self, run_id: str | None) -> dict[str, Any]:
+        memory = self._lists["memory"]
+        digests = {}
+        for at, instruction in enumerate(memory):
+            found = _digest_or_none(instruction)
+            if found is None:
+                raise _malformed(instruction, ("memory", "instructions", at))
+            if isinstance(instruction["key"], str):
+                digests[instruction["key"]] = found
+        return {
+            "schema": BUNDLE_SCHEMA,
+            "run": {"id": run_id, **self._run},
+            "memory": {"version": self.memory_version, "instructions": memory},
+            **{name: items for name, items in self._lists.items() if name != "memory"},
+            "proposals": [{**p.members, "operations": _written(p, digests)} for p in self._proposals],
+        }
+
+    def _sealed(self, document: dict[str, Any]) -> dict[str, Any]:
+        """``seal_bundle(document)``, or ``input.malformed_json`` naming the first value it cannot write."""
+        try:
+            return seal_bundle(document)
+        except (ValueError, RecursionError):
+            raise _malformed(document, ()) from None
+
+
+def _written(proposal: _Proposal, digests: Mapping[str, str]) -> list[dict[str, Any]]:
+    """The proposal's operations as SPEC §1 writes them, each ``expected_digest`` filled in."""
+    out = []
+    for op in proposal.operations:
+        if isinstance(op, Add):
+            out.append({"action": "add", "key": op.key, "text": op.text})
+            continue
+        expected = op.expected_digest if op.expected_digest is not None else digests.get(op.key)
+        if expected is None:
+            raise ValueError(
+                f"proposal {proposal.id!r}: {type(op).__name__.lower()} of {op.key!r}: no memory instruction "
+                "has this key; give expected_digest="
+            )
+        if isinstance(op, Replace):
+            out.append({"action": "replace", "key": op.key, "text": op.text, "expected_digest": expected})
+        else:
+            out.append({"action": "remove", "key": op.key, "expected_digest": expected})
+    return out
+
+
+def _array(ids: Sequence[str]) -> Any:
+    """A list or tuple as a JSON array; anything else (a string) as given, for the rules to refuse."""
+    return list(ids) if isinstance(ids, list | tuple) else ids
+
+
+def _digest_or_none(value: Any) -> str | None:
+    try:
+        return digest(value)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _malformed(value: Any, where: tuple[str | int, ...]) -> InputError:
+    """``input.malformed_json`` at the first place in ``value`` (itself at ``where``) that RFC 8785
+    cannot write: SPEC §0, a bundle is I-JSON, as the same value in a file would be refused."""
+    place, why = _unwritable(value, where, frozenset())
+    return InputError("input.malformed_json", why, pointer=pointer_of(*place))
+
+
+def _unwritable(value: Any, where: tuple[str | int, ...], inside: frozenset[int]) -> tuple[tuple[str | int, ...], str]:
+    if isinstance(value, dict | list | tuple):
+        if id(value) in inside:
+            return where, "a value that contains itself"
+        if isinstance(value, dict):
+            for name in value:
+                if not isinstance(name, str) or _digest_or_none(name) is None:
+                    return where, f"a member name RFC 8785 cannot write: {_shown(name)}"
+        items = value.items() if isinstance(value, dict) else enumerate(value)
+        for name, item in items:
+            if _digest_or_none(item) is None:
+                return _unwritable(item, (*where, name), inside | {id(value)})
+    try:
+        canon(value)
+    except ValueError as e:
+        return where, f"RFC 8785 cannot write {_shown(value)}: {e}"
+    return where, "RFC 8785 cannot write it"
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
