@@ -1,7 +1,8 @@
 # evidence-rank: two commands from a fresh clone (Python 3.11):
 #   make demo   installs the tool and scores fixtures/example.json
 #   make test   installs the test extras (and Chromium, for the browser tests), lints, type-checks and
-#               runs the whole suite (what CI runs); BROWSER=0: no Chromium, the browser tests left out
+#               runs the whole suite (what CI runs); BROWSER=0: no Chromium, the browser tests left out;
+#               the ACE tests run last, in .venv-ace, with Python 3.12 or newer (below)
 #   make fuzz   installs atheris and runs the fuzz campaign (docs/fuzzing.md; FUZZ_ARGS="--scale 0.1")
 PYTHON ?= python3
 VENV   ?= .venv
@@ -10,7 +11,7 @@ OUT    ?= out
 # What ruff lints and formats; mypy's files are in pyproject.toml ([tool.mypy]).
 SOURCES = curator_io validator ranking evidence_rank_pytest.py tests bench fuzz
 
-.PHONY: install install-test browser demo check test static parity lint format wheel bench bench-render fuzz clean
+.PHONY: install install-test browser demo check test test-ace static parity lint format wheel bench bench-render fuzz clean
 
 $(BIN)/python:
 	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "evidence-rank needs Python >= 3.11"'
@@ -59,13 +60,48 @@ demo: install
 # before the suite starts. `make check` is the same gate, to run before a commit.
 check: test
 
+# The ACE integration (docs/ace.md) needs ace-framework, and ace-framework 0.8 and later needs Python 3.12
+# or newer: its tests (marked `ace`) run in a second environment, $(ACE_VENV), made with the first such
+# Python found: python3.12, python3.13 or python3.14 on PATH, else the oldest pyenv has that is 3.12 or
+# newer (a pyenv shim of a version that is not selected fails its check and is passed over). No path is
+# written here; ACE_PYTHON=/path/to/python3.12 chooses one. Where there is none, `make test` says so in
+# one line and runs everything else.
+ACE_VENV ?= .venv-ace
+ACE_BIN   = $(ACE_VENV)/bin
+IS_312    = -c 'import sys; sys.exit(sys.version_info < (3, 12))' >/dev/null 2>&1
+ACE_PYTHON ?= $(eval ACE_PYTHON := $(FIND_ACE_PYTHON))$(ACE_PYTHON)
+FIND_ACE_PYTHON = $(shell \
+  for p in python3.12 python3.13 python3.14; do \
+    command -v $$p >/dev/null 2>&1 && $$p $(IS_312) && { command -v $$p; exit 0; }; \
+  done; \
+  command -v pyenv >/dev/null 2>&1 && for v in $$(pyenv versions --bare 2>/dev/null | sort -V); do \
+    p="$$(pyenv prefix $$v 2>/dev/null)/bin/python"; \
+    [ -x "$$p" ] && "$$p" $(IS_312) && { echo "$$p"; exit 0; }; \
+  done; true)
+
+$(ACE_VENV)/.installed: pyproject.toml
+	$(ACE_PYTHON) -m venv $(ACE_VENV)
+	$(ACE_BIN)/python -m pip install --quiet --upgrade pip
+	$(ACE_BIN)/python -m pip install --quiet -e '.[test,ace]'
+	touch $@
+
+# $(ACE_VENV) has the test and ace extras only, so it runs the ACE test files alone.
+ACE_TESTS = $(wildcard tests/ranking/integrations/test_ace*.py)
+ACE_INSTALL = $(if $(ACE_PYTHON),$(ACE_VENV)/.installed)
+ACE_RUN = $(if $(ACE_PYTHON),$(ACE_BIN)/python -m pytest -q -m ace $(ACE_TESTS),@echo "make test: no Python 3.12 \
+  or newer found (python3.12, python3.13, python3.14, pyenv), so the ACE tests (docs/ace.md) are left out; the rest ran")
+
+test-ace: $(ACE_INSTALL)
+	$(ACE_RUN)
+
 # The reference path (EVIDENCE_RANK_REFERENCE=1: nothing from curator_io/_fast/) runs the parity
 # corpus and the seeded fuzz run too, so both paths are held to the same bytes.
 REFERENCE_TESTS = tests/test_parity.py tests/fuzz/test_short_campaign.py tests/curator_io/test_reference.py
 
-test: static $(if $(filter 0,$(BROWSER)),,browser)
-	$(BIN)/python -m pytest$(if $(filter 0,$(BROWSER)), -m "not browser")
+test: static $(if $(filter 0,$(BROWSER)),,browser) $(ACE_INSTALL)
+	$(BIN)/python -m pytest -m "not ace$(if $(filter 0,$(BROWSER)), and not browser)"
 	EVIDENCE_RANK_REFERENCE=1 $(BIN)/python -m pytest -q $(REFERENCE_TESTS)
+	$(ACE_RUN)
 
 static: install-test
 	$(BIN)/ruff check $(SOURCES)
@@ -105,4 +141,4 @@ bench-render: install-test browser
 	$(BIN)/python bench/render.py
 
 clean:
-	rm -rf $(VENV) $(OUT) .pytest_cache .mypy_cache .ruff_cache build dist *.egg-info
+	rm -rf $(VENV) $(ACE_VENV) $(OUT) .pytest_cache .mypy_cache .ruff_cache build dist *.egg-info

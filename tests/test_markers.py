@@ -1,5 +1,6 @@
-"""The markers `browser` and `slow` are registered, carried by the tests they name, and
-deselect exactly those; CI (`make test`) still runs every test."""
+"""The markers `browser`, `slow` and `ace` are registered, carried by the tests they name, and
+deselect exactly those; CI (`make test`) still runs every test (the `ace` ones in .venv-ace,
+on Python 3.12 or newer)."""
 
 from __future__ import annotations
 
@@ -41,7 +42,7 @@ def _tests_asking_for(fixture: str) -> set[str]:
 def test_the_markers_are_registered_and_strictly_checked() -> None:
     options = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]
     assert "--strict-markers" in options["addopts"]
-    assert {line.split(":")[0] for line in options["markers"]} == {"browser", "slow"}
+    assert {line.split(":")[0] for line in options["markers"]} == {"browser", "slow", "ace"}
 
 
 def test_not_browser_leaves_out_exactly_the_tests_that_drive_chromium() -> None:
@@ -61,14 +62,30 @@ def test_not_slow_leaves_out_the_builds_and_installs() -> None:
 def test_ci_runs_every_test_whatever_its_marker() -> None:
     options = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]
     assert " -m" not in f" {options['addopts']}"
-    assert _suite_line(_make_test()).endswith("/python -m pytest")  # no -m: every marker runs
+    commands = _make_test("ACE_PYTHON=python3.12")
+    assert _suite_line(commands).endswith('/python -m pytest -m "not ace"')  # every marker but ace runs here
+    assert _ace_line(commands).startswith(".venv-ace/bin/python -m pytest -q -m ace tests/")  # and ace there
     assert "make test" in (REPO / ".ci" / "run").read_text()
     assert "BROWSER" not in (REPO / ".ci" / "run").read_text()
 
 
+def test_without_python_3_12_make_test_says_so_in_one_line_and_runs_the_rest() -> None:
+    commands = _make_test("ACE_PYTHON=")
+    assert _suite_line(commands).endswith('/python -m pytest -m "not ace"')
+    assert ".venv-ace" not in commands
+    (said,) = [c for c in commands.splitlines() if "no Python 3.12" in c]
+    assert said.startswith('echo "make test: no Python 3.12 or newer found (python3.12, python3.13, python3.14, pyenv)')
+
+
 def _suite_line(commands: str) -> str:
     """The command that runs the whole suite (the reference path's run after it takes named files)."""
-    (line,) = [c for c in commands.splitlines() if "-m pytest" in c and "EVIDENCE_RANK_REFERENCE" not in c]
+    (line,) = [c for c in commands.splitlines() if "/python -m pytest -m" in c]
+    return line
+
+
+def _ace_line(commands: str) -> str:
+    """The command that runs the ACE tests in their own environment."""
+    (line,) = [c for c in commands.splitlines() if "-m pytest -q -m ace" in c]
     return line
 
 
@@ -86,4 +103,4 @@ def test_make_test_announces_the_chromium_install_in_one_line_before_it_runs() -
 def test_make_test_browser_0_installs_no_chromium_and_leaves_the_browser_tests_out() -> None:
     commands = _make_test("BROWSER=0")
     assert "apt-get" not in commands and "chromium" not in commands
-    assert _suite_line(commands).endswith('/python -m pytest -m "not browser"')
+    assert _suite_line(commands).endswith('/python -m pytest -m "not ace and not browser"')

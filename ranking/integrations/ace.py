@@ -1,0 +1,387 @@
+"""Gate ACE's skill manager on evidence: ranking stands between its edits and the live skillbook.
+
+ACE (PyPI ``ace-framework``, 0.13) learns a playbook, a ``Skillbook`` of ``Skill``s: its
+skill manager adds, updates, removes and tags skills through tools that write the
+skillbook the moment the model calls them. :class:`EvidenceGate` takes the place of
+ACE's ``UpdateStep`` in the steps ``ACE.build_steps`` returns (:meth:`EvidenceGate.steps`):
+
+1. each sample's skill manager edits a staged copy of the live skillbook, never the
+   live one; what its edits add up to (:func:`_net_edits`) waits for the window;
+2. every ``window`` samples, the window's edits, with those carried over, are written
+   as one bundle (:mod:`ranking.integrations.ace_bundle`) and ranked (SPEC §3-§5);
+3. the selected edits are written to a copy of the live skillbook, held to the CI
+   gate's comparison with what the selection permits (SPEC §8,
+   :func:`ranking.checking.gate.gate`), then to the live skillbook;
+4. a deferred edit (or one left out by ``max_selected``) is ranked again in the next
+   ``carry`` windows, where the same edit from another lineage adds to its support;
+5. every report goes to the ledger (``ledger=``); the refused edits' "do not re-propose"
+   lines reach the skill manager's next prompt.
+
+Needs the optional extra, and Python 3.12 or newer: ``pip install 'evidence-rank[ace]'``.
+docs/ace.md says which SPEC rule each ACE fact feeds.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+try:
+    from ace import ACEStepContext, DeduplicateStep, Pipeline, Skillbook, UpdateStep
+except ImportError as e:  # ace-framework 0.8 and later needs Python 3.12
+    raise ImportError(
+        "ranking.integrations.ace needs ace-framework 0.13, on Python 3.12 or newer: pip install 'evidence-rank[ace]'"
+    ) from e
+
+from curator_io import SealedBundle, seal
+from curator_io.catalogue import DEFERRED, REJECTED, SELECTED, SUPERSEDED, UNSELECTED
+from curator_io.config import DEFAULT_CONFIG, Config, parse_config
+from curator_io.grammar import is_id, is_repo
+from ranking.checking.gate import gate
+from ranking.integrations.ace_bundle import (
+    Edit,
+    Observation,
+    Pending,
+    Sample,
+    add_key,
+    gathered,
+    instruction_digest,
+    instruction_of,
+    text_of,
+    window_bundle,
+)
+from ranking.ledger.notes import note_lines, refusals
+from ranking.ledger.records import DecisionRow, decisions_of, recording_of_run
+from ranking.ledger.store import Ledger
+from ranking.pipeline import Result, rank
+from validator.proposal import edit_of
+
+__all__ = ["EvidenceGate", "Observation", "Window"]
+
+_NOTES_HEADER = "The evidence gate refused these skillbook edits before. Do not propose them again as they are:"
+_REFUSED = frozenset({REJECTED, SUPERSEDED})
+"""The refusals a note names: a deferred edit is carried over, and the same edit from
+another lineage is what it needs, so the skill manager is not told to drop it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """One ranked window: its bundle, its report, and what became of each proposal."""
+
+    number: int
+    """The window's number, from 1 (every ``window`` samples, and each :meth:`EvidenceGate.flush`)."""
+    samples: tuple[int, ...]
+    """The samples that closed in it (the gate's numbers: trace ``tr-<n>``)."""
+    bundle: SealedBundle
+    report: Mapping[str, Any]
+    """The sealed evidence-ranking-v1 report."""
+    written: tuple[str, ...]
+    """The keys of the skills the selected edits wrote, in rank order."""
+    carried: tuple[str, ...]
+    """The proposals ranked again in the next window."""
+    refused: tuple[str, ...]
+    """The proposals dropped: refused, or deferred with no window left."""
+
+
+class EvidenceGate:
+    """Ranking between ACE's skill manager and the live skillbook (the module docstring).
+
+    ``skillbook`` is the live skillbook, the one given to ``ACE.build_steps``. ``observe``
+    is the caller's function from each sample's ``ACEStepContext`` to an
+    :class:`Observation`: the sample's lineage (its root task) and the signal its outcome
+    carries. ``window`` is how many samples are ranked together; ``carry`` how many later
+    windows rank a deferred edit again. ``repository`` is the scope of every skill (SPEC
+    §1 REPO: name your task); ``config`` the pinned ranking config (a ``Config`` or a
+    config object); ``ledger`` a ledger file (docs/ledger.md) that records every report.
+    """
+
+    def __init__(
+        self,
+        skillbook: Skillbook,
+        observe: Callable[[ACEStepContext], Observation],
+        *,
+        window: int = 4,
+        carry: int = 1,
+        repository: str = "ace",
+        config: Config | Mapping[str, Any] | None = None,
+        ledger: str | os.PathLike[str] | None = None,
+    ) -> None:
+        if window < 1 or carry < 0:
+            raise ValueError(f"window must be 1 or more and carry 0 or more: {window}, {carry}")
+        if not is_repo(repository):
+            raise ValueError(f"repository must be 1-200 bytes without control characters: {repository!r}")
+        self.skillbook = skillbook
+        self.observe = observe
+        self.window = window
+        self.carry = carry
+        self.repository = repository
+        self.config = (
+            DEFAULT_CONFIG if config is None else config if isinstance(config, Config) else parse_config(config)
+        )
+        self.ledger = ledger
+        self.version = 0
+        """The live skillbook's memory version (SPEC §1): one more after each window that selected."""
+        self.windows: list[Window] = []
+        """Every ranked window, oldest first."""
+        self._samples: list[Sample] = []
+        self._tags: list[tuple[str, int, Any]] = []
+        self._pending: list[Pending] = []
+        self._numbers = {"samples": 0, "windows": 0, "proposals": 0}
+        self._decisions: list[DecisionRow] = []
+        self._edits: dict[str, Any] = {}
+
+    def steps(self, steps: Sequence[Any]) -> list[Any]:
+        """ACE's steps (``ACE.build_steps(...)``) with the gate in place of their ``UpdateStep``.
+
+        The learning tail (the reflection and the gate) runs in the foreground, a
+        ``Pipeline`` nested in the outer one (ACE ignores a nested step's ``async_boundary``),
+        so each sample is staged in sample order and each window's write lands before the
+        next sample's agent runs: the same samples give the same skillbook.
+        """
+        updates = [at for at, step in enumerate(steps) if isinstance(step, UpdateStep)]
+        if len(updates) != 1:
+            raise ValueError(f"expected the steps of ACE.build_steps, with one UpdateStep; found {len(updates)}")
+        if any(isinstance(step, DeduplicateStep) for step in steps):
+            raise ValueError("DeduplicateStep writes the live skillbook ungated: build the steps without dedup_manager")
+        (at,) = updates
+        update = steps[at]
+        if update.skillbook is not self.skillbook:
+            raise ValueError("the UpdateStep writes another skillbook than the gate's: give both the same one")
+        for skill in self.skillbook.skills():
+            if not is_id(skill.id):
+                raise ValueError(f"skill id {skill.id!r} is not an instruction key (SPEC §0 ID)")
+        gated = [*steps[:at], _GatedUpdate(self, update.skill_manager), *steps[at + 1 :]]
+        boundary = next((k for k, step in enumerate(gated) if getattr(step, "async_boundary", False)), len(gated))
+        return gated if boundary == len(gated) else [*gated[:boundary], Pipeline(gated[boundary:])]
+
+    def flush(self) -> Window | None:
+        """Rank what the open window holds now, however few samples (at the end of a run);
+        None when no edit was pending."""
+        return self._close()
+
+    def memory(self) -> dict[str, Any]:
+        """The live skillbook as the memory of a bundle (SPEC §1): one sealed ``curated``
+        instruction per active skill, in key order, and :attr:`version`. What the gate
+        compares with what a selection permits (SPEC §8)."""
+        return _memory_of(self.skillbook, self.version, self.repository)
+
+    def notes(self, limit: int | None = 20) -> tuple[str, ...]:
+        """The "do not re-propose" lines the skill manager's next prompt gets: one per edit
+        the ledger (without one, this gate) saw rejected or superseded, the most recent first."""
+        if self.ledger is not None and Path(self.ledger).is_file():
+            with Ledger.open(self.ledger, read_only=True) as ledger:
+                found = refusals(d for d in ledger.decisions() if d.disposition in _REFUSED)
+                edits = ledger.edits_of(r.fingerprint for r in found[:limit])
+        else:
+            found = refusals(d for d in self._decisions if d.disposition in _REFUSED)
+            edits = self._edits
+        return note_lines(found, limit, None, edits)
+
+    # --- staging ---------------------------------------------------------------------
+
+    def _record(self, ctx: ACEStepContext, operations: Sequence[Any], reasoning: str, staged: Skillbook) -> None:
+        """One sample's edits, staged; the window closes at its ``window``-th sample."""
+        observation = self.observe(ctx)
+        if not isinstance(observation, Observation):
+            raise TypeError(f"observe must return an Observation, not {type(observation).__name__}")
+        edits, tags = _net_edits(self.skillbook, staged, operations, self.repository)
+        self._numbers["samples"] += 1
+        reflections = [r.model_dump(mode="json", exclude={"raw"}) for r in ctx.reflections]
+        outcome = {"lineage": observation.lineage, "signal": observation.signal, "summary": observation.summary}
+        self._samples.append(
+            Sample(
+                number=self._numbers["samples"],
+                observation=observation,
+                steps=(outcome, ctx.trace, reflections),
+                lesson=ctx.reflections[0].key_insight if ctx.reflections else "",
+                reasoning=reasoning,
+                edits=edits,
+            )
+        )
+        self._tags.extend(tags)
+        if len(self._samples) >= self.window:
+            self._close()
+
+    def _close(self) -> Window | None:
+        samples, tags = self._samples, self._tags
+        self._samples, self._tags = [], []
+        if not samples and not self._pending:
+            return None
+        self._numbers["windows"] += 1
+        pending, self._numbers["proposals"] = gathered(
+            self._pending, samples, windows=self.carry, numbered=self._numbers["proposals"]
+        )
+        window = self._ranked(pending, tuple(s.number for s in samples)) if pending else None
+        for skill_id, delta, source in tags:  # TAG is not a proposal: a counter, not an instruction
+            if self.skillbook.get_skill(skill_id) is not None:
+                self.skillbook.tag_skill(skill_id, delta, insight_source=source)
+        return window
+
+    # --- ranking and writing -----------------------------------------------------------
+
+    def _ranked(self, pending: list[Pending], samples: tuple[int, ...]) -> Window:
+        memory = [(skill.id, text_of(skill)) for skill in self.skillbook.skills()]
+        sealed = window_bundle(memory, self.version, pending, repository=self.repository, curator="ace")
+        result = rank(sealed.bundle, self.config)
+        by_id = {p.id: p for p in pending}
+        selected = [by_id[pid] for pid in result.selected]
+        stamp = sealed.document["run"]["frozen_at"]
+        version = self.version + 1 if result.outcome == SELECTED else self.version
+        trial = self.skillbook.clone()
+        _write(trial, selected, stamp)
+        verdict = gate(result.canonical, sealed.bundle, _memory_of(trial, version, self.repository), config=self.config)
+        if not verdict.passed:  # Cannot happen: a write that is not the selection's is a bug here, and stops.
+            raise RuntimeError(f"the gated write differs from the selection: {verdict.findings[0].message}")
+        written = _write(self.skillbook, selected, stamp)
+        self.version = version
+        self._remember(result)
+        dispositions = {e["id"]: e["disposition"] for e in result.report["proposals"]}
+        again = {DEFERRED, UNSELECTED}
+        self._pending = [
+            replace(p, windows=p.windows - 1) for p in pending if dispositions[p.id] in again and p.windows
+        ]
+        carried = {p.id for p in self._pending}
+        window = Window(
+            number=self._numbers["windows"],
+            samples=samples,
+            bundle=sealed,
+            report=result.report,
+            written=written,
+            carried=tuple(p.id for p in pending if p.id in carried),
+            refused=tuple(p.id for p in pending if p.id not in carried and dispositions[p.id] != SELECTED),
+        )
+        self.windows.append(window)
+        return window
+
+    def _remember(self, result: Result) -> None:
+        """Record the report: in the ledger when there is one, for the notes in any case."""
+        if self.ledger is not None:
+            with Ledger.open(self.ledger) as ledger:
+                ledger.add_produced([recording_of_run(result)])
+        self._decisions.extend(decisions_of(result.report))
+        for entry in result.validation.entries:
+            if entry.proposal is not None:
+                self._edits[entry.proposal.fingerprint] = edit_of(entry.proposal.scope, entry.proposal.operations)
+
+
+class _GatedUpdate:
+    """ACE's ``UpdateStep``, run against a staged copy of the live skillbook."""
+
+    requires = frozenset({"reflections", "skillbook"})
+    provides = frozenset({"skill_manager_output"})
+    max_workers = 1
+
+    def __init__(self, gate: EvidenceGate, skill_manager: Any) -> None:
+        self.gate = gate
+        self.skill_manager = skill_manager
+
+    def __call__(self, ctx: ACEStepContext) -> ACEStepContext:
+        staged = self.gate.skillbook.clone()
+        done = UpdateStep(_Noted(self.skill_manager, self.gate.notes()), staged)(ctx)
+        batch = done.skill_manager_output
+        self.gate._record(ctx, batch.operations, batch.reasoning, staged)
+        return done
+
+
+class _Noted:
+    """A skill manager whose prompt's task context ends with the gate's refusals."""
+
+    def __init__(self, skill_manager: Any, notes: Sequence[str]) -> None:
+        self.skill_manager = skill_manager
+        self.notes = notes
+
+    def update_skills(
+        self, *, reflections: tuple[Any, ...], skillbook: Any, question_context: str, progress: str, **kwargs: Any
+    ) -> Any:
+        if self.notes:
+            question_context = "\n\n".join([question_context, "\n".join([_NOTES_HEADER, *self.notes])]).lstrip()
+        return self.skill_manager.update_skills(
+            reflections=reflections, skillbook=skillbook, question_context=question_context, progress=progress, **kwargs
+        )
+
+
+def _net_edits(
+    live: Skillbook, staged: Skillbook, operations: Sequence[Any], repository: str
+) -> tuple[tuple[Edit, ...], list[tuple[str, int, Any]]]:
+    """What one sample's operations add up to, skill by skill: the staged copy against the live
+    skillbook. A skill the sample added is one ``add`` of its final text (its later UPDATEs
+    folded in, its TAGs carried with it, nothing when it removed it again), so a refused ADD
+    takes its dependent edits with it. A text that cannot be written (a lone surrogate) is no
+    edit. Also returns the TAGs of live skills (skill id, delta, source)."""
+    added = list(dict.fromkeys(op.skill_id for op in operations if op.type == "ADD" and op.skill_id))
+    changed = list(dict.fromkeys(op.skill_id for op in operations if op.type in ("UPDATE", "REMOVE")))
+    sources = {op.skill_id: op.insight_source for op in operations}
+    tags = [
+        (op.skill_id, _sign(op.metadata.get("delta", 0)), op.insight_source) for op in operations if op.type == "TAG"
+    ]
+    edits = []
+    for sid in added:
+        skill = staged.get_skill(sid)
+        if skill is None or not skill.active or not _writable(text_of(skill)):
+            continue
+        text = text_of(skill)
+        deltas = tuple(delta for tagged, delta, _ in tags if tagged == sid)
+        edits.append(Edit("add", add_key(skill.section, text), text, None, skill, sources.get(sid), deltas))
+    for sid in changed:
+        before, after = live.get_skill(sid), staged.get_skill(sid)
+        if sid in added or before is None or not before.active or after is None:
+            continue
+        expected = instruction_digest(sid, text_of(before), repository)
+        if not after.active:
+            edits.append(Edit("remove", sid, None, expected, after, sources.get(sid)))
+        elif text_of(after) != text_of(before) and _writable(text_of(after)):
+            edits.append(Edit("replace", sid, text_of(after), expected, after, sources.get(sid)))
+    return tuple(edits), [tag for tag in tags if tag[0] not in added]
+
+
+def _write(skillbook: Skillbook, selected: Sequence[Pending], stamp: str) -> tuple[str, ...]:
+    """Write the selected edits, in rank order, with ACE's own methods; returns the keys.
+    A written skill records every sample that made the edit, and ``stamp`` (the window's
+    latest observation) as its time, so the same samples write the same skillbook."""
+    for p in selected:
+        edit, sources = p.edit, [e.source for _, e in p.edits if e.source is not None]
+        skill = edit.skill
+        if edit.action == "add":
+            if skillbook.get_skill(edit.key) is not None:
+                skillbook.purge(edit.key)  # removed before (inactive): an active one is closure.key_exists
+            skillbook.add_skill(
+                skill.section,
+                skill.issue,
+                keywords=skill.keywords,
+                insight=skill.insight,
+                skill_id=edit.key,
+                insight_source=sources,
+            )
+            for _, made in p.edits:
+                for delta in made.tags:
+                    skillbook.tag_skill(edit.key, delta, insight_source=made.source)
+            skillbook.get_skill(edit.key).created_at = stamp
+        elif edit.action == "replace":
+            insight = "" if skill.insight is None else skill.insight  # "" clears it, as the staged copy's did
+            skillbook.update_skill(
+                edit.key, issue=skill.issue, keywords=skill.keywords, insight=insight, insight_source=sources
+            )
+        else:
+            skillbook.remove_skill(edit.key, insight_source=sources)
+        skillbook.get_skill(edit.key).updated_at = stamp
+    return tuple(p.edit.key for p in selected)
+
+
+def _memory_of(skillbook: Skillbook, version: int, repository: str) -> dict[str, Any]:
+    skills = sorted(skillbook.skills(), key=lambda s: str(s.id))
+    return {"version": version, "instructions": [seal(instruction_of(s.id, text_of(s), repository)) for s in skills]}
+
+
+def _writable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _sign(delta: Any) -> int:
+    return 1 if delta > 0 else -1 if delta < 0 else 0
