@@ -5,6 +5,7 @@ exports (its ``__all__``) is listed, so the page and the code cannot drift apart
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import inspect
 import re
 from pathlib import Path
@@ -23,9 +24,23 @@ PUBLIC_MODULES = (
     "ranking.testing",
     "ranking.integrations.agentdescent",
     "ranking.integrations.gepa",
+    "ranking.integrations.ace",
     "ranking.ledger",
     "evidence_rank_pytest",
 )
+
+#: A module that needs a package this Python cannot install: ace-framework needs Python 3.12. Its
+#: names are checked where it is installed (.venv-ace: tests/ranking/integrations/test_ace.py).
+NEEDS = {"ranking.integrations.ace": "ace"}
+
+
+def _unimportable_here(name: str) -> bool:
+    """Whether ``name`` lives in a module whose package is not installed in this environment."""
+    return any(
+        (name == module or name.startswith(module + ".")) and importlib.util.find_spec(package) is None
+        for module, package in NEEDS.items()
+    )
+
 
 #: A fixture's documented signature is the callable it returns, not the fixture function's.
 FIXTURES = {"evidence_rank_pytest.rank_bundle": ("path", "config")}
@@ -86,11 +101,15 @@ def test_docs_api_lists_names() -> None:
 
 @pytest.mark.parametrize("name", [name for name, _ in ENTRIES])
 def test_every_name_docs_api_lists_imports(name: str) -> None:
+    if _unimportable_here(name):
+        pytest.skip(f"{name} needs a package not installed here")
     assert _resolve(name) is not None
 
 
 @pytest.mark.parametrize(("name", "written"), [(n, w) for n, w in ENTRIES if w is not None])
 def test_every_signature_docs_api_writes_names_the_parameters_the_code_takes(name: str, written: str) -> None:
+    if _unimportable_here(name):
+        pytest.skip(f"{name} needs a package not installed here")
     if name in FIXTURES:
         expected = FIXTURES[name]
     else:
@@ -101,6 +120,8 @@ def test_every_signature_docs_api_writes_names_the_parameters_the_code_takes(nam
 
 @pytest.mark.parametrize("module", PUBLIC_MODULES)
 def test_every_name_a_public_module_exports_is_in_docs_api(module: str) -> None:
+    if _unimportable_here(module):
+        pytest.skip(f"{module} needs {NEEDS[module]}, not installed here")
     listed = {name for name, _ in ENTRIES}
     exported = importlib.import_module(module).__all__
     assert exported, f"{module} exports nothing"
