@@ -24,6 +24,7 @@ docs/ace.md says which SPEC rule each ACE fact feeds.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -61,6 +62,7 @@ from validator.proposal import edit_of
 
 __all__ = ["EvidenceGate", "Observation", "Window"]
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _NOTES_HEADER = "The evidence gate refused these skillbook edits before. Do not propose them again as they are:"
 _REFUSED = frozenset({REJECTED, SUPERSEDED})
 """The refusals a note names: a deferred edit is carried over, and the same edit from
@@ -376,11 +378,8 @@ def _memory_of(skillbook: Skillbook, version: int, repository: str) -> dict[str,
 
 
 def _writable(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
+    """Whether RFC 8785 can write ``text``: it holds no lone surrogate (a reply cut inside a character)."""
+    return _SURROGATE.search(text) is None
 
 
 def _sign(delta: Any) -> int:

@@ -53,48 +53,35 @@ def rebuilt(doc: dict[str, Any]) -> SealedBundle:
     return recorded(doc).build(doc["run"]["id"])
 
 
+_LEFT_OUT = object()
+
+
+def _record(method: Callable[..., None], kind: Kind, item: dict[str, Any], **given: Any) -> None:
+    """``method`` called with ``item``'s members of ``kind`` by name (the builder's parameters are
+    SPEC §1's names), ``given`` in place of some (``_LEFT_OUT``: not passed), the rest as ``members=``."""
+    own = {name: value for name, value in item.items() if name in kind.names and name != "digest"}
+    method(**{k: v for k, v in {**own, **given}.items() if v is not _LEFT_OUT}, members=_extra(item, kind))
+
+
 def recorded(doc: dict[str, Any]) -> BundleBuilder:
     """A builder that recorded ``doc`` call by call, as a program that produced it would."""
     run, memory = doc["run"], doc["memory"]
     b = BundleBuilder(memory_version=memory["version"], curator=run["curator"], frozen_at=run["frozen_at"])
-    for i in memory["instructions"]:
-        b.memory_instruction(
-            i["key"], i["text"], scope=Scope(**i["scope"]), origin=i["origin"], members=_extra(i, INSTRUCTION)
-        )
-    for i in doc["instructions"]:
-        b.applicable_instruction(
-            i["key"], i["text"], scope=Scope(**i["scope"]), origin=i["origin"], members=_extra(i, INSTRUCTION)
-        )
+    for method, items in (
+        (b.memory_instruction, memory["instructions"]),
+        (b.applicable_instruction, doc["instructions"]),
+    ):
+        for i in items:
+            _record(method, INSTRUCTION, i, scope=Scope(**i["scope"]))
     for m in doc["materializations"]:
-        b.materialization(
-            m["id"],
-            repository=m["repository"],
-            source_revision=m["source_revision"],
-            status=m["status"],
-            members=_extra(m, MATERIALIZATION),
-        )
+        _record(b.materialization, MATERIALIZATION, m)
     for t in doc["traces"]:
-        b.trace(
-            t["id"],
-            lineage=t["lineage"],
-            materialization=t["materialization"],
-            steps=t["steps"],
-            verified_prefix=None if t["completeness"] == "complete" else t["verified_prefix"],
-            members=_extra(t, TRACE),
-        )
+        partial = t["completeness"] == "partial"
+        _record(b.trace, TRACE, t, completeness=_LEFT_OUT, verified_prefix=t["verified_prefix"] if partial else None)
     for e in doc["evidence"]:
-        b.evidence(
-            e["id"],
-            trace=e["trace"],
-            step=e["step"],
-            signal=e["signal"],
-            observed_at=e["observed_at"],
-            summary=e["summary"],
-            path=e["path"],
-            members=_extra(e, EVIDENCE),
-        )
+        _record(b.evidence, EVIDENCE, e)
     for les in doc["lessons"]:
-        b.lesson(les["id"], text=les["text"], evidence=les["evidence"], members=_extra(les, LESSON))
+        _record(b.lesson, LESSON, les)
     for p in doc["proposals"]:
         b.propose(
             p["id"],

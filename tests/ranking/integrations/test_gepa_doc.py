@@ -3,37 +3,14 @@ what the page says it prints (issue 36: "docs/gepa.md's example runs as written"
 
 from __future__ import annotations
 
-import re
-import subprocess
-import sys
 from pathlib import Path
 
-from tests.conftest import REPO
-from tests.installed import outside_env
-
-PAGE = (REPO / "docs" / "gepa.md").read_text("utf-8")
-
-
-def _example() -> tuple[str, str]:
-    """The code block under "### Example" and the output block after "This prints:"."""
-    section = PAGE[PAGE.index("### Example\n") : PAGE.index("\n### ", PAGE.index("### Example\n") + 1)]
-    (code,) = re.findall(r"```python\n(.*?)```", section, re.S)
-    printed = re.search(r"This prints:\n\n```\n(.*?)```", section, re.S)
-    assert printed is not None
-    return code, printed.group(1)
+from tests.doc_examples import assert_needs_nothing_from_the_checkout, assert_prints_what_the_page_says
 
 
 def test_the_example_prints_what_the_page_says(tmp_path: Path) -> None:
-    code, printed = _example()
-    (tmp_path / "example.py").write_text(code, "utf-8")
-    done = subprocess.run(
-        [sys.executable, "example.py"], cwd=tmp_path, capture_output=True, text=True, env=outside_env(), check=False
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout == printed
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["example.py"]  # its ledger was temporary
+    assert_prints_what_the_page_says("gepa.md", tmp_path)  # its ledger is temporary: nothing is left
 
 
 def test_the_example_needs_nothing_from_the_checkout() -> None:
-    code, _ = _example()
-    assert "fixtures" not in code and "tests" not in code and "REPO" not in code
+    assert_needs_nothing_from_the_checkout("gepa.md")
