@@ -160,8 +160,8 @@ class EvidenceGate:
         return gated if boundary == len(gated) else [*gated[:boundary], Pipeline(gated[boundary:])]
 
     def flush(self) -> Window | None:
-        """Rank what the open window holds now, however few samples (at the end of a run);
-        None when no edit was pending."""
+        """Close the open window now, however few samples it holds (at the end of a run): its
+        edits and those carried over are ranked. None when it holds no sample, or no edit is pending."""
         return self._close()
 
     def memory(self) -> dict[str, Any]:
@@ -210,7 +210,7 @@ class EvidenceGate:
     def _close(self) -> Window | None:
         samples, tags = self._samples, self._tags
         self._samples, self._tags = [], []
-        if not samples and not self._pending:
+        if not samples:  # nothing new: the edits carried over would only be ranked on the same evidence
             return None
         self._numbers["windows"] += 1
         pending, self._numbers["proposals"] = gathered(

@@ -191,3 +191,10 @@ def test_docs_api_lists_every_name_of_the_integration_with_the_parameters_it_tak
     for name, written in listed.items():
         parameters = tuple(p for p in inspect.signature(_resolve(name)).parameters if p != "self")
         assert written is None or _parameter_names(written) == parameters, name
+
+
+def test_a_flush_with_no_new_sample_ranks_nothing_again(main_run: Any) -> None:
+    gate, *_ = main_run
+    windows = list(gate.windows)
+    assert gate.flush() is None
+    assert gate.windows == windows
