@@ -6,7 +6,7 @@ skillbook the moment the model calls them. :class:`EvidenceGate` takes the place
 ACE's ``UpdateStep`` in the steps ``ACE.build_steps`` returns (:meth:`EvidenceGate.steps`):
 
 1. each sample's skill manager edits a staged copy of the live skillbook, never the
-   live one; what its edits add up to (:func:`_net_edits`) waits for the window;
+   live one; what its edits add up to (:func:`ranking.integrations.ace_skillbook.net_edits`) waits for the window;
 2. every ``window`` samples, the window's edits, with those carried over, are written
    as one bundle (:mod:`ranking.integrations.ace_bundle`) and ranked (SPEC §3-§5);
 3. the selected edits are written to a copy of the live skillbook, held to the CI
@@ -24,7 +24,6 @@ docs/ace.md says which SPEC rule each ACE fact feeds.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -37,23 +36,13 @@ except ImportError as e:  # ace-framework 0.8 and later needs Python 3.12
         "ranking.integrations.ace needs ace-framework 0.13, on Python 3.12 or newer: pip install 'evidence-rank[ace]'"
     ) from e
 
-from curator_io import SealedBundle, seal
+from curator_io import SealedBundle
 from curator_io.catalogue import DEFERRED, REJECTED, SELECTED, SUPERSEDED, UNSELECTED
 from curator_io.config import DEFAULT_CONFIG, Config, parse_config
 from curator_io.grammar import is_id, is_repo
 from ranking.checking.gate import gate
-from ranking.integrations.ace_bundle import (
-    Edit,
-    Observation,
-    Pending,
-    Sample,
-    add_key,
-    gathered,
-    instruction_digest,
-    instruction_of,
-    text_of,
-    window_bundle,
-)
+from ranking.integrations.ace_bundle import Observation, Pending, Sample, gathered, text_of, window_bundle
+from ranking.integrations.ace_skillbook import memory_of, net_edits, write_selection
 from ranking.ledger.notes import note_lines, refusals
 from ranking.ledger.records import DecisionRow, decisions_of, recording_of_run
 from ranking.ledger.store import Ledger
@@ -62,7 +51,6 @@ from validator.proposal import edit_of
 
 __all__ = ["EvidenceGate", "Observation", "Window"]
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
 _NOTES_HEADER = "The evidence gate refused these skillbook edits before. Do not propose them again as they are:"
 _REFUSED = frozenset({REJECTED, SUPERSEDED})
 """The refusals a note names: a deferred edit is carried over, and the same edit from
@@ -168,7 +156,7 @@ class EvidenceGate:
         """The live skillbook as the memory of a bundle (SPEC §1): one sealed ``curated``
         instruction per active skill, in key order, and :attr:`version`. What the gate
         compares with what a selection permits (SPEC §8)."""
-        return _memory_of(self.skillbook, self.version, self.repository)
+        return memory_of(self.skillbook, self.version, self.repository)
 
     def notes(self, limit: int | None = 20) -> tuple[str, ...]:
         """The "do not re-propose" lines the skill manager's next prompt gets: one per edit
@@ -189,7 +177,7 @@ class EvidenceGate:
         observation = self.observe(ctx)
         if not isinstance(observation, Observation):
             raise TypeError(f"observe must return an Observation, not {type(observation).__name__}")
-        edits, tags = _net_edits(self.skillbook, staged, operations, self.repository)
+        edits, tags = net_edits(self.skillbook, staged, operations, self.repository)
         self._numbers["samples"] += 1
         reflections = [r.model_dump(mode="json", exclude={"raw"}) for r in ctx.reflections]
         outcome = {"lineage": observation.lineage, "signal": observation.signal, "summary": observation.summary}
@@ -233,11 +221,11 @@ class EvidenceGate:
         stamp = sealed.document["run"]["frozen_at"]
         version = self.version + 1 if result.outcome == SELECTED else self.version
         trial = self.skillbook.clone()
-        _write(trial, selected, stamp)
-        verdict = gate(result.canonical, sealed.bundle, _memory_of(trial, version, self.repository), config=self.config)
+        write_selection(trial, selected, stamp)
+        verdict = gate(result.canonical, sealed.bundle, memory_of(trial, version, self.repository), config=self.config)
         if not verdict.passed:  # Cannot happen: a write that is not the selection's is a bug here, and stops.
             raise RuntimeError(f"the gated write differs from the selection: {verdict.findings[0].message}")
-        written = _write(self.skillbook, selected, stamp)
+        written = write_selection(self.skillbook, selected, stamp)
         self.version = version
         self._remember(result)
         dispositions = {e["id"]: e["disposition"] for e in result.report["proposals"]}
@@ -303,84 +291,3 @@ class _Noted:
         return self.skill_manager.update_skills(
             reflections=reflections, skillbook=skillbook, question_context=question_context, progress=progress, **kwargs
         )
-
-
-def _net_edits(
-    live: Skillbook, staged: Skillbook, operations: Sequence[Any], repository: str
-) -> tuple[tuple[Edit, ...], list[tuple[str, int, Any]]]:
-    """What one sample's operations add up to, skill by skill: the staged copy against the live
-    skillbook. A skill the sample added is one ``add`` of its final text (its later UPDATEs
-    folded in, its TAGs carried with it, nothing when it removed it again), so a refused ADD
-    takes its dependent edits with it. A text that cannot be written (a lone surrogate) is no
-    edit. Also returns the TAGs of live skills (skill id, delta, source)."""
-    added = list(dict.fromkeys(op.skill_id for op in operations if op.type == "ADD" and op.skill_id))
-    changed = list(dict.fromkeys(op.skill_id for op in operations if op.type in ("UPDATE", "REMOVE")))
-    sources = {op.skill_id: op.insight_source for op in operations}
-    tags = [
-        (op.skill_id, _sign(op.metadata.get("delta", 0)), op.insight_source) for op in operations if op.type == "TAG"
-    ]
-    edits = []
-    for sid in added:
-        skill = staged.get_skill(sid)
-        if skill is None or not skill.active or not _writable(text_of(skill)):
-            continue
-        text = text_of(skill)
-        deltas = tuple(delta for tagged, delta, _ in tags if tagged == sid)
-        edits.append(Edit("add", add_key(skill.section, text), text, None, skill, sources.get(sid), deltas))
-    for sid in changed:
-        before, after = live.get_skill(sid), staged.get_skill(sid)
-        if sid in added or before is None or not before.active or after is None:
-            continue
-        expected = instruction_digest(sid, text_of(before), repository)
-        if not after.active:
-            edits.append(Edit("remove", sid, None, expected, after, sources.get(sid)))
-        elif text_of(after) != text_of(before) and _writable(text_of(after)):
-            edits.append(Edit("replace", sid, text_of(after), expected, after, sources.get(sid)))
-    return tuple(edits), [tag for tag in tags if tag[0] not in added]
-
-
-def _write(skillbook: Skillbook, selected: Sequence[Pending], stamp: str) -> tuple[str, ...]:
-    """Write the selected edits, in rank order, with ACE's own methods; returns the keys.
-    A written skill records every sample that made the edit, and ``stamp`` (the window's
-    latest observation) as its time, so the same samples write the same skillbook."""
-    for p in selected:
-        edit, sources = p.edit, [e.source for _, e in p.edits if e.source is not None]
-        skill = edit.skill
-        if edit.action == "add":
-            if skillbook.get_skill(edit.key) is not None:
-                skillbook.purge(edit.key)  # removed before (inactive): an active one is closure.key_exists
-            skillbook.add_skill(
-                skill.section,
-                skill.issue,
-                keywords=skill.keywords,
-                insight=skill.insight,
-                skill_id=edit.key,
-                insight_source=sources,
-            )
-            for _, made in p.edits:
-                for delta in made.tags:
-                    skillbook.tag_skill(edit.key, delta, insight_source=made.source)
-            skillbook.get_skill(edit.key).created_at = stamp
-        elif edit.action == "replace":
-            insight = "" if skill.insight is None else skill.insight  # "" clears it, as the staged copy's did
-            skillbook.update_skill(
-                edit.key, issue=skill.issue, keywords=skill.keywords, insight=insight, insight_source=sources
-            )
-        else:
-            skillbook.remove_skill(edit.key, insight_source=sources)
-        skillbook.get_skill(edit.key).updated_at = stamp
-    return tuple(p.edit.key for p in selected)
-
-
-def _memory_of(skillbook: Skillbook, version: int, repository: str) -> dict[str, Any]:
-    skills = sorted(skillbook.skills(), key=lambda s: str(s.id))
-    return {"version": version, "instructions": [seal(instruction_of(s.id, text_of(s), repository)) for s in skills]}
-
-
-def _writable(text: str) -> bool:
-    """Whether RFC 8785 can write ``text``: it holds no lone surrogate (a reply cut inside a character)."""
-    return _SURROGATE.search(text) is None
-
-
-def _sign(delta: Any) -> int:
-    return 1 if delta > 0 else -1 if delta < 0 else 0
