@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import os
 import subprocess
 import sys
 import tomllib
@@ -90,8 +91,14 @@ def _ace_line(commands: str) -> str:
 
 
 def _make_test(*variables: str) -> str:
-    """The commands ``make test`` would run, unrun (``make -n``)."""
-    done = subprocess.run(["make", "-n", "test", *variables], cwd=REPO, capture_output=True, text=True, check=True)
+    """The commands ``make test`` would run, unrun (``make -n``), with only ``variables`` set: not
+    those of a ``make`` this suite runs under (``make test BROWSER=0`` exports BROWSER=0 to its
+    commands, and MAKEFLAGS carries it to any make they start)."""
+    unset = ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "BROWSER", "ACE_PYTHON")
+    env = {k: v for k, v in os.environ.items() if k not in unset}
+    done = subprocess.run(
+        ["make", "-n", "test", *variables], cwd=REPO, capture_output=True, text=True, check=True, env=env
+    )
     return done.stdout
 
 
