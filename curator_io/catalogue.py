@@ -49,6 +49,7 @@ __all__ = [
     "reason_label",
     "MAXIMA",
     "COMPONENTS",
+    "RECURRENCE_PER_LINEAGE",
     "PENALTY_MAXIMUM",
     "INVARIANTS",
     "EXIT_FAILED",
@@ -207,6 +208,8 @@ MAXIMA: Final[Mapping[str, int]] = {
     "completeness": 10,
 }
 COMPONENTS: Final[tuple[str, ...]] = tuple(MAXIMA)
+#: The points each independent lineage adds to ``recurrence``, up to its maximum: 10 · n.
+RECURRENCE_PER_LINEAGE: Final = 10
 #: The contradiction penalty's maximum: 40 · C / S, and a proposal with C >= S is rejected (§3.5).
 PENALTY_MAXIMUM: Final = 40
 

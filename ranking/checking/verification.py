@@ -24,7 +24,6 @@ from curator_io.catalogue import (
     FINAL_OF_ACCEPTED,
     INVARIANTS,
     MAXIMA,
-    PENALTY_MAXIMUM,
 )
 from curator_io.config import MAX_SELECTED, Config, parse_config
 from curator_io.diffing import differences
@@ -35,8 +34,8 @@ from curator_io.published import published_schema
 from curator_io.reference import off
 from curator_io.report_model import RankingReport, RankingReportEntry, ReportScore, ranking_report_of
 from ranking.pipeline import Result, rank
-from ranking.pipeline.numbers import r2_hundredths
 from ranking.pipeline.report import report_counts
+from ranking.pipeline.scoring import contradiction_penalty, recurrence
 from ranking.pipeline.selection import conflicts
 from validator import Proposal, Validation, validate
 
@@ -194,11 +193,11 @@ def _check_components(e: RankingReportEntry, i: int) -> None:
         raise _fail("components", f"proposal {pid}: a score without its support summary", "proposals", i, "support")
     c = {name: _hundredths(getattr(score, name)) for name in _SCORE_MEMBERS}
     expected = {
-        "recurrence": 100 * min(MAXIMA["recurrence"], 10 * support.lineages),
+        "recurrence": recurrence(support.lineages),
         "completeness": 100 * MAXIMA["completeness"],
-        "contradiction_penalty": 0
-        if support.contradiction == 0
-        else r2_hundredths(PENALTY_MAXIMUM * support.contradiction, max(support.strength, 1)),
+        # At least 1: a report may claim counterevidence with no strength, which no accepted
+        # proposal has (SPEC §3.5.8 rejects Cs >= Ss); checking it must not divide by zero.
+        "contradiction_penalty": contradiction_penalty(support.contradiction, max(support.strength, 1)),
     }
     for name, value in expected.items():
         if c[name] != value:
