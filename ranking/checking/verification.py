@@ -28,7 +28,6 @@ from curator_io.catalogue import (
 from curator_io.config import MAX_SELECTED, Config, parse_config
 from curator_io.diffing import differences
 from curator_io.errors import ConfigError, InvariantError, TamperError, pointer_of
-from curator_io.grammar import instant_key
 from curator_io.models import SIGNAL_WEIGHTS, Bundle
 from curator_io.published import published_schema
 from curator_io.reference import off
@@ -36,7 +35,7 @@ from curator_io.report_model import RankingReport, RankingReportEntry, ReportSco
 from ranking.pipeline import Result, rank
 from ranking.pipeline.report import report_counts
 from ranking.pipeline.scoring import contradiction_penalty, recurrence
-from ranking.pipeline.selection import conflicts
+from ranking.pipeline.selection import conflicts, order_key
 from validator import Proposal, Validation, validate
 
 if TYPE_CHECKING:
@@ -264,7 +263,7 @@ def _check_threshold(entries: Sequence[RankingReportEntry], config: Config) -> N
 def _order_key(e: RankingReportEntry) -> tuple[int | Fraction, int, str, str]:
     # Cannot fail: _check_order calls it once every ranked proposal has a score and support.earliest.
     assert e.score is not None and e.support is not None and e.support.earliest is not None
-    return (-_hundredths(e.score.final), -e.support.lineages, instant_key(e.support.earliest), e.id)
+    return order_key(_hundredths(e.score.final), e.support.lineages, e.support.earliest, e.id)
 
 
 def _check_order(ranking: Sequence[str], by_id: Mapping[str, RankingReportEntry]) -> None:
