@@ -5,9 +5,11 @@ Each reason code and the disposition it implies are in :mod:`curator_io.catalogu
 from __future__ import annotations
 
 from collections.abc import Iterable
+from itertools import starmap
 from typing import Final
 
-from curator_io.catalogue import ACCEPTED, DEFERRED, DISPOSITION_OF, QUARANTINED, REJECTED
+from curator_io.catalogue import ACCEPTED, DEFERRED, DISPOSITION_OF, QUARANTINED, REASON_MEMBERS, REJECTED
+from validator.members import json_object
 
 __all__ = ["Reason", "DISPOSITION_OF", "STRENGTH", "strongest", "sort_reasons", "reasons_json"]
 
@@ -41,5 +43,8 @@ def _reason_order(reason: Reason) -> tuple[str, bool, str]:
     return code, subject is not None, subject or ""
 
 
+_REASON = json_object(REASON_MEMBERS)
+
+
 def reasons_json(reasons: Iterable[Reason]) -> list[dict[str, str | None]]:
-    return [{"code": code, "subject": subject} for code, subject in reasons]
+    return list(starmap(_REASON, reasons))

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from curator_io.catalogue import MAXIMA, PENALTY_MAXIMUM, RECURRENCE_PER_LINEAGE
+from curator_io.catalogue import MAXIMA, PENALTY_MAXIMUM, RECURRENCE_PER_LINEAGE, SCORE_MEMBERS
 from ranking.pipeline.numbers import hundredths_to_json, r2_hundredths
 from validator import ValidationEntry
+from validator.members import json_object
 
 __all__ = ["Score", "contradiction_penalty", "recurrence", "score_entry"]
 
@@ -34,16 +35,11 @@ class Score(NamedTuple):
     final: int
 
     def to_json(self) -> dict[str, int | float]:
-        return {
-            "recurrence": hundredths_to_json(self.recurrence),
-            "provenance": hundredths_to_json(self.provenance),
-            "source_signal": hundredths_to_json(self.source_signal),
-            "scope_coverage": hundredths_to_json(self.scope_coverage),
-            "confidence": hundredths_to_json(self.confidence),
-            "completeness": hundredths_to_json(self.completeness),
-            "contradiction_penalty": hundredths_to_json(self.contradiction_penalty),
-            "final": hundredths_to_json(self.final),
-        }
+        return _SCORE(*map(hundredths_to_json, self))
+
+
+assert Score._fields == SCORE_MEMBERS  # the report's members, in the same order
+_SCORE = json_object(SCORE_MEMBERS)
 
 
 def recurrence(lineages: int) -> int:
