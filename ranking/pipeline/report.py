@@ -95,7 +95,7 @@ def build_report(
             REPORT_SCHEMA,
             validation.run,
             validation.input_digest,
-            validation.config.to_json(),
+            dict(validation.report["config"]),  # the same config, as the validation report wrote it
             validation.report["digest"],
             entries,
             ranking,
