@@ -6,7 +6,9 @@ attributes (``report.proposals[0].score.final``), not string keys; and
 :mod:`curator_io.schema_generator` generates the published JSON Schemas from these same
 classes through pydantic, so the schema and the type cannot drift apart. The
 ``Annotated`` metadata below is for the schema only: a dataclass checks nothing
-when it is built.
+when it is built. Each class's fields are the members :mod:`curator_io.catalogue`
+names, in its order, which is what the validator and the pipeline write reports
+with (without building these classes); importing this module checks the two agree.
 
 Why dataclasses and not pydantic models: a report is read where it is checked
 (``ranking.checking.verification.check_report``, or a byte-for-byte replay), so by the
