@@ -3,9 +3,9 @@
 Schema ids, dispositions and outcomes, the reason codes with the disposition
 each implies and the sentence that explains it, which codes are informational
 and which final dispositions are *refused*, the §4 components with their
-maxima, and every error code with its exit code. Every other module imports
-these; ``tests/test_catalogue.py`` fails when an error is raised with a code the
-table lacks or exits otherwise than it says.
+maxima, the members of each report object, and every error code with its exit
+code. Every other module imports these; ``tests/test_catalogue.py`` fails when an
+error is raised with a code the table lacks or exits otherwise than it says.
 
 At the floor (:mod:`curator_io`), because the validator and the ranking both
 need it; it imports only :mod:`typing`, so importing it costs a command nothing
@@ -49,7 +49,16 @@ __all__ = [
     "reason_label",
     "MAXIMA",
     "COMPONENTS",
+    "RECURRENCE_PER_LINEAGE",
     "PENALTY_MAXIMUM",
+    "REASON_MEMBERS",
+    "SUPPORT_MEMBERS",
+    "VALIDATION_ENTRY_MEMBERS",
+    "VALIDATION_REPORT_MEMBERS",
+    "SCORE_MEMBERS",
+    "RANKING_ENTRY_MEMBERS",
+    "COUNTS_MEMBERS",
+    "RANKING_REPORT_MEMBERS",
     "INVARIANTS",
     "EXIT_FAILED",
     "EXIT_USAGE",
@@ -207,8 +216,46 @@ MAXIMA: Final[Mapping[str, int]] = {
     "completeness": 10,
 }
 COMPONENTS: Final[tuple[str, ...]] = tuple(MAXIMA)
+#: The points each independent lineage adds to ``recurrence``, up to its maximum: 10 · n.
+RECURRENCE_PER_LINEAGE: Final = 10
 #: The contradiction penalty's maximum: 40 · C / S, and a proposal with C >= S is rejected (§3.5).
 PENALTY_MAXIMUM: Final = 40
+
+# -- The reports' members (SPEC §3.7, §6) ----------------------------------------------------
+# Each report object's members, in the order SPEC writes them: the order the validator and the
+# pipeline write them in, and the field order of the classes that read them
+# (curator_io.report_model checks it is theirs; writing a report does not build those classes).
+
+REASON_MEMBERS: Final = ("code", "subject")
+SUPPORT_MEMBERS: Final = ("lineages", "required", "strength", "contradiction", "verified", "quarantined", "earliest")
+VALIDATION_ENTRY_MEMBERS: Final = ("id", "lesson", "fingerprint", "validation", "reasons", "support")
+#: The seal, ``digest``, is last, as it is added last.
+VALIDATION_REPORT_MEMBERS: Final = ("schema", "run", "input_digest", "config", "proposals", "digest")
+SCORE_MEMBERS: Final = (*COMPONENTS, "contradiction_penalty", "final")
+#: SPEC §6: the validation entry's members, then the ranking's.
+RANKING_ENTRY_MEMBERS: Final = (*VALIDATION_ENTRY_MEMBERS, "disposition", "score", "rank", "superseded_by", "rationale")
+COUNTS_MEMBERS: Final = (
+    "proposals",
+    *VALIDATION_DISPOSITIONS,
+    "eligible",
+    "below_threshold",
+    SELECTED,
+    SUPERSEDED,
+    UNSELECTED,
+)
+RANKING_REPORT_MEMBERS: Final = (
+    "schema",
+    "run",
+    "input_digest",
+    "config",
+    "validation_digest",
+    "proposals",
+    "ranking",
+    "selected",
+    "outcome",
+    "counts",
+    "digest",
+)
 
 # -- Errors: every code, with its exit code (README, "Exit codes") ----------------------------
 
