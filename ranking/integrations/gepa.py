@@ -42,7 +42,8 @@ from curator_io import InputError, bundle_from_document
 from curator_io.catalogue import REJECTED, REPORT_SCHEMA, SELECTED
 from curator_io.config import DEFAULT_CONFIG, Config, parse_config
 from curator_io.grammar import is_id, is_repo
-from ranking.integrations.gepa_bundle import Minibatch, Unwritable, bundle_of, component_at, stances_of
+from ranking.integrations.gepa_bundle import Minibatch, bundle_of, component_at, stances_of
+from ranking.integrations.gepa_names import Unwritable
 from ranking.ledger import rejected_notes
 from ranking.ledger.notes import refusals
 from ranking.ledger.records import Outcome, recording_of_run
@@ -170,7 +171,7 @@ class EvidenceRankingCriterion:
             what = str(e)
         except InputError as e:
             # Only the memory can be refused: bundle_of writes every other member as SPEC §1 says.
-            component = component_at(e.pointer or "", parent, child)
+            component = component_at(e.pointer or "", parent)
             place = "the parent" if component is None else f"the parent's component {component!r}"
             what = f"{place}: {e}"
         else:
