@@ -18,7 +18,7 @@ proposals of one parent as one bundle, so SPEC §5's dedup, conflict removal
 and top-k act across them.
 
 With ``ledger=``, every judged proposal's report goes into the admission
-ledger (docs/ledger.md). Given as a callback too
+ledger (docs/ledger.md), which stays open for the run. Given as a callback too
 (``callbacks=[criterion]``), it also records what GEPA did after accepting:
 added the child to its pool (``committed``) or not (``dropped-by-selection``).
 :func:`with_rejected_notes` hands the ledger's "do not re-propose" lines to
@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 try:
-    from gepa.core.callbacks import IterationEndEvent
+    from gepa.core.callbacks import IterationEndEvent, OptimizationEndEvent
     from gepa.core.state import GEPAState
     from gepa.proposer.base import CandidateProposal
     from gepa.proposer.reflective_mutation.base import LanguageModel
@@ -73,7 +73,9 @@ class EvidenceRankingCriterion:
 
     ``config`` is the pinned ranking config: a ``curator_io.Config`` or a config
     object as in a config file; ``None`` means the SPEC §2 defaults. ``ledger``
-    is a ledger file (docs/ledger.md) that records every judged proposal.
+    is a ledger file (docs/ledger.md) that records every judged proposal: opened
+    at the first record and kept open until the run ends (given as a callback)
+    or :meth:`close` closes it (so does the end of a ``with`` block).
     ``repository`` is the scope every instruction has (SPEC §1 REPO); name
     your task, so that two tasks' edits never share a fingerprint.
 
@@ -106,6 +108,7 @@ class EvidenceRankingCriterion:
         # is held so that its id() is not reused; GEPA asks about each one once per iteration.
         self._current: dict[int, tuple[CandidateProposal[Any], Judgement, int]] = {}
         self._iteration: int | None = None
+        self._opened: Ledger | None = None
 
     def should_accept(self, proposal: CandidateProposal[Any], state: GEPAState[Any, Any]) -> bool:
         """True exactly when ranking the proposal's bundle selected it (SPEC §5.4)."""
@@ -138,6 +141,22 @@ class EvidenceRankingCriterion:
         :meth:`reject_reason` answer from them for the rest of the iteration.
         """
         return self._judged(proposals, state)
+
+    def close(self) -> None:
+        """Close the ledger; the next record opens it again."""
+        if self._opened is not None:
+            opened, self._opened = self._opened, None
+            opened.close()
+
+    def __enter__(self) -> EvidenceRankingCriterion:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def on_optimization_end(self, event: OptimizationEndEvent) -> None:
+        """GEPA's callback: the run is over, so the ledger is closed."""
+        self.close()
 
     def on_iteration_end(self, event: IterationEndEvent) -> None:
         """GEPA's callback: which accepted children entered the pool this iteration.
@@ -202,11 +221,18 @@ class EvidenceRankingCriterion:
         """Record the report; how often the ledger had refused each of its fingerprints in other reports."""
         if self.ledger is None:
             return {}
+        ledger = self._ledger()
         fingerprints = [e["fingerprint"] for e in result.report["proposals"] if e["fingerprint"] is not None]
-        with Ledger.open(self.ledger) as ledger:
-            found = refusals(ledger.on_fingerprints(fingerprints), excluding=result.report["digest"])
-            ledger.add_produced([recording_of_run(result)])  # with the edits, for the next prompt's notes
+        found = refusals(ledger.on_fingerprints(fingerprints), excluding=result.report["digest"])
+        ledger.add_produced([recording_of_run(result)])  # with the edits, for the next prompt's notes
         return {r.fingerprint: r.times for r in found}
+
+    def _ledger(self) -> Ledger:
+        """The ledger, opened once for the run: opening it costs more than recording a report."""
+        assert self.ledger is not None  # Cannot fail: called only when a ledger was given.
+        if self._opened is None:
+            self._opened = Ledger.open(self.ledger)
+        return self._opened
 
     def _settle(self, judgement: Judgement, category: str) -> None:
         # No p_improve, and no observed delta: the ledger's is a change of a rate in [-1, 1]
@@ -224,8 +250,7 @@ class EvidenceRankingCriterion:
         )
         self.outcomes.append(outcome)
         if self.ledger is not None:
-            with Ledger.open(self.ledger) as ledger:
-                ledger.add_outcome(outcome)
+            self._ledger().add_outcome(outcome)
 
 
 class EvidenceRankingSelection:

@@ -275,3 +275,31 @@ def test_a_proposal_without_a_parent_is_a_programming_error_not_data() -> None:
 def test_a_repository_that_is_not_a_repo_is_refused_when_the_criterion_is_made() -> None:
     with pytest.raises(ValueError, match="repository must be 1-200 bytes"):
         EvidenceRankingCriterion(repository="a\nb")
+
+
+# --- the ledger, open for the run ---
+
+
+def _leftovers(ledger: Path) -> list[str]:
+    """What SQLite keeps beside a ledger while a connection is open (WAL mode)."""
+    return sorted(p.name for p in ledger.parent.iterdir() if p.name != ledger.name)
+
+
+def test_the_ledger_is_closed_when_the_run_ends_and_opened_again_for_the_next(tmp_path: Path) -> None:
+    ledger = tmp_path / "gepa.db"
+    gate = EvidenceRankingCriterion(ledger=ledger)
+    run(gate, ["Answer. alpha beta"], callbacks=[gate])
+    assert _leftovers(ledger) == []  # closed: no -wal or -shm file left beside it
+    run(gate, ["Answer. gamma"], callbacks=[gate])
+
+    with Ledger.open(ledger, read_only=True) as opened:
+        assert [d.proposal for d, _ in opened.export()] == sorted(["p-1-0", "p-1-0"])
+    assert len(gate.judgements) == 2
+
+
+def test_the_criterion_closes_its_ledger_at_the_end_of_a_with_block(tmp_path: Path) -> None:
+    ledger = tmp_path / "gepa.db"
+    with EvidenceRankingCriterion(ledger=ledger) as gate:  # not a callback: GEPA cannot tell it the run ended
+        run(gate, ["Answer. alpha beta"])
+        assert _leftovers(ledger) == ["gepa.db-shm", "gepa.db-wal"]  # open across the run's proposals
+    assert _leftovers(ledger) == []
