@@ -20,7 +20,8 @@ and top-k act across them.
 With ``ledger=``, every judged proposal's report goes into the admission
 ledger (docs/ledger.md), which stays open for the run. Given as a callback too
 (``callbacks=[criterion]``), it also records what GEPA did after accepting:
-added the child to its pool (``committed``) or not (``dropped-by-selection``).
+added the child to its pool (``committed``) or not (``dropped-by-selection``),
+and judges each merged candidate GEPA added without asking any criterion.
 :func:`with_rejected_notes` hands the ledger's "do not re-propose" lines to
 the reflection LM.
 
@@ -36,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 try:
-    from gepa.core.callbacks import IterationEndEvent, OptimizationEndEvent
+    from gepa.core.callbacks import IterationEndEvent, MergeAcceptedEvent, OptimizationEndEvent
     from gepa.core.state import GEPAState
     from gepa.proposer.base import CandidateProposal
     from gepa.proposer.reflective_mutation.base import LanguageModel
@@ -80,7 +81,8 @@ class EvidenceRankingCriterion:
     your task, so that two tasks' edits never share a fingerprint.
 
     Pass it as ``callbacks=[criterion]`` as well to record, in :attr:`outcomes`
-    and the ledger, whether GEPA added each accepted child to its pool.
+    and the ledger, whether GEPA added each accepted child to its pool, and to
+    judge each merged candidate GEPA added without asking (:attr:`merges`).
     :class:`EvidenceRankingSelection` makes it judge an iteration's proposals of
     one parent together.
     """
@@ -103,11 +105,15 @@ class EvidenceRankingCriterion:
         self.judgements: list[Judgement] = []
         """Every judgement of the run, in the order GEPA asked."""
         self.outcomes: list[Outcome] = []
-        """What GEPA did with each accepted child, when given as a callback."""
+        """What GEPA did with each accepted child (and merged candidate), when given as a callback."""
+        self.merges: list[Judgement] = []
+        """The judgement of each merged candidate GEPA added to its pool, when given as a callback:
+        what the gate would have decided, for GEPA asks no criterion about a merge."""
         # This iteration's proposals by identity, with the pool size they were judged at. The proposal
         # is held so that its id() is not reused; GEPA asks about each one once per iteration.
         self._current: dict[int, tuple[CandidateProposal[Any], Judgement, int]] = {}
         self._iteration: int | None = None
+        self._merged: list[tuple[int, int]] = []  # (merged candidate, its first parent), this iteration
         self._opened: Ledger | None = None
 
     def should_accept(self, proposal: CandidateProposal[Any], state: GEPAState[Any, Any]) -> bool:
@@ -158,14 +164,23 @@ class EvidenceRankingCriterion:
         """GEPA's callback: the run is over, so the ledger is closed."""
         self.close()
 
+    def on_merge_accepted(self, event: MergeAcceptedEvent) -> None:
+        """GEPA's callback: a merged candidate entered the pool, no criterion asked; it is
+        judged when the iteration ends, once the state holds its valset scores."""
+        self._merged.append((event["new_candidate_idx"], event["parent_ids"][0]))
+
     def on_iteration_end(self, event: IterationEndEvent) -> None:
-        """GEPA's callback: which accepted children entered the pool this iteration.
+        """GEPA's callback: which accepted children entered the pool this iteration; and the
+        judgement of a merged candidate GEPA added.
 
         An accepted child not in the pool afterwards was dropped by the
         selection strategy (``BestImprovement``, ``TopKImprovements``), or was
         a duplicate of another child added in the same iteration.
         """
         state = event["state"]
+        merged, self._merged = self._merged, []
+        for candidate, parent in merged:
+            self._judge_merge(candidate, parent, state)
         if self._iteration != state.i:
             return
         added = [dict(c) for c in state.program_candidates[self._pool_size() :]]
@@ -213,6 +228,20 @@ class EvidenceRankingCriterion:
             repository=self.repository,
             record=self._record,
         )
+
+    def _judge_merge(self, child: int, parent: int, state: GEPAState[Any, Any]) -> None:
+        """Judge a merged candidate GEPA added as an edit of its first parent, on the valset
+        examples both were scored on; record it, and ``committed`` when the ranking selects it."""
+        before, after = state.prog_candidate_val_subscores[parent], state.prog_candidate_val_subscores[child]
+        ids = [example for example in after if example in before]
+        if not ids:
+            return
+        minibatch = Minibatch(ids, [before[i] for i in ids], [after[i] for i in ids])
+        merged = Child(f"p-{state.i + 1}-merge", state.program_candidates[child], minibatch)
+        (judgement,) = self._judge_children(parent, [merged], state)
+        self.merges.append(judgement)
+        if judgement.selected:
+            self._settle(judgement, COMMITTED)
 
     def _pool_size(self) -> int:
         return min((size for _, _, size in self._current.values()), default=0)

@@ -148,3 +148,11 @@ class CyclicAdapter(KeywordAdapter):
         for trajectory in evaluated.trajectories or ():
             trajectory["self"] = trajectory
         return evaluated
+
+
+class SeedParent:
+    """A GEPA candidate selector that makes every child a child of the seed: two children of one
+    ancestor, each better on other examples, are what GEPA merges."""
+
+    def select_candidate_idx(self, state: GEPAState[Any, Any]) -> int:
+        return 0

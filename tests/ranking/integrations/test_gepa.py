@@ -23,7 +23,15 @@ from ranking.cli import main
 from ranking.integrations.gepa import UNWRITABLE, EvidenceRankingCriterion, Judgement, with_rejected_notes
 from ranking.ledger import Ledger
 from tests.deadline import deadline
-from tests.ranking.integrations.gepa_support import SEED, CyclicAdapter, KeywordAdapter, Rejections, run
+from tests.ranking.integrations.gepa_support import (
+    SEED,
+    SIX,
+    CyclicAdapter,
+    KeywordAdapter,
+    Rejections,
+    SeedParent,
+    run,
+)
 
 REASON = re.compile(r"evidence-ranking-v1: p-\S+ (deferred|rejected|quarantined|superseded|unselected): (.+) \(better")
 
@@ -303,3 +311,49 @@ def test_the_criterion_closes_its_ledger_at_the_end_of_a_with_block(tmp_path: Pa
         run(gate, ["Answer. alpha beta"])
         assert _leftovers(ledger) == ["gepa.db-shm", "gepa.db-wal"]  # open across the run's proposals
     assert _leftovers(ledger) == []
+
+
+# --- merges: GEPA asks no criterion, the callback judges what entered the pool ---
+
+TWO_PARTS = {"instruction": "Answer. zeta", "context": "Context."}
+
+
+def _merged(script: list[str], ledger: Path) -> tuple[EvidenceRankingCriterion, Any]:
+    """Two children of the seed, each editing one component; GEPA then merges them (use_merge)."""
+    gate = EvidenceRankingCriterion(ledger=ledger)
+    result, _ = run(
+        gate,
+        script,
+        callbacks=[gate],
+        trainset=SIX,
+        seed_candidate=TWO_PARTS,
+        candidate_selection_strategy=SeedParent(),
+        stop_callbacks=lambda state: state.i >= 2,  # two reflections, then the merge
+        use_merge=True,
+    )
+    return gate, result
+
+
+def test_a_merged_candidate_gepa_adds_is_judged_and_recorded_with_what_gepa_did(tmp_path: Path) -> None:
+    gate, result = _merged(["Answer. zeta alpha beta", "Context. gamma delta"], tmp_path / "gepa.db")
+
+    assert result.candidates[-1] == {"instruction": "Answer. zeta alpha beta", "context": "Context. gamma delta"}
+    (merge,) = gate.merges
+    assert (merge.proposal, merge.parent, merge.disposition) == ("p-3-merge", 1, "selected")
+    assert (merge.improved, merge.worse, merge.examples) == (2, 0, 6)  # against its first parent, on the valset
+    assert [j.proposal for j in gate.judgements] == ["p-1-0", "p-2-0"]  # GEPA asked about these only
+    with Ledger.open(tmp_path / "gepa.db", read_only=True) as opened:
+        recorded = {d.proposal: (d.disposition, [o.category for o in os]) for d, os in opened.export()}
+    assert recorded["p-3-merge"] == ("selected", ["committed"])
+
+
+def test_a_merge_the_gate_would_defer_still_enters_the_pool_and_the_ledger_says_so(tmp_path: Path) -> None:
+    # The second child shares "beta" with the first: the merge is better than the first on gamma alone.
+    gate, result = _merged(["Answer. zeta alpha beta", "Context. beta gamma"], tmp_path / "gepa.db")
+
+    assert result.candidates[-1] == {"instruction": "Answer. zeta alpha beta", "context": "Context. beta gamma"}
+    (merge,) = gate.merges
+    assert (merge.disposition, merge.codes) == ("deferred", ("support.insufficient_lineages",))
+    with Ledger.open(tmp_path / "gepa.db", read_only=True) as opened:
+        recorded = {d.proposal: (d.disposition, [o.category for o in os]) for d, os in opened.export()}
+    assert recorded["p-3-merge"] == ("deferred", [])  # no outcome: a committed one needs a selected decision
