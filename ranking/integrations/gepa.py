@@ -61,6 +61,7 @@ __all__ = [
     "Judgement",
     "UNWRITABLE",
     "with_rejected_notes",
+    "rejected_notes_block",
 ]
 
 COMMITTED, DROPPED = "committed", "dropped-by-selection"
@@ -333,14 +334,21 @@ class _NotedLM:
         self.limit = limit
 
     def __call__(self, prompt: str | list[dict[str, Any]]) -> str:
-        notes = rejected_notes(self.ledger, limit=self.limit) if Path(self.ledger).is_file() else ()
-        return self.lm(_noted(prompt, notes))
+        return self.lm(_noted(prompt, rejected_notes_block(self.ledger, limit=self.limit)))
 
 
-def _noted(prompt: str | list[dict[str, Any]], notes: Sequence[str]) -> str | list[dict[str, Any]]:
+def rejected_notes_block(ledger: str | os.PathLike[str], *, limit: int | None = 20) -> str:
+    """The ledger's "do not re-propose" lines (:func:`ranking.ledger.rejected_notes`, at most
+    ``limit``) under one line saying what they are, as a reflection prompt gets them; empty
+    when there is no ledger file yet, or no refusal in it."""
+    notes = rejected_notes(ledger, limit=limit) if Path(ledger).is_file() else ()
+    return "\n".join([_NOTES_HEADER, *notes]) if notes else ""
+
+
+def _noted(prompt: str | list[dict[str, Any]], notes: str) -> str | list[dict[str, Any]]:
     if not notes:
         return prompt
-    block = "\n\n" + "\n".join([_NOTES_HEADER, *notes])
+    block = "\n\n" + notes
     if isinstance(prompt, str):
         return prompt + block
     messages = [dict(m) for m in prompt]
