@@ -29,7 +29,7 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	touch $@
 
 $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[test,agentdescent,dask,dev,gepa]'
+	$(BIN)/python -m pip install --quiet -e '.[test,agentdescent,dask,dev,gepa,dspy]'
 	$(COMPILE)
 	touch $@ $(VENV)/.installed
 

@@ -52,8 +52,10 @@ def _instructions(code: Path, argv: list[str], *, less: list[str] | None = None)
         cwd=code,
         env=env,
         capture_output=True,
-        check=True,
+        check=False,
     )
+    # 3: a batch of the parity bundles holds refused ones (their error.json is the work measured).
+    assert done.returncode in (0, 3), done.stderr[-500:]
     found = _TOTAL.search(done.stderr)
     assert found is not None, done.stderr[-500:]
     return int(found.group(1)) - (_instructions(code, less) if less else 0)

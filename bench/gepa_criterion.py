@@ -1,4 +1,5 @@
-"""What ``EvidenceRankingCriterion`` adds to each GEPA proposal (issue 36: at most 5 ms for 20 examples).
+"""What ``EvidenceRankingCriterion`` adds to each GEPA proposal (issue 36: at most 5 ms for 20 examples;
+"GEPA with the whole pipeline": with a ledger at most 1.5x without one).
 
     python bench/gepa_criterion.py       # 20-example minibatches, 300 proposals per row
     python bench/gepa_criterion.py --examples 50 --runs 100
@@ -12,13 +13,19 @@ a stand-in holding what the criterion reads (``program_candidates``, ``i``).
 
 Rows, each the median and 90th percentile of ``--runs`` wall times
 (``time.perf_counter``) after ``--warmup`` runs, the collector left on (as in
-a GEPA run):
+a GEPA run). The rows take turns, one proposal each, so a change in the
+machine's load falls on all of them alike:
 
 * ``bundle_of``: writing and sealing the bundle document;
 * ``+ load``: then ``curator_io.bundle_from_document``;
 * ``should_accept``: the whole criterion without a ledger (bundle, load, rank);
-* ``should_accept, ledger=``: with a ledger file: opened, the fingerprint looked
-  up, the report recorded, for each proposal (the ledger grows over the runs).
+* ``should_accept, ledger=``: with a ledger file, kept open for the run: the
+  fingerprint looked up, the report recorded (the ledger grows over the runs);
+* ``select, 3 of one parent``: ``EvidenceRankingSelection`` on three proposals
+  of one parent (``SameParentSampling(3)``), ranked as one bundle, with a
+  ledger; per proposal, so that it compares with the rows above.
+
+The last line is the ratio of the two ``should_accept`` medians.
 
 Not ``bench/gepa.py``: run as a script, that file would be the ``gepa`` its imports find.
 """
@@ -81,17 +88,19 @@ def proposal_of(n: int, k: int) -> Any:
     )
 
 
-def timed(runs: int, warmup: int, work: Callable[[int], object]) -> tuple[float, float]:
-    """Median and 90th percentile of ``runs`` calls, in milliseconds, after ``warmup`` calls."""
+def timed(runs: int, warmup: int, works: list[Callable[[int], object]]) -> list[tuple[float, float]]:
+    """Median and 90th percentile of ``runs`` calls of each work, in milliseconds, after
+    ``warmup`` calls; the works take turns, call by call."""
     for k in range(warmup):
-        work(-1 - k)
-    times = []
+        for work in works:
+            work(-1 - k)
+    times: list[list[float]] = [[] for _ in works]
     for k in range(runs):
-        start = time.perf_counter()
-        work(k)
-        times.append(time.perf_counter() - start)
-    times.sort()
-    return statistics.median(times) * 1000, times[int(0.9 * (len(times) - 1))] * 1000
+        for work, spent in zip(works, times, strict=True):
+            start = time.perf_counter()
+            work(k)
+            spent.append(time.perf_counter() - start)
+    return [(statistics.median(t) * 1000, sorted(t)[int(0.9 * (len(t) - 1))] * 1000) for t in times]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -102,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
 
     from curator_io import bundle_from_document
-    from ranking.integrations.gepa import EvidenceRankingCriterion
+    from ranking.integrations.gepa import EvidenceRankingCriterion, EvidenceRankingSelection
     from ranking.integrations.gepa_bundle import Minibatch, bundle_of
 
     n = args.examples
@@ -125,17 +134,38 @@ def main(argv: list[str] | None = None) -> int:
 
         return work
 
-    rows = [
-        ("bundle_of", bundle),
-        ("+ load", lambda k: bundle_from_document(bundle(k))),
-        ("should_accept", accept(EvidenceRankingCriterion())),
-    ]
-    with tempfile.TemporaryDirectory() as folder:
-        rows.append(("should_accept, ledger=", accept(EvidenceRankingCriterion(ledger=Path(folder) / "gepa.db"))))
-        print(f"{n}-example minibatches, {args.runs} proposals per row (after {args.warmup}), wall ms:")
-        for name, work in rows:
-            median, p90 = timed(args.runs, args.warmup, work)
-            print(f"  {name:<24} median {median:6.2f}  p90 {p90:6.2f}")
+    siblings = {k: [proposal_of(n, 3 * k + j) for j in range(3)] for k in range(-args.warmup, args.runs)}
+
+    def select(criterion: EvidenceRankingCriterion) -> Callable[[int], object]:
+        strategy = EvidenceRankingSelection(criterion)
+
+        def work(k: int) -> object:
+            state.i = k
+            chosen = strategy.select(siblings[k], state, criterion)  # type: ignore[arg-type]
+            assert len(chosen) == 1  # three edits of one component: the best, the others conflict
+            return None
+
+        return work
+
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        EvidenceRankingCriterion(ledger=Path(folder) / "gepa.db") as recorded,
+        EvidenceRankingCriterion(ledger=Path(folder) / "select.db") as selecting,
+    ):
+        rows = [
+            ("bundle_of", bundle),
+            ("+ load", lambda k: bundle_from_document(bundle(k))),
+            ("should_accept", accept(EvidenceRankingCriterion())),
+            ("should_accept, ledger=", accept(recorded)),
+            ("select, 3 of one parent", select(selecting)),
+        ]
+        results = timed(args.runs, args.warmup, [work for _, work in rows])
+    print(f"{n}-example minibatches, {args.runs} proposals per row (after {args.warmup}), wall ms:")
+    for (name, _), (median, p90) in zip(rows, results, strict=True):
+        if name.startswith("select"):
+            median, p90 = median / 3, p90 / 3
+        print(f"  {name:<24} median {median:6.2f}  p90 {p90:6.2f}")
+    print(f"  ledger= / without: {results[3][0] / results[2][0]:.2f}x (medians)")
     return 0
 
 

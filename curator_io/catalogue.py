@@ -1,15 +1,19 @@
 """The codes catalogue: every name SPEC.md fixes once, written here and only here.
 
 Schema ids, dispositions and outcomes, the reason codes with the disposition
-each implies and the sentence that explains it, which codes are informational
-and which final dispositions are *refused*, the §4 components with their
-maxima, and every error code with its exit code. Every other module imports
-these; ``tests/test_catalogue.py`` fails when an error is raised with a code the
-table lacks or exits otherwise than it says.
+each implies and the sentence that explains it, which codes are informational,
+the §4 components with their maxima, the members of each report object, and
+every error code with its exit code. Every other module imports these;
+``tests/test_catalogue.py`` fails when an error is raised with a code the table
+lacks or exits otherwise than it says.
 
 At the floor (:mod:`curator_io`), because the validator and the ranking both
 need it; it imports only :mod:`typing`, so importing it costs a command nothing
-it can measure.
+it can measure. The words of the layers above stay with them: which dispositions
+the ledger counts as refused (:mod:`ranking.ledger.records`), a batch summary's
+outcomes (:mod:`ranking.running.batch_summary`), the run view's order. Every
+error code is here, the command line's too: errors live at the floor, so that
+nothing imports upward to raise one.
 """
 
 from __future__ import annotations
@@ -38,18 +42,24 @@ __all__ = [
     "UNSELECTED",
     "VALIDATION_DISPOSITIONS",
     "FINAL_OF_ACCEPTED",
-    "DISPOSITIONS_BY_SEVERITY",
     "OUTCOMES",
     "NO_OP",
-    "BATCH_OUTCOMES",
-    "REFUSED",
     "INFORMATIONAL_CODES",
     "DISPOSITION_OF",
     "SENTENCES",
     "reason_label",
     "MAXIMA",
     "COMPONENTS",
+    "RECURRENCE_PER_LINEAGE",
     "PENALTY_MAXIMUM",
+    "REASON_MEMBERS",
+    "SUPPORT_MEMBERS",
+    "VALIDATION_ENTRY_MEMBERS",
+    "VALIDATION_REPORT_MEMBERS",
+    "SCORE_MEMBERS",
+    "RANKING_ENTRY_MEMBERS",
+    "COUNTS_MEMBERS",
+    "RANKING_REPORT_MEMBERS",
     "INVARIANTS",
     "EXIT_FAILED",
     "EXIT_USAGE",
@@ -100,18 +110,6 @@ NO_OP: Final = OUTCOMES[1]
 #: SPEC §5: the final dispositions an accepted proposal can end with (§5.1 defers it, §5.3-4 the rest).
 FINAL_OF_ACCEPTED: Final = frozenset({SELECTED, SUPERSEDED, UNSELECTED, DEFERRED})
 
-#: The final dispositions from the one the Writer may apply to the one refused outright: the
-#: order the run view lists them in.
-DISPOSITIONS_BY_SEVERITY: Final = (SELECTED, UNSELECTED, SUPERSEDED, DEFERRED, QUARANTINED, REJECTED)
-
-#: A batch summary's outcome of one bundle: the report's, or ``error`` when the bundle was refused.
-BATCH_OUTCOMES: Final = (*OUTCOMES, "error")
-
-#: *Refused*: the final dispositions that mean "do not propose this edit again as it is"
-#: (docs/ledger.md). Not ``unselected`` (it cleared every rule, only max_selected stopped it),
-#: not ``quarantined`` (it waits for evidence from sound materializations, SPEC §3.5.1-7).
-#: The ledger's notes and page, agentdescent's ``rejected_notes`` and the batch page all count these.
-REFUSED: Final = frozenset({REJECTED, SUPERSEDED, DEFERRED})
 
 # -- Reason codes (SPEC §3.1-§3.5, §5) -------------------------------------------------------
 
@@ -207,8 +205,46 @@ MAXIMA: Final[Mapping[str, int]] = {
     "completeness": 10,
 }
 COMPONENTS: Final[tuple[str, ...]] = tuple(MAXIMA)
+#: The points each independent lineage adds to ``recurrence``, up to its maximum: 10 · n.
+RECURRENCE_PER_LINEAGE: Final = 10
 #: The contradiction penalty's maximum: 40 · C / S, and a proposal with C >= S is rejected (§3.5).
 PENALTY_MAXIMUM: Final = 40
+
+# -- The reports' members (SPEC §3.7, §6) ----------------------------------------------------
+# Each report object's members, in the order SPEC writes them: the order the validator and the
+# pipeline write them in, and the field order of the classes that read them
+# (curator_io.report_model checks it is theirs; writing a report does not build those classes).
+
+REASON_MEMBERS: Final = ("code", "subject")
+SUPPORT_MEMBERS: Final = ("lineages", "required", "strength", "contradiction", "verified", "quarantined", "earliest")
+VALIDATION_ENTRY_MEMBERS: Final = ("id", "lesson", "fingerprint", "validation", "reasons", "support")
+#: The seal, ``digest``, is last, as it is added last.
+VALIDATION_REPORT_MEMBERS: Final = ("schema", "run", "input_digest", "config", "proposals", "digest")
+SCORE_MEMBERS: Final = (*COMPONENTS, "contradiction_penalty", "final")
+#: SPEC §6: the validation entry's members, then the ranking's.
+RANKING_ENTRY_MEMBERS: Final = (*VALIDATION_ENTRY_MEMBERS, "disposition", "score", "rank", "superseded_by", "rationale")
+COUNTS_MEMBERS: Final = (
+    "proposals",
+    *VALIDATION_DISPOSITIONS,
+    "eligible",
+    "below_threshold",
+    SELECTED,
+    SUPERSEDED,
+    UNSELECTED,
+)
+RANKING_REPORT_MEMBERS: Final = (
+    "schema",
+    "run",
+    "input_digest",
+    "config",
+    "validation_digest",
+    "proposals",
+    "ranking",
+    "selected",
+    "outcome",
+    "counts",
+    "digest",
+)
 
 # -- Errors: every code, with its exit code (README, "Exit codes") ----------------------------
 

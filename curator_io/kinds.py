@@ -10,7 +10,8 @@ Everything else is derived from these tables, never restated:
   faster (:mod:`curator_io._fast.bulk`, from each rule's ``shape``);
 - the published JSON Schema of a bundle (:func:`curator_io.schema_generator.generate_schema`),
   proposals and operations included, so an editor flags a misspelled member;
-- the members a proposal and each operation may have (:mod:`validator.proposal`, SPEC §3.1).
+- the structure of a proposal (SPEC §3.1): :mod:`validator.proposal` rejects one as
+  ``proposal.incomplete`` naming :meth:`Kind.first_offending` of :data:`PROPOSAL`.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from curator_io.models import SIGNAL_WEIGHTS, Evidence, Instruction, Lesson, Mat
 
 __all__ = [
     "Kind",
+    "is_scope",
     "parse_scope",
     "SCOPES",
     "INSTRUCTION",
@@ -42,6 +44,9 @@ __all__ = [
     "ARTIFACTS",
     "DEFINITIONS",
 ]
+
+
+_ABSENT = object()
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,10 +70,14 @@ class Kind:
     """The members that may be absent (a proposal's ``rationale``); every other one is required."""
     description: str | None = None
     names: frozenset[str] = field(init=False)
+    _checks: tuple[tuple[str, Callable[[Any], bool], bool], ...] = field(init=False, repr=False)
+    """(name, its rule's check, whether it is optional) for each member, in order."""
 
     def __post_init__(self) -> None:
         assert tuple(name for name, _ in self.members[: len(self.kept)]) == self.kept, self.title
         object.__setattr__(self, "names", frozenset(name for name, _ in self.members))
+        checks = tuple((name, rule.holds, name in self.optional) for name, rule in self.members)
+        object.__setattr__(self, "_checks", checks)
 
     def rule(self, name: str) -> Rule:
         return dict(self.members)[name]
@@ -76,11 +85,29 @@ class Kind:
     def matches(self, value: Any) -> bool:
         """Whether ``value`` is an object of this kind: every required member there, each as its
         rule says, and (for a closed kind) nothing else."""
-        if type(value) is not dict or not (self.names - self.optional) <= value.keys():
-            return False
-        if self.closed and not value.keys() <= self.names:
-            return False
-        return all(rule.holds(value[name]) for name, rule in self.members if name in value)
+        return type(value) is dict and self.first_offending(value) is None
+
+    def first_offending(self, value: dict[str, Any]) -> str | None:
+        """The member of the object ``value`` to name when it is not of this kind: the first, in
+        the order of ``members``, that is missing (and not optional) or breaks its rule; else,
+        for a closed kind, the first unknown member in ordinal order. None when it is of this
+        kind. (SPEC §3.1's subject, for a proposal.)"""
+        if value.keys() == self.names:  # the usual case: every member there, and no other
+            for name, holds, _ in self._checks:
+                if not holds(value[name]):
+                    return name
+            return None
+        get = value.get
+        for name, holds, optional in self._checks:
+            member = get(name, _ABSENT)
+            if member is _ABSENT:
+                if not optional:
+                    return name
+            elif not holds(member):
+                return name
+        if self.closed and not self.names.issuperset(value):
+            return min(name for name in value if name not in self.names)
+        return None
 
 
 def _object_of(kind: Kind) -> Rule:
@@ -100,22 +127,24 @@ PATH_SCOPE = Kind("PathScope", (("level", g.const("path")), ("repository", REPO)
 SCOPES = {"global": GLOBAL_SCOPE, "repository": REPOSITORY_SCOPE, "path": PATH_SCOPE}
 
 
-def parse_scope(value: Any) -> Scope | None:
-    """A Scope when ``value`` has exactly the members of its level, each as its rule says; else None."""
+def is_scope(value: Any) -> bool:
+    """Whether ``value`` has exactly the members of its level, each as its rule says (SPEC §1)."""
     if type(value) is not dict:
-        return None
+        return False
     level = value.get("level")
     kind = SCOPES.get(level) if type(level) is str else None
-    if kind is None or value.keys() != kind.names:
-        return None
-    if not all(rule.holds(value[name]) for name, rule in kind.members):
-        return None
-    return Scope(level, value.get("repository"), value.get("path"))  # type: ignore[arg-type]  # a key of SCOPES
+    return kind is not None and kind.first_offending(value) is None
+
+
+def parse_scope(value: Any) -> Scope | None:
+    """A Scope when ``value`` has exactly the members of its level, each as its rule says; else None."""
+    # Its members are then some of Scope's fields.
+    return Scope(**value) if is_scope(value) else None
 
 
 _SCOPE = Rule(
     "a scope with exactly the members of its level",
-    lambda v: parse_scope(v) is not None,
+    is_scope,
     {
         "discriminator": {
             "mapping": {level: f"#/$defs/{kind.title}" for level, kind in SCOPES.items()},
@@ -232,7 +261,7 @@ def _are_operations(v: Any) -> bool:
     for op in v:
         action = op.get("action") if type(op) is dict else None
         kind = OPERATIONS.get(action) if type(action) is str else None
-        if kind is None or not kind.matches(op):
+        if kind is None or kind.first_offending(op) is not None:
             return False
     return len({op["key"] for op in v}) == len(v)
 

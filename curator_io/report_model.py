@@ -6,7 +6,9 @@ attributes (``report.proposals[0].score.final``), not string keys; and
 :mod:`curator_io.schema_generator` generates the published JSON Schemas from these same
 classes through pydantic, so the schema and the type cannot drift apart. The
 ``Annotated`` metadata below is for the schema only: a dataclass checks nothing
-when it is built.
+when it is built. Each class's fields are the members :mod:`curator_io.catalogue`
+names, in its order, which is what the validator and the pipeline write reports
+with (without building these classes); importing this module checks the two agree.
 
 Why dataclasses and not pydantic models: a report is read where it is checked
 (``ranking.checking.verification.check_report``, or a byte-for-byte replay), so by the
@@ -27,8 +29,16 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from curator_io import grammar as g
 from curator_io.catalogue import (
+    COUNTS_MEMBERS,
     MAXIMA,
     PENALTY_MAXIMUM,
+    RANKING_ENTRY_MEMBERS,
+    RANKING_REPORT_MEMBERS,
+    REASON_MEMBERS,
+    SCORE_MEMBERS,
+    SUPPORT_MEMBERS,
+    VALIDATION_ENTRY_MEMBERS,
+    VALIDATION_REPORT_MEMBERS,
     FinalDisposition,
     Outcome,
     RankingSchema,
@@ -249,13 +259,22 @@ class RankingReport:
 # -- from a conforming document ------------------------------------------------------------
 
 
-def _fields(cls: type) -> tuple[str, ...]:
-    return tuple(f.name for f in fields(cls))
+def _members(cls: type, names: tuple[str, ...]) -> tuple[str, ...]:
+    """``names``, the catalogue's members of a report object, once checked to be ``cls``'s fields
+    in order. The catalogue names them for the code that writes reports, which must not pay for
+    building these classes (bench/RESULTS.md); this is where the two are held together."""
+    assert tuple(f.name for f in fields(cls)) == names, cls.__name__
+    return names
 
 
-_SUPPORT, _SCORE, _COUNTS = _fields(ReportSupport), _fields(ReportScore), _fields(ReportCounts)
-#: An entry's members, in its dataclass's field order.
-_ENTRY = _fields(RankingReportEntry)
+_SUPPORT = _members(ReportSupport, SUPPORT_MEMBERS)
+_SCORE = _members(ReportScore, SCORE_MEMBERS)
+_COUNTS = _members(ReportCounts, COUNTS_MEMBERS)
+_ENTRY = _members(RankingReportEntry, RANKING_ENTRY_MEMBERS)
+_REPORT = _members(RankingReport, RANKING_REPORT_MEMBERS)
+_members(ReportReason, REASON_MEMBERS)
+_members(ValidationReportEntry, VALIDATION_ENTRY_MEMBERS)
+_members(ValidationReport, VALIDATION_REPORT_MEMBERS)
 
 
 def ranking_report_of(document: Mapping[str, Any]) -> RankingReport:
@@ -265,7 +284,7 @@ def ranking_report_of(document: Mapping[str, Any]) -> RankingReport:
     (``ranking.checking.verification.check_report``) or replayed byte for byte. A
     document that does not conform raises ``KeyError`` or ``TypeError`` or
     builds a model that lies. Each model is built from its members in the order
-    the dataclass states them, the one description of the report's shape.
+    the dataclass states them, the catalogue's.
     """
     reasons: dict[tuple[str, str | None], ReportReason] = {}  # the same reason recurs across entries
 
@@ -287,16 +306,12 @@ def ranking_report_of(document: Mapping[str, Any]) -> RankingReport:
         return RankingReportEntry(*map(members.__getitem__, _ENTRY))
 
     c = document["config"]
-    return RankingReport(
-        document["schema"],
-        document["run"],
-        document["input_digest"],
-        ReportConfig(*map(c.__getitem__, _CONFIG_MEMBERS)),
-        document["validation_digest"],
-        tuple(map(entry, document["proposals"])),
-        tuple(document["ranking"]),
-        tuple(document["selected"]),
-        document["outcome"],
-        ReportCounts(*map(document["counts"].__getitem__, _COUNTS)),
-        document["digest"],
-    )
+    members = {
+        **document,
+        "config": ReportConfig(*map(c.__getitem__, _CONFIG_MEMBERS)),
+        "proposals": tuple(map(entry, document["proposals"])),
+        "ranking": tuple(document["ranking"]),
+        "selected": tuple(document["selected"]),
+        "counts": ReportCounts(*map(document["counts"].__getitem__, _COUNTS)),
+    }
+    return RankingReport(*map(members.__getitem__, _REPORT))

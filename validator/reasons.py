@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Final
 
-from curator_io.catalogue import ACCEPTED, DEFERRED, DISPOSITION_OF, QUARANTINED, REJECTED
+from curator_io.catalogue import ACCEPTED, DEFERRED, DISPOSITION_OF, QUARANTINED, REASON_MEMBERS, REJECTED
 
 __all__ = ["Reason", "DISPOSITION_OF", "STRENGTH", "strongest", "sort_reasons", "reasons_json"]
 
@@ -41,5 +41,9 @@ def _reason_order(reason: Reason) -> tuple[str, bool, str]:
     return code, subject is not None, subject or ""
 
 
+_CODE, _SUBJECT = REASON_MEMBERS
+
+
 def reasons_json(reasons: Iterable[Reason]) -> list[dict[str, str | None]]:
-    return [{"code": code, "subject": subject} for code, subject in reasons]
+    # A literal, not validator.members.json_object: one call per reason would cost more than the dict.
+    return [{_CODE: code, _SUBJECT: subject} for code, subject in reasons]

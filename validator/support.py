@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from curator_io.catalogue import SUPPORT_MEMBERS
 from curator_io.grammar import instant_key
 from curator_io.models import Evidence, Materialization, Scope, Trace
 from validator.closure import UNVERIFIED, Cited
 from validator.context import Context
+from validator.members import json_object
 from validator.proposal import Proposal
 from validator.reasons import Reason
 
@@ -40,15 +42,13 @@ class SupportFacts(NamedTuple):
     """R: distinct (repository, source_revision) among them."""
 
     def to_json(self) -> dict[str, int | str | None]:
-        return {
-            "lineages": self.lineages,
-            "required": self.required,
-            "strength": self.strength,
-            "contradiction": self.contradiction,
-            "verified": self.verified,
-            "quarantined": self.quarantined,
-            "earliest": self.earliest,
-        }
+        return _SUPPORT(*self[:_REPORTED])
+
+
+# The report's members are the first fields, in the same order.
+_REPORTED = len(SUPPORT_MEMBERS)
+assert SupportFacts._fields[:_REPORTED] == SUPPORT_MEMBERS
+_SUPPORT = json_object(SUPPORT_MEMBERS)
 
 
 def check_support(p: Proposal, cited: list[Cited], ctx: Context) -> tuple[list[Reason], SupportFacts]:

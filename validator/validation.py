@@ -7,12 +7,13 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from curator_io.canonical import seal_canonical
-from curator_io.catalogue import REJECTED, VALIDATION_SCHEMA
+from curator_io.catalogue import REJECTED, VALIDATION_ENTRY_MEMBERS, VALIDATION_REPORT_MEMBERS, VALIDATION_SCHEMA
 from curator_io.config import Config
 from curator_io.models import Bundle
 from validator.closure import check_closure
 from validator.context import make_context
 from validator.delta import check_delta
+from validator.members import json_object
 from validator.proposal import Incomplete, Proposal, check_structure
 from validator.reasons import Reason, reasons_json, sort_reasons, strongest
 from validator.support import SupportFacts, check_support
@@ -43,14 +44,12 @@ class ValidationEntry(NamedTuple):
         return self.proposal.rationale if self.proposal else ""
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "lesson": self.lesson,
-            "fingerprint": self.fingerprint,
-            "validation": self.validation,
-            "reasons": reasons_json(self.reasons),
-            "support": self.support.to_json() if self.support else None,
-        }
+        support = None if self.support is None else self.support.to_json()
+        return _ENTRY(self.id, self.lesson, self.fingerprint, self.validation, reasons_json(self.reasons), support)
+
+
+_ENTRY = json_object(VALIDATION_ENTRY_MEMBERS)
+_REPORT = json_object(VALIDATION_REPORT_MEMBERS[:-1])  # the seal adds the last, digest
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,13 +87,8 @@ def validate(bundle: Bundle, *, config: Config) -> Validation:
         (validate_proposal(raw, i, ctx) for i, raw in enumerate(bundle.proposals)),
         key=lambda e: e.id,
     )
-    report, written = seal_canonical(
-        {
-            "schema": VALIDATION_SCHEMA,
-            "run": bundle.run_id,
-            "input_digest": bundle.input_digest,
-            "config": config.to_json(),
-            "proposals": [e.to_json() for e in entries],
-        }
+    body = _REPORT(
+        VALIDATION_SCHEMA, bundle.run_id, bundle.input_digest, config.to_json(), [e.to_json() for e in entries]
     )
+    report, written = seal_canonical(body)
     return Validation(bundle.run_id, bundle.input_digest, config, tuple(entries), report, written)

@@ -234,8 +234,9 @@ def accept(
     with _in_file(sources.report):
         # 1. A ranking report.
         document = _report_document(report)
-        # 2. Provenance (a report's signature is over its seal: the seal first).
-        if loaded is None and not is_sealed(document):
+        # 2. Provenance (a report's signature is over its seal: the seal first; check_report's
+        #    first invariant is the seal too, so without a trust file it is checked there once).
+        if loaded is None and trusted is not None and not is_sealed(document):
             raise InvariantError("invariant.sealed", "the report's digest does not seal its content", pointer="/digest")
         signer = _signer(trusted, signature, loaded, document, sources)
         # 3. Integrity: the invariants, or with the bundle the replay that implies them.

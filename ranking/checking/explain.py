@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from curator_io.catalogue import COMPONENTS, MAXIMA, SENTENCES
+from curator_io.catalogue import COMPONENTS, MAXIMA, PENALTY_MAXIMUM, RECURRENCE_PER_LINEAGE, SENTENCES
 from curator_io.errors import ConfigError
 from curator_io.grammar import instant_key
 from curator_io.models import SIGNAL_WEIGHTS, Bundle, Scope
@@ -244,7 +244,7 @@ def _score(
     # Cannot fail: called for a scored entry, and a score has its support summary (check_report's components).
     assert sc is not None and s is not None
     how = {
-        "recurrence": f"= min({_RECURRENCE_MAXIMUM}, 10 × {s.lineages} lineages)",
+        "recurrence": f"= min({_RECURRENCE_MAXIMUM}, {RECURRENCE_PER_LINEAGE} × {s.lineages} lineages)",
         "provenance": "= r2(mean integrity of the non-quarantined support: complete 20, prefix 12, unverified 0)",
         "source_signal": f"= the strongest verified signal: {_SIGNAL_OF_WEIGHT.get(sc.source_signal, '?')}",
         "scope_coverage": "= min(10, 5 × M materializations) + (5 if R ≥ 2 distinct repository@revision)",
@@ -252,7 +252,7 @@ def _score(
         "completeness": "= 10 for every structurally complete proposal",
         "contradiction_penalty": "= 0: no verified counterevidence"
         if s.contradiction == 0
-        else f"= r2(40 × {s.contradiction} counter-strength / {s.strength} strength)",
+        else f"= r2({PENALTY_MAXIMUM} × {s.contradiction} counter-strength / {s.strength} strength)",
     }
     if v is not None and v.proposal is not None and v.support is not None and bundle is not None:
         how.update(_computed(v, bundle))
@@ -279,7 +279,8 @@ def _computed(v: ValidationEntry, bundle: Bundle) -> dict[str, str]:
     revisions = sorted({f"{mats[m].repository}@{mats[m].source_revision}" for m in used})
     bonus = 5 if len(revisions) >= 2 else 0
     return {
-        "recurrence": f"= min({_RECURRENCE_MAXIMUM}, 10 × {len(lineages)}): lineages {', '.join(lineages)}",
+        "recurrence": f"= min({_RECURRENCE_MAXIMUM}, {RECURRENCE_PER_LINEAGE} × {len(lineages)}): "
+        f"lineages {', '.join(lineages)}",
         "provenance": f"= r2(({points}) / {len(s_prime)}) over {', '.join(ev.id for ev, _ in s_prime)}",
         "source_signal": f"= {strongest.id}: {strongest.signal} (weight {SIGNAL_WEIGHTS[strongest.signal]})",
         "scope_coverage": f"= min(10, 5 × {len(used)}) + {bonus}: {', '.join(used)}; R = {len(revisions)} "

@@ -24,20 +24,18 @@ from curator_io.catalogue import (
     FINAL_OF_ACCEPTED,
     INVARIANTS,
     MAXIMA,
-    PENALTY_MAXIMUM,
 )
 from curator_io.config import MAX_SELECTED, Config, parse_config
 from curator_io.errors import ConfigError, InvariantError, TamperError, pointer_of
-from curator_io.grammar import instant_key
 from curator_io.models import SIGNAL_WEIGHTS, Bundle
 from curator_io.published import published_schema
 from curator_io.reference import off
 from curator_io.report_model import RankingReport, RankingReportEntry, ReportScore, ranking_report_of
 from ranking.checking.diffing import differences
 from ranking.pipeline import Result, rank
-from ranking.pipeline.numbers import r2_hundredths
 from ranking.pipeline.report import report_counts
-from ranking.pipeline.selection import conflicts
+from ranking.pipeline.scoring import contradiction_penalty, recurrence
+from ranking.pipeline.selection import conflicts, order_key
 from validator import Proposal, Validation, validate
 
 if TYPE_CHECKING:
@@ -194,11 +192,11 @@ def _check_components(e: RankingReportEntry, i: int) -> None:
         raise _fail("components", f"proposal {pid}: a score without its support summary", "proposals", i, "support")
     c = {name: _hundredths(getattr(score, name)) for name in _SCORE_MEMBERS}
     expected = {
-        "recurrence": 100 * min(MAXIMA["recurrence"], 10 * support.lineages),
+        "recurrence": recurrence(support.lineages),
         "completeness": 100 * MAXIMA["completeness"],
-        "contradiction_penalty": 0
-        if support.contradiction == 0
-        else r2_hundredths(PENALTY_MAXIMUM * support.contradiction, max(support.strength, 1)),
+        # At least 1: a report may claim counterevidence with no strength, which no accepted
+        # proposal has (SPEC §3.5.8 rejects Cs >= Ss); checking it must not divide by zero.
+        "contradiction_penalty": contradiction_penalty(support.contradiction, max(support.strength, 1)),
     }
     for name, value in expected.items():
         if c[name] != value:
@@ -265,7 +263,7 @@ def _check_threshold(entries: Sequence[RankingReportEntry], config: Config) -> N
 def _order_key(e: RankingReportEntry) -> tuple[int | Fraction, int, str, str]:
     # Cannot fail: _check_order calls it once every ranked proposal has a score and support.earliest.
     assert e.score is not None and e.support is not None and e.support.earliest is not None
-    return (-_hundredths(e.score.final), -e.support.lineages, instant_key(e.support.earliest), e.id)
+    return order_key(_hundredths(e.score.final), e.support.lineages, e.support.earliest, e.id)
 
 
 def _check_order(ranking: Sequence[str], by_id: Mapping[str, RankingReportEntry]) -> None:

@@ -37,16 +37,20 @@ def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
         return False
 
 
-def refuse_input_as_output(out: str | os.PathLike[str], inputs: Iterable[Named], *, option: str = "--out") -> None:
-    """Refuse ``out`` when it is one of ``inputs`` (``-``, standard input, is never a file of ours)."""
+def refuse_input_as_output(
+    out: str | os.PathLike[str], inputs: Iterable[Named], *, option: str = "--out", append: bool = False
+) -> None:
+    """Refuse ``out`` when it is one of ``inputs`` (``-``, standard input, is never a file of ours);
+    ``append``: the run appends to ``out`` rather than replacing it."""
     for what, path in inputs:
         if path is None or os.fspath(path) == "-":
             continue
         if same_file(out, path):
             raise ConfigError(
                 "usage.invalid_option",
-                f"{option} {os.fspath(out)!r} is {what} {os.fspath(path)!r}, which this run reads: writing it "
-                f"would replace the input; choose another {option}",
+                f"{option} {os.fspath(out)!r} is {what} {os.fspath(path)!r}, which this run reads: "
+                f"{'appending to it would change' if append else 'writing it would replace'} the input; "
+                f"choose another {option}",
             )
 
 

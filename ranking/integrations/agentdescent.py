@@ -39,12 +39,13 @@ except ImportError as e:
     ) from e
 
 from curator_io import Bundle, bundle_from_document
-from curator_io.catalogue import REFUSED, REPORT_SCHEMA
+from curator_io.catalogue import REPORT_SCHEMA
 from curator_io.config import DEFAULT_CONFIG, Config
 from curator_io.report_model import RankingReport
 from ranking.checking.acceptance import Accepted, Replayed, Sources, accept
 from ranking.integrations.agentdescent_fused import is_fused, judge_fused
 from ranking.integrations.provenance import SignatureSource, Trust, read_signature, read_trust, signature_path
+from ranking.ledger.records import REFUSED
 from ranking.running.inputs import read_input
 from ranking.signing.signers import Signer
 from validator import proposals_of

@@ -12,11 +12,18 @@ cut inside a character, a data id that is not JSON) is rejected as
 :data:`UNWRITABLE`, its reason naming what and where: what the model or the
 task gives never raises into GEPA's loop.
 
+:class:`EvidenceRankingSelection` is a selection strategy
+(``selection_strategy=...``) with which the criterion ranks an iteration's
+proposals of one parent as one bundle, so SPEC §5's dedup, conflict removal
+and top-k act across them.
+
 With ``ledger=``, every judged proposal's report goes into the admission
-ledger (docs/ledger.md). Given as a callback too (``callbacks=[criterion]``),
-it also records what GEPA did after accepting: added the child to its pool
-(``committed``) or not (``dropped-by-selection``). :func:`with_rejected_notes`
-hands the ledger's "do not re-propose" lines to the reflection LM.
+ledger (docs/ledger.md), which stays open for the run. Given as a callback too
+(``callbacks=[criterion]``), it also records what GEPA did after accepting:
+added the child to its pool (``committed``) or not (``dropped-by-selection``),
+and judges each merged candidate GEPA added without asking any criterion.
+:func:`with_rejected_notes` hands the ledger's "do not re-propose" lines to
+the reflection LM.
 
 Needs the optional extra: ``pip install 'evidence-rank[gepa]'``. docs/gepa.md
 says which SPEC rule each GEPA fact feeds.
@@ -26,84 +33,41 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 try:
-    from gepa.core.callbacks import IterationEndEvent
+    from gepa.core.callbacks import IterationEndEvent, MergeAcceptedEvent, OptimizationEndEvent
     from gepa.core.state import GEPAState
     from gepa.proposer.base import CandidateProposal
     from gepa.proposer.reflective_mutation.base import LanguageModel
+    from gepa.strategies.acceptance import AcceptanceCriterion
 except ImportError as e:
     raise ImportError("ranking.integrations.gepa needs gepa 0.1.x: pip install 'evidence-rank[gepa]'") from e
 
-from curator_io import InputError, bundle_from_document
-from curator_io.catalogue import REJECTED, REPORT_SCHEMA, SELECTED
 from curator_io.config import DEFAULT_CONFIG, Config, parse_config
 from curator_io.grammar import is_id, is_repo
-from ranking.integrations.gepa_bundle import Minibatch, Unwritable, bundle_of, component_at, stances_of
+from ranking.integrations.gepa_bundle import Child, Minibatch
+from ranking.integrations.gepa_judgement import UNWRITABLE, Judgement, judge_children
 from ranking.ledger import rejected_notes
 from ranking.ledger.notes import refusals
 from ranking.ledger.records import Outcome, recording_of_run
 from ranking.ledger.store import Ledger
-from ranking.pipeline import Result, rank
+from ranking.pipeline import Result
 
-__all__ = ["EvidenceRankingCriterion", "Judgement", "UNWRITABLE", "with_rejected_notes"]
+__all__ = [
+    "EvidenceRankingCriterion",
+    "EvidenceRankingSelection",
+    "Judgement",
+    "UNWRITABLE",
+    "with_rejected_notes",
+    "rejected_notes_block",
+]
 
 COMMITTED, DROPPED = "committed", "dropped-by-selection"
 """The outcome categories: GEPA added the accepted child to its pool, or did not."""
 
-UNWRITABLE = "gepa.unwritable"
-"""The code of a proposal that cannot be written as a curator bundle (docs/gepa.md): it is
-rejected without a report, and its judgement says what could not be written, and where."""
-
 _NOTES_HEADER = "The evidence gate refused these edits before. Do not propose them again as they are:"
-
-
-@dataclass(frozen=True, slots=True)
-class Judgement:
-    """What the criterion decided about one GEPA proposal, and why."""
-
-    iteration: int
-    """GEPA's iteration (``state.i + 1``, as GEPA's log counts)."""
-    proposal: str
-    """The proposal's id in its bundle: ``p-`` and GEPA's ``metadata["proposal_id"]``."""
-    parent: int
-    """The parent's index in GEPA's pool: the bundle's ``memory.version``."""
-    disposition: str
-    """The final disposition (SPEC §6): ``selected`` exactly when the criterion accepts;
-    ``rejected`` too for a proposal that cannot be written as a bundle (:data:`UNWRITABLE`)."""
-    codes: tuple[str, ...]
-    """The reason codes, each once, in report order; ``(UNWRITABLE,)`` without a report."""
-    fingerprint: str | None
-    """SPEC §3.6: the same edit of the same parent has the same fingerprint, however it is worded."""
-    improved: int
-    worse: int
-    examples: int
-    refused_before: int
-    """How often the ledger had refused this fingerprint before (0 without a ledger)."""
-    bundle: Mapping[str, Any] | None
-    """The sealed curator-bundle-v1 document; None when the proposal cannot be written as one."""
-    report: Mapping[str, Any] | None
-    """The sealed evidence-ranking-v1 report; None when there is no bundle to rank."""
-    unwritable: str | None = None
-    """What could not be written, and why (``the child's component 'instruction': a lone
-    surrogate (U+D83D) at character 14``); None for a ranked proposal."""
-
-    @property
-    def selected(self) -> bool:
-        return self.disposition == SELECTED
-
-    @property
-    def reason(self) -> str:
-        """``evidence-ranking-v1: p-3-0 deferred: support.insufficient_lineages (better on 1, ...)``,
-        or ``gepa.unwritable: p-3-0 rejected: <what could not be written>: <why>``."""
-        if self.unwritable is not None:
-            return f"{UNWRITABLE}: {self.proposal} {self.disposition}: {self.unwritable}"
-        counts = f"better on {self.improved}, worse on {self.worse} of {self.examples} examples"
-        before = f"; refused {self.refused_before}× before" if self.refused_before else ""
-        return f"{REPORT_SCHEMA}: {self.proposal} {self.disposition}: {', '.join(self.codes)} ({counts}{before})"
 
 
 class EvidenceRankingCriterion:
@@ -111,12 +75,17 @@ class EvidenceRankingCriterion:
 
     ``config`` is the pinned ranking config: a ``curator_io.Config`` or a config
     object as in a config file; ``None`` means the SPEC §2 defaults. ``ledger``
-    is a ledger file (docs/ledger.md) that records every judged proposal.
+    is a ledger file (docs/ledger.md) that records every judged proposal: opened
+    at the first record and kept open until the run ends (given as a callback)
+    or :meth:`close` closes it (so does the end of a ``with`` block).
     ``repository`` is the scope every instruction has (SPEC §1 REPO); name
     your task, so that two tasks' edits never share a fingerprint.
 
     Pass it as ``callbacks=[criterion]`` as well to record, in :attr:`outcomes`
-    and the ledger, whether GEPA added each accepted child to its pool.
+    and the ledger, whether GEPA added each accepted child to its pool, and to
+    judge each merged candidate GEPA added without asking (:attr:`merges`).
+    :class:`EvidenceRankingSelection` makes it judge an iteration's proposals of
+    one parent together.
     """
 
     def __init__(
@@ -137,19 +106,24 @@ class EvidenceRankingCriterion:
         self.judgements: list[Judgement] = []
         """Every judgement of the run, in the order GEPA asked."""
         self.outcomes: list[Outcome] = []
-        """What GEPA did with each accepted child, when given as a callback."""
+        """What GEPA did with each accepted child (and merged candidate), when given as a callback."""
+        self.merges: list[Judgement] = []
+        """The judgement of each merged candidate GEPA added to its pool, when given as a callback:
+        what the gate would have decided, for GEPA asks no criterion about a merge."""
         # This iteration's proposals by identity, with the pool size they were judged at. The proposal
         # is held so that its id() is not reused; GEPA asks about each one once per iteration.
         self._current: dict[int, tuple[CandidateProposal[Any], Judgement, int]] = {}
         self._iteration: int | None = None
+        self._merged: list[tuple[int, int]] = []  # (merged candidate, its first parent), this iteration
+        self._opened: Ledger | None = None
 
     def should_accept(self, proposal: CandidateProposal[Any], state: GEPAState[Any, Any]) -> bool:
         """True exactly when ranking the proposal's bundle selected it (SPEC §5.4)."""
-        return self._judged(proposal, state).selected
+        return self._judged([proposal], state)[0].selected
 
     def reject_reason(self, proposal: CandidateProposal[Any], state: GEPAState[Any, Any]) -> str:
         """The disposition and the reason codes, for GEPA's log and ``on_candidate_rejected``."""
-        return self._judged(proposal, state).reason
+        return self._judged([proposal], state)[0].reason
 
     def judge(self, proposal: CandidateProposal[Any], state: GEPAState[Any, Any]) -> Judgement:
         """Build the proposal's bundle, rank it, and record the report in the ledger (when given).
@@ -159,61 +133,55 @@ class EvidenceRankingCriterion:
         is a rejection (:data:`UNWRITABLE`), never an exception in GEPA's loop. A proposal
         without a parent or a minibatch raises ValueError: its proposer is wrong, not its data.
         """
-        parent_id = _parent_of(proposal)
-        parent, child, minibatch = state.program_candidates[parent_id], proposal.candidate, _minibatch_of(proposal)
-        pid = _proposal_id(proposal, state)
-        stances = stances_of(minibatch)
-        try:
-            document = bundle_of(parent, child, minibatch, version=parent_id, proposal=pid, repository=self.repository)
-            bundle = bundle_from_document(document)
-        except Unwritable as e:
-            what = str(e)
-        except InputError as e:
-            # Only the memory can be refused: bundle_of writes every other member as SPEC §1 says.
-            component = component_at(e.pointer or "", parent, child)
-            place = "the parent" if component is None else f"the parent's component {component!r}"
-            what = f"{place}: {e}"
-        else:
-            result = rank(bundle, self.config)
-            (entry,) = result.report["proposals"]
-            return Judgement(
-                iteration=state.i + 1,
-                proposal=entry["id"],
-                parent=parent_id,
-                disposition=entry["disposition"],
-                codes=tuple(dict.fromkeys(r["code"] for r in entry["reasons"])),
-                fingerprint=entry["fingerprint"],
-                improved=stances.count(1),
-                worse=stances.count(-1),
-                examples=len(stances),
-                refused_before=self._record(result, entry["fingerprint"]),
-                bundle=document,
-                report=result.report,
-            )
-        return Judgement(
-            iteration=state.i + 1,
-            proposal=pid,
-            parent=parent_id,
-            disposition=REJECTED,
-            codes=(UNWRITABLE,),
-            fingerprint=None,
-            improved=stances.count(1),
-            worse=stances.count(-1),
-            examples=len(stances),
-            refused_before=0,
-            bundle=None,
-            report=None,
-            unwritable=what,
-        )
+        parent = _parent_of(proposal)
+        child = Child(_proposal_id(proposal, state), proposal.candidate, _minibatch_of(proposal))
+        return self._judge_children(parent, [child], state)[0]
+
+    def judge_iteration(
+        self, proposals: Sequence[CandidateProposal[Any]], state: GEPAState[Any, Any]
+    ) -> list[Judgement]:
+        """Judge an iteration's proposals, those of one parent in one bundle, so that SPEC §5 acts
+        across them: the same edit again is ``superseded`` (``rank.duplicate``), a conflicting
+        edit of the same component ``superseded`` (``rank.conflict``) by the higher-ranked one,
+        and at most ``max_selected`` are selected. One report per parent, recorded in the ledger.
+        Each proposal's judgement, in the order given; :meth:`should_accept` and
+        :meth:`reject_reason` answer from them for the rest of the iteration.
+        """
+        return self._judged(proposals, state)
+
+    def close(self) -> None:
+        """Close the ledger; the next record opens it again."""
+        if self._opened is not None:
+            opened, self._opened = self._opened, None
+            opened.close()
+
+    def __enter__(self) -> EvidenceRankingCriterion:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def on_optimization_end(self, event: OptimizationEndEvent) -> None:
+        """GEPA's callback: the run is over, so the ledger is closed."""
+        self.close()
+
+    def on_merge_accepted(self, event: MergeAcceptedEvent) -> None:
+        """GEPA's callback: a merged candidate entered the pool, no criterion asked; it is
+        judged when the iteration ends, once the state holds its valset scores."""
+        self._merged.append((event["new_candidate_idx"], event["parent_ids"][0]))
 
     def on_iteration_end(self, event: IterationEndEvent) -> None:
-        """GEPA's callback: which accepted children entered the pool this iteration.
+        """GEPA's callback: which accepted children entered the pool this iteration; and the
+        judgement of a merged candidate GEPA added.
 
         An accepted child not in the pool afterwards was dropped by the
         selection strategy (``BestImprovement``, ``TopKImprovements``), or was
         a duplicate of another child added in the same iteration.
         """
         state = event["state"]
+        merged, self._merged = self._merged, []
+        for candidate, parent in merged:
+            self._judge_merge(candidate, parent, state)
         if self._iteration != state.i:
             return
         added = [dict(c) for c in state.program_candidates[self._pool_size() :]]
@@ -227,30 +195,74 @@ class EvidenceRankingCriterion:
             self._settle(judgement, COMMITTED if entered else DROPPED)
         self._current.clear()
 
-    def _judged(self, proposal: CandidateProposal[Any], state: GEPAState[Any, Any]) -> Judgement:
+    def _judged(self, proposals: Sequence[CandidateProposal[Any]], state: GEPAState[Any, Any]) -> list[Judgement]:
+        """Each proposal's judgement this iteration: the one held, or one made now, with the other
+        new proposals of its parent."""
         if self._iteration != state.i:
             self._current.clear()  # the last iteration's, never settled: not given as a callback
             self._iteration = state.i
+        fresh = [p for p in {id(p): p for p in proposals}.values() if self._held(p) is None]
+        ids = _proposal_ids(fresh, state)
+        by_parent: dict[int, list[int]] = {}
+        for k, proposal in enumerate(fresh):
+            by_parent.setdefault(_parent_of(proposal), []).append(k)
+        judged: dict[int, Judgement] = {}
+        for parent, members in by_parent.items():
+            children = [Child(ids[k], fresh[k].candidate, _minibatch_of(fresh[k])) for k in members]
+            judged.update(zip(members, self._judge_children(parent, children, state), strict=True))
+        for k, proposal in enumerate(fresh):  # in the order asked
+            self.judgements.append(judged[k])
+            self._current[id(proposal)] = (proposal, judged[k], len(state.program_candidates))
+        return [self._current[id(p)][1] for p in proposals]
+
+    def _held(self, proposal: CandidateProposal[Any]) -> Judgement | None:
         held = self._current.get(id(proposal))
-        if held is not None and held[0] is proposal:
-            return held[1]
-        judgement = self.judge(proposal, state)
-        self.judgements.append(judgement)
-        self._current[id(proposal)] = (proposal, judgement, len(state.program_candidates))
-        return judgement
+        return held[1] if held is not None and held[0] is proposal else None
+
+    def _judge_children(self, parent: int, children: Sequence[Child], state: GEPAState[Any, Any]) -> list[Judgement]:
+        return judge_children(
+            state.program_candidates[parent],
+            children,
+            version=parent,
+            iteration=state.i + 1,
+            config=self.config,
+            repository=self.repository,
+            record=self._record,
+        )
+
+    def _judge_merge(self, child: int, parent: int, state: GEPAState[Any, Any]) -> None:
+        """Judge a merged candidate GEPA added as an edit of its first parent, on the valset
+        examples both were scored on; record it, and ``committed`` when the ranking selects it."""
+        before, after = state.prog_candidate_val_subscores[parent], state.prog_candidate_val_subscores[child]
+        ids = [example for example in after if example in before]
+        if not ids:
+            return
+        minibatch = Minibatch(ids, [before[i] for i in ids], [after[i] for i in ids])
+        merged = Child(f"p-{state.i + 1}-merge", state.program_candidates[child], minibatch)
+        (judgement,) = self._judge_children(parent, [merged], state)
+        self.merges.append(judgement)
+        if judgement.selected:
+            self._settle(judgement, COMMITTED)
 
     def _pool_size(self) -> int:
         return min((size for _, _, size in self._current.values()), default=0)
 
-    def _record(self, result: Result, fingerprint: str | None) -> int:
-        """Record the report; how often the ledger had refused this fingerprint in other reports."""
+    def _record(self, result: Result) -> dict[str, int]:
+        """Record the report; how often the ledger had refused each of its fingerprints in other reports."""
         if self.ledger is None:
-            return 0
-        with Ledger.open(self.ledger) as ledger:
-            earlier = ledger.on_fingerprints([fingerprint]) if fingerprint is not None else []
-            found = refusals(earlier, excluding=result.report["digest"])
-            ledger.add_produced([recording_of_run(result)])  # with the edit, for the next prompt's notes
-        return found[0].times if found else 0
+            return {}
+        ledger = self._ledger()
+        fingerprints = [e["fingerprint"] for e in result.report["proposals"] if e["fingerprint"] is not None]
+        found = refusals(ledger.on_fingerprints(fingerprints), excluding=result.report["digest"])
+        ledger.add_produced([recording_of_run(result)])  # with the edits, for the next prompt's notes
+        return {r.fingerprint: r.times for r in found}
+
+    def _ledger(self) -> Ledger:
+        """The ledger, opened once for the run: opening it costs more than recording a report."""
+        assert self.ledger is not None  # Cannot fail: called only when a ledger was given.
+        if self._opened is None:
+            self._opened = Ledger.open(self.ledger)
+        return self._opened
 
     def _settle(self, judgement: Judgement, category: str) -> None:
         # No p_improve, and no observed delta: the ledger's is a change of a rate in [-1, 1]
@@ -268,8 +280,37 @@ class EvidenceRankingCriterion:
         )
         self.outcomes.append(outcome)
         if self.ledger is not None:
-            with Ledger.open(self.ledger) as ledger:
-                ledger.add_outcome(outcome)
+            self._ledger().add_outcome(outcome)
+
+
+class EvidenceRankingSelection:
+    """A GEPA ``SelectionStrategy`` (``gepa.optimize(..., selection_strategy=)``) that ranks an
+    iteration's proposals of one parent as one bundle (:meth:`EvidenceRankingCriterion.judge_iteration`).
+
+    With a sampling strategy that proposes several children of one parent
+    (``SameParentSampling(n)``, ``PxNSampling(p, n)``), SPEC §5 acts across
+    them: an identical edit collapses to one, a conflicting edit of the same
+    component loses to the higher-ranked one, and at most ``max_selected``
+    enter the pool. Pass the same criterion as ``acceptance_criterion``: a
+    proposal is selected when the ranking selected it and that criterion
+    accepts it, so GEPA's reason for each other one is the ranking's.
+    """
+
+    def __init__(self, criterion: EvidenceRankingCriterion) -> None:
+        self.criterion = criterion
+
+    def select(
+        self,
+        proposals: list[CandidateProposal[Any]],
+        state: GEPAState[Any, Any],
+        acceptance_criterion: AcceptanceCriterion,
+    ) -> list[CandidateProposal[Any]]:
+        judgements = self.criterion.judge_iteration(proposals, state)
+        return [
+            proposal
+            for proposal, judgement in zip(proposals, judgements, strict=True)
+            if judgement.selected and acceptance_criterion.should_accept(proposal, state)
+        ]
 
 
 def with_rejected_notes(
@@ -293,14 +334,21 @@ class _NotedLM:
         self.limit = limit
 
     def __call__(self, prompt: str | list[dict[str, Any]]) -> str:
-        notes = rejected_notes(self.ledger, limit=self.limit) if Path(self.ledger).is_file() else ()
-        return self.lm(_noted(prompt, notes))
+        return self.lm(_noted(prompt, rejected_notes_block(self.ledger, limit=self.limit)))
 
 
-def _noted(prompt: str | list[dict[str, Any]], notes: Sequence[str]) -> str | list[dict[str, Any]]:
+def rejected_notes_block(ledger: str | os.PathLike[str], *, limit: int | None = 20) -> str:
+    """The ledger's "do not re-propose" lines (:func:`ranking.ledger.rejected_notes`, at most
+    ``limit``) under one line saying what they are, as a reflection prompt gets them; empty
+    when there is no ledger file yet, or no refusal in it."""
+    notes = rejected_notes(ledger, limit=limit) if Path(ledger).is_file() else ()
+    return "\n".join([_NOTES_HEADER, *notes]) if notes else ""
+
+
+def _noted(prompt: str | list[dict[str, Any]], notes: str) -> str | list[dict[str, Any]]:
     if not notes:
         return prompt
-    block = "\n\n" + "\n".join([_NOTES_HEADER, *notes])
+    block = "\n\n" + notes
     if isinstance(prompt, str):
         return prompt + block
     messages = [dict(m) for m in prompt]
@@ -334,3 +382,10 @@ def _proposal_id(proposal: CandidateProposal[Any], state: GEPAState[Any, Any]) -
     given = proposal.metadata.get("proposal_id")
     named = f"p-{given}" if isinstance(given, str) else ""
     return named if is_id(named) else f"p-{state.i + 1}"
+
+
+def _proposal_ids(proposals: Sequence[CandidateProposal[Any]], state: GEPAState[Any, Any]) -> list[str]:
+    """Each proposal's id (:func:`_proposal_id`); one that would repeat in the iteration, as
+    ``p-<iteration>`` does, gets ``.`` and its position."""
+    ids = [_proposal_id(p, state) for p in proposals]
+    return [f"{pid}.{k}" if ids.count(pid) > 1 else pid for k, pid in enumerate(ids)]

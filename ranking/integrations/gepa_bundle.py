@@ -26,24 +26,33 @@ the table of which fact feeds which rule):
    structurally complete (§3.1 needs one support item), so even a mutation
    that improved nothing has a fingerprint and the ledger remembers it.
 
+Several children of one parent (one GEPA iteration's, :func:`bundle_of_children`,
+the one place a bundle is written) share the memory, the claim and the lesson
+(``les-gepa``, citing every child's support); each child is a proposal with
+its own traces and evidence, numbered on from the last child's, citing only
+its own minibatch. An example in two minibatches is one lineage. SPEC §5 then
+ranks the children against each other. One child gives the bundle
+:func:`bundle_of` gives.
+
 Nothing here reads a clock: every timestamp is :data:`EPOCH`, and the run id
-is a digest of the content, so one proposal always makes one bundle, byte for
-byte.
+is a digest of the content, so the same proposals always make one bundle,
+byte for byte. How names and data ids become IDs, and what cannot be written,
+is :mod:`ranking.integrations.gepa_names`.
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from curator_io.bundle import SCHEMA
-from curator_io.canonical import canon, digest, seal
-from curator_io.grammar import is_id, is_repo
+from curator_io.canonical import digest, seal
+from curator_io.grammar import is_repo
+from ranking.integrations.gepa_names import check_writable, key_of, keys_of, lineage_of
 from validator.support import COMPATIBLE
 
-__all__ = ["EPOCH", "Minibatch", "Unwritable", "bundle_of", "key_of", "lineage_of", "stances_of", "component_at"]
+__all__ = ["EPOCH", "Child", "Minibatch", "bundle_of", "bundle_of_children", "stances_of", "component_at"]
 
 EPOCH = "2000-01-01T00:00:00Z"
 """Every ``frozen_at`` and ``observed_at``: GEPA gives no time, and a report has none (STYLE)."""
@@ -54,16 +63,29 @@ CLAIM = "reflection"
 
 _MAX_RATIONALE = 2000  # SPEC §1: a rationale of at most 2000 bytes
 
-
-class Unwritable(ValueError):
-    """What GEPA gave (a component's text, a data id, two component names) cannot be written
-    in a curator bundle: the model's or the task's data, not a programming error."""
-
-    def __init__(self, place: str, why: str) -> None:
-        super().__init__(f"{place}: {why}")
-        self.place = place
-        """What could not be written: ``the child's component 'instruction'``, ``data id [[...]]``."""
-        self.why = why
+# The reflection's claim, one per bundle. Its trace is verified to no step: the reflection's
+# call is not sealed here, so its claim is unverified.
+_CLAIM_TRACE = seal(
+    {
+        "id": f"tr-{CLAIM}",
+        "lineage": CLAIM,
+        "materialization": f"mat-{CLAIM}",
+        "steps": 1,
+        "completeness": "partial",
+        "verified_prefix": 0,
+    }
+)
+_CLAIM_EVIDENCE = seal(
+    {
+        "id": f"ev-{CLAIM}",
+        "trace": f"tr-{CLAIM}",
+        "step": 0,
+        "signal": "self_assessment",
+        "observed_at": EPOCH,
+        "path": None,
+        "summary": "The reflection proposed this edit: its own judgement that the edit helps.",
+    }
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,51 +109,14 @@ class Minibatch:
             raise ValueError(f"a minibatch of {n} examples with scores or trajectories of lengths {lengths}")
 
 
-def key_of(name: str) -> str:
-    """A component name as an instruction KEY (SPEC §0): itself when it is an ID, else
-    ``component.`` and the first 16 hex digits of the SHA-256 of its UTF-8."""
-    if is_id(name):
-        return name
-    return "component." + hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+@dataclass(frozen=True, slots=True)
+class Child:
+    """One proposal of a parent: its ID in the bundle, the child candidate, and its minibatch."""
 
-
-def lineage_of(example: Any) -> str:
-    """An example's data id as a lineage ID: ``ex-7`` for a non-negative int (of at most 125
-    digits), ``ex:<id>`` for a string of at most 64 ID characters, else ``ex.`` and 16 hex digits
-    of the SHA-256 of its RFC 8785 form. The three prefixes never meet, so two ids never share a
-    lineage. Raises :class:`Unwritable` for an id RFC 8785 cannot write."""
-    if type(example) is int and 0 <= example < 10**125:
-        return f"ex-{example}"
-    if isinstance(example, str) and len(example) <= 64 and is_id(f"ex:{example}"):
-        return f"ex:{example}"
-    return "ex." + hashlib.sha256(_written(f"data id {_shown(example)}", example)).hexdigest()[:16]
-
-
-def _written(place: str, value: Any) -> bytes:
-    """``canon(value)``, or :class:`Unwritable` naming ``place`` and why RFC 8785 refuses it."""
-    try:
-        return canon(value)
-    except RecursionError:
-        raise Unwritable(place, "it contains itself") from None
-    except ValueError as e:
-        raise Unwritable(place, _refusal(value, e)) from e
-
-
-def _refusal(value: Any, error: ValueError) -> str:
-    """Why RFC 8785 refuses ``value``: where a text holds a lone surrogate (what a model's reply
-    cut inside a character decodes to), or rfc8785's own words."""
-    if isinstance(value, str):
-        for at, char in enumerate(value):
-            if "\ud800" <= char <= "\udfff":
-                return f"a lone surrogate (U+{ord(char):04X}) at character {at}"
-    return f"not JSON: {error}"
-
-
-def _shown(value: Any) -> str:
-    """``value`` as a one-line reason shows it: its repr (which escapes lone surrogates and
-    newlines), cut short."""
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+    proposal: str
+    """The proposal's ID (SPEC §0), unique in its bundle: ``p-3-0``."""
+    candidate: Mapping[str, str]
+    minibatch: Minibatch
 
 
 def bundle_of(
@@ -144,32 +129,58 @@ def bundle_of(
     repository: str = "gepa",
     curator: str = "gepa",
 ) -> dict[str, Any]:
-    """The sealed bundle document of one GEPA proposal (the module docstring has the layout).
+    """The sealed bundle document of one GEPA proposal: :func:`bundle_of_children` with one child.
 
     ``version`` is the parent's index in GEPA's pool; ``proposal`` the proposal's ID. Raises
-    :class:`Unwritable` for a component's text or a data id RFC 8785 cannot write, or a
+    :class:`~ranking.integrations.gepa_names.Unwritable` for a component's text or a data id RFC 8785 cannot write, or a
     component name two names map to; ValueError for a ``repository`` that is not a REPO.
+    """
+    only = Child(proposal, child, minibatch)
+    return bundle_of_children(parent, [only], version=version, repository=repository, curator=curator)
+
+
+def bundle_of_children(
+    parent: Mapping[str, str],
+    children: Sequence[Child],
+    *,
+    version: int,
+    repository: str = "gepa",
+    curator: str = "gepa",
+) -> dict[str, Any]:
+    """The sealed bundle document of several proposals of one parent (the module docstring has
+    the layout): the one place a GEPA bundle is written.
+
+    Each child is a proposal citing its own minibatch, so SPEC §5 ranks them against each other:
+    the same edit twice is ``rank.duplicate``, two edits of one component ``rank.conflict``.
+    Raises :class:`~ranking.integrations.gepa_names.Unwritable` as its ``check_writable`` does for any child, or for two
+    children's component names that map to one key; ValueError for a ``repository`` that is not
+    a REPO or proposal IDs that repeat.
     """
     if not is_repo(repository):
         raise ValueError(f"repository must be 1-200 bytes without control characters: {repository!r}")
+    ids = [child.proposal for child in children]
+    if not children or len(set(ids)) != len(ids):
+        raise ValueError(f"a bundle needs one child or more, with distinct proposal ids: {ids!r}")
+    for child in children:
+        check_writable(parent, child.candidate, child.minibatch.ids)
     scope = {"level": "repository", "repository": repository}
-    for whose, candidate in (("parent", parent), ("child", child)):
-        for name, text in candidate.items():
-            _written(f"the {whose}'s component {_shown(name)}", text)
-    keys = _keys(parent, child)
+    keys = keys_of(parent, *(child.candidate for child in children))
     memory = [
         seal({"key": keys[name], "text": text, "scope": scope, "origin": "curated"})
         for name, text in sorted(parent.items(), key=lambda item: keys[item[0]])
     ]
     digests = {i["key"]: i["digest"] for i in memory}
-    operations = _operations(parent, child, keys, digests)
-    lineages = [lineage_of(example) for example in minibatch.ids]
-    stances = stances_of(minibatch)
-    claim = f"ev-{CLAIM}"
-    support = [claim] + [f"ev-{k}" for k, s in enumerate(stances) if s > 0]
-    contradict = [f"ev-{k}" for k, s in enumerate(stances) if s < 0]
-    improved, worse = len(support) - 1, len(contradict)
-    n = len(lineages)
+    traces: list[dict[str, Any]] = []
+    evidence: list[dict[str, Any]] = []
+    proposals, lineages = [], {CLAIM}
+    for child in children:
+        # Evidence and traces are numbered on from the last child's: each child cites its own.
+        at, examples = len(evidence), [lineage_of(example) for example in child.minibatch.ids]
+        lineages.update(examples)
+        traces += [_trace(at, k, lin, child.minibatch) for k, lin in enumerate(examples)]
+        evidence += [_evidence(at, k, lin, child.minibatch) for k, lin in enumerate(examples)]
+        proposals.append(_proposal(child, at, parent, keys, digests, scope, version))
+    cited = [_CLAIM_EVIDENCE["id"]] + [s for p in proposals for s in p["support"][1:]]
 
     body: dict[str, Any] = {
         "schema": SCHEMA,
@@ -177,61 +188,67 @@ def bundle_of(
         "instructions": [],
         "materializations": [
             seal({"id": f"mat-{lin}", "repository": repository, "source_revision": lin, "status": COMPATIBLE})
-            for lin in sorted(set(lineages) | {CLAIM})
+            for lin in sorted(lineages)
         ],
-        "traces": [_trace(k, lin, minibatch) for k, lin in enumerate(lineages)] + [seal(_claim_trace())],
-        "evidence": [_evidence(k, lin, minibatch) for k, lin in enumerate(lineages)] + [seal(_claim_evidence())],
-        "lessons": [
-            seal(
-                {
-                    "id": LESSON,
-                    "text": f"The candidate scored higher than its parent on {improved} of {n} minibatch examples"
-                    f" and lower on {worse}.",
-                    "evidence": support,
-                }
-            )
-        ],
-        "proposals": [
-            {
-                "id": proposal,
-                "lesson": LESSON,
-                "scope": scope,
-                # The share of the minibatch that improved; SPEC §4 reads the binary64 exactly.
-                "confidence": improved / n,
-                "rationale": _rationale(operations, parent, keys, improved, worse, n),
-                "base_memory_version": version,
-                "operations": operations,
-                "support": support,
-                "contradict": contradict,
-            }
-        ],
+        "traces": traces + [_CLAIM_TRACE],
+        "evidence": evidence + [_CLAIM_EVIDENCE],
+        "lessons": [seal({"id": LESSON, "text": _lesson_text(proposals, len(evidence)), "evidence": cited})],
+        "proposals": proposals,
     }
     run = {"id": f"gepa-{digest(body)[7:19]}", "curator": curator, "frozen_at": EPOCH}
     document = {**body, "run": run}
     return {**document, "frozen": {"digest": digest(document)}}
 
 
-def _keys(parent: Mapping[str, str], child: Mapping[str, str]) -> dict[str, str]:
-    names = sorted(set(parent) | set(child))
-    keys = {name: key_of(name) for name in names}
-    owners: dict[str, str] = {}
-    for name, key in keys.items():
-        if key in owners:
-            raise Unwritable(
-                f"components {_shown(owners[key])} and {_shown(name)}", f"they would both be instruction {key!r}"
-            )
-        owners[key] = name
-    return keys
+def _proposal(
+    child: Child,
+    at: int,
+    parent: Mapping[str, str],
+    keys: Mapping[str, str],
+    digests: Mapping[str, str],
+    scope: Mapping[str, str],
+    version: int,
+) -> dict[str, Any]:
+    """The child's proposal: its operations on the parent, citing its own evidence, numbered from ``at``."""
+    operations = _operations(parent, child.candidate, keys, digests)
+    stances = stances_of(child.minibatch)
+    support = [_CLAIM_EVIDENCE["id"]] + [f"ev-{at + k}" for k, s in enumerate(stances) if s > 0]
+    contradict = [f"ev-{at + k}" for k, s in enumerate(stances) if s < 0]
+    improved, worse, n = len(support) - 1, len(contradict), len(stances)
+    return {
+        "id": child.proposal,
+        "lesson": LESSON,
+        "scope": dict(scope),
+        # The share of the minibatch that improved; SPEC §4 reads the binary64 exactly.
+        "confidence": improved / n,
+        "rationale": _rationale(operations, parent, keys, improved, worse, n),
+        "base_memory_version": version,
+        "operations": operations,
+        "support": support,
+        "contradict": contradict,
+    }
 
 
-def component_at(pointer: str, parent: Mapping[str, str], child: Mapping[str, str]) -> str | None:
-    """The parent's component whose memory instruction a JSON Pointer into :func:`bundle_of`'s
-    bundle names (``/memory/instructions/0/text``), or None when it names none."""
+def _lesson_text(proposals: Sequence[Mapping[str, Any]], n: int) -> str:
+    improved = sum(len(p["support"]) - 1 for p in proposals)
+    worse = sum(len(p["contradict"]) for p in proposals)
+    if len(proposals) == 1:
+        return (
+            f"The candidate scored higher than its parent on {improved} of {n} minibatch examples and lower on {worse}."
+        )
+    return (
+        f"{len(proposals)} candidates of one parent, each scored on its own minibatch: higher than the parent"
+        f" on {improved} of {n} examples and lower on {worse}."
+    )
+
+
+def component_at(pointer: str, parent: Mapping[str, str]) -> str | None:
+    """The parent's component whose memory instruction a JSON Pointer into a bundle of its
+    children names (``/memory/instructions/0/text``), or None when it names none."""
     parts = pointer.split("/")
     if parts[1:3] != ["memory", "instructions"] or len(parts) < 4 or not parts[3].isdigit():
         return None
-    keys = _keys(parent, child)
-    names = sorted(parent, key=keys.__getitem__)  # the memory's order, as bundle_of writes it
+    names = sorted(parent, key=key_of)  # the memory's order, as bundle_of_children writes it
     at = int(parts[3])
     return names[at] if at < len(names) else None
 
@@ -267,13 +284,14 @@ def _sealed_digest(trajectory: Any) -> str | None:
         return None
 
 
-def _trace(k: int, lineage: str, minibatch: Minibatch) -> dict[str, Any]:
+def _trace(at: int, k: int, lineage: str, minibatch: Minibatch) -> dict[str, Any]:
+    """The trace of position ``k`` of ``minibatch``, numbered ``at + k`` in its bundle."""
     before = _sealed_digest(minibatch.trajectories_before[k]) if minibatch.trajectories_before is not None else None
     after = _sealed_digest(minibatch.trajectories_after[k]) if minibatch.trajectories_after is not None else None
     complete = before is not None and after is not None
     return seal(
         {
-            "id": f"tr-{k}",
+            "id": f"tr-{at + k}",
             "lineage": lineage,
             "materialization": f"mat-{lineage}",
             # Step 0: the metric's scores; step 1: the trajectories that produced them.
@@ -286,12 +304,12 @@ def _trace(k: int, lineage: str, minibatch: Minibatch) -> dict[str, Any]:
     )
 
 
-def _evidence(k: int, lineage: str, minibatch: Minibatch) -> dict[str, Any]:
+def _evidence(at: int, k: int, lineage: str, minibatch: Minibatch) -> dict[str, Any]:
     before, after = minibatch.before[k], minibatch.after[k]
     return seal(
         {
-            "id": f"ev-{k}",
-            "trace": f"tr-{k}",
+            "id": f"ev-{at + k}",
+            "trace": f"tr-{at + k}",
             "step": 0,
             "signal": "deterministic",
             "observed_at": EPOCH,
@@ -299,30 +317,6 @@ def _evidence(k: int, lineage: str, minibatch: Minibatch) -> dict[str, Any]:
             "summary": f"{lineage}: the parent scored {before!r}, the candidate {after!r}",
         }
     )
-
-
-def _claim_trace() -> dict[str, Any]:
-    # Verified to no step: the reflection's call is not sealed here, so its claim is unverified.
-    return {
-        "id": f"tr-{CLAIM}",
-        "lineage": CLAIM,
-        "materialization": f"mat-{CLAIM}",
-        "steps": 1,
-        "completeness": "partial",
-        "verified_prefix": 0,
-    }
-
-
-def _claim_evidence() -> dict[str, Any]:
-    return {
-        "id": f"ev-{CLAIM}",
-        "trace": f"tr-{CLAIM}",
-        "step": 0,
-        "signal": "self_assessment",
-        "observed_at": EPOCH,
-        "path": None,
-        "summary": "The reflection proposed this edit: its own judgement that the edit helps.",
-    }
 
 
 def _rationale(

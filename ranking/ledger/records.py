@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import orjson
 
 from curator_io.canonical import canon, digest
-from curator_io.catalogue import REFUSED, reason_label
+from curator_io.catalogue import DEFERRED, REJECTED, SUPERSEDED, reason_label
 from ranking.signing.signers import Signer
 from validator.proposal import Proposal, edit_of
 
@@ -41,6 +41,13 @@ __all__ = [
     "outcome_key",
     "finite",
 ]
+
+
+#: *Refused*: the final dispositions that mean "do not propose this edit again as it is"
+#: (docs/ledger.md). Not ``unselected`` (it cleared every rule, only max_selected stopped it),
+#: not ``quarantined`` (it waits for evidence from sound materializations, SPEC §3.5.1-7).
+#: The ledger's notes and page, agentdescent's ``rejected_notes`` and the batch page all count these.
+REFUSED = frozenset({REJECTED, SUPERSEDED, DEFERRED})
 
 
 class DecisionRow(NamedTuple):

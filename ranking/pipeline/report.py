@@ -6,10 +6,23 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from curator_io.canonical import seal_canonical
-from curator_io.catalogue import ACCEPTED, DEFERRED, NO_OP, REPORT_SCHEMA, SELECTED, VALIDATION_DISPOSITIONS
+from curator_io.catalogue import (
+    ACCEPTED,
+    COUNTS_MEMBERS,
+    DEFERRED,
+    NO_OP,
+    RANKING_ENTRY_MEMBERS,
+    RANKING_REPORT_MEMBERS,
+    REPORT_SCHEMA,
+    SELECTED,
+    SUPERSEDED,
+    UNSELECTED,
+    VALIDATION_DISPOSITIONS,
+)
 from ranking.pipeline.scoring import Score
 from ranking.pipeline.selection import Decision
 from validator import Validation, ValidationEntry
+from validator.members import json_object
 from validator.reasons import reasons_json, sort_reasons
 
 __all__ = ["REPORT_SCHEMA", "build_report", "ranking_entry", "report_counts"]
@@ -19,17 +32,14 @@ def report_counts(validations: Sequence[str], dispositions: Sequence[str], eligi
     """SPEC §6 ``counts`` from each proposal's validation and final disposition, in the same
     order: validation dispositions, ``eligible`` (len(ranking)), ``below_threshold`` (the
     accepted proposals §5.1 deferred), and the final ``selected``/``superseded``/``unselected``."""
-    return {
-        "proposals": len(validations),
-        **{name: validations.count(name) for name in VALIDATION_DISPOSITIONS},
-        "eligible": eligible,
-        "below_threshold": sum(
-            1 for v, d in zip(validations, dispositions, strict=True) if v == ACCEPTED and d == DEFERRED
-        ),
-        "selected": dispositions.count("selected"),
-        "superseded": dispositions.count("superseded"),
-        "unselected": dispositions.count("unselected"),
-    }
+    below_threshold = sum(1 for v, d in zip(validations, dispositions, strict=True) if v == ACCEPTED and d == DEFERRED)
+    return _COUNTS(
+        len(validations),
+        *map(validations.count, VALIDATION_DISPOSITIONS),
+        eligible,
+        below_threshold,
+        *map(dispositions.count, (SELECTED, SUPERSEDED, UNSELECTED)),
+    )
 
 
 def ranking_entry(
@@ -40,20 +50,22 @@ def ranking_entry(
     decision: Decision | None,
 ) -> dict[str, Any]:
     """SPEC §6: the entry as the validation report wrote it (``validated``), plus the ranking's members."""
-    out = dict(validated)
+    pid, lesson, fingerprint, validation, _, support = validated.values()  # as the validator wrote them
+    reasons = entry.reasons if decision is None else sort_reasons(entry.reasons + (decision.reason,))
     # Fresh containers: the two reports share nothing that can be changed.
-    if decision is None:
-        out["reasons"] = reasons_json(entry.reasons)
-    else:
-        out["reasons"] = reasons_json(sort_reasons(entry.reasons + (decision.reason,)))
-    if out["support"] is not None:
-        out["support"] = dict(out["support"])
-    out["disposition"] = entry.validation if decision is None else decision.disposition
-    out["score"] = None if score is None else score.to_json()
-    out["rank"] = rank
-    out["superseded_by"] = None if decision is None else decision.superseded_by
-    out["rationale"] = entry.rationale
-    return out
+    return _ENTRY(
+        pid,
+        lesson,
+        fingerprint,
+        validation,
+        reasons_json(reasons),
+        None if support is None else dict(support),
+        validation if decision is None else decision.disposition,
+        None if score is None else score.to_json(),
+        rank,
+        None if decision is None else decision.superseded_by,
+        entry.rationale,
+    )
 
 
 def build_report(
@@ -79,16 +91,21 @@ def build_report(
         [e.validation for e in validation.entries], [x["disposition"] for x in entries], len(ranking)
     )
     return seal_canonical(
-        {
-            "schema": REPORT_SCHEMA,
-            "run": validation.run,
-            "input_digest": validation.input_digest,
-            "config": validation.config.to_json(),
-            "validation_digest": validation.report["digest"],
-            "proposals": entries,
-            "ranking": ranking,
-            "selected": list(selected),
-            "outcome": SELECTED if selected else NO_OP,
-            "counts": counts,
-        }
+        _REPORT(
+            REPORT_SCHEMA,
+            validation.run,
+            validation.input_digest,
+            dict(validation.report["config"]),  # the same config, as the validation report wrote it
+            validation.report["digest"],
+            entries,
+            ranking,
+            list(selected),
+            SELECTED if selected else NO_OP,
+            counts,
+        )
     )
+
+
+_COUNTS = json_object(COUNTS_MEMBERS)
+_ENTRY = json_object(RANKING_ENTRY_MEMBERS)
+_REPORT = json_object(RANKING_REPORT_MEMBERS[:-1])  # the seal adds the last, digest

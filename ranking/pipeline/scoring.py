@@ -1,17 +1,22 @@
 """Scoring (SPEC §4): six components minus a contradiction penalty, exactly.
 
 Each component is held as ``int`` hundredths (see :mod:`ranking.pipeline.numbers`).
+:func:`recurrence` and :func:`contradiction_penalty` are the only statements of
+their rules: SPEC §7's ``components`` check (:mod:`ranking.checking.verification`)
+calls them on a report's support summary, and ``explain`` writes their formulas
+from the same constants of :mod:`curator_io.catalogue`.
 """
 
 from __future__ import annotations
 
 from typing import NamedTuple
 
-from curator_io.catalogue import MAXIMA, PENALTY_MAXIMUM
+from curator_io.catalogue import MAXIMA, PENALTY_MAXIMUM, RECURRENCE_PER_LINEAGE, SCORE_MEMBERS
 from ranking.pipeline.numbers import hundredths_to_json, r2_hundredths
 from validator import ValidationEntry
+from validator.members import json_object
 
-__all__ = ["Score", "score_entry"]
+__all__ = ["Score", "contradiction_penalty", "recurrence", "score_entry"]
 
 _RECURRENCE_MAXIMUM = MAXIMA["recurrence"]
 _COMPLETENESS = 100 * MAXIMA["completeness"]  # SPEC §4: every accepted proposal is complete.
@@ -30,16 +35,23 @@ class Score(NamedTuple):
     final: int
 
     def to_json(self) -> dict[str, int | float]:
-        return {
-            "recurrence": hundredths_to_json(self.recurrence),
-            "provenance": hundredths_to_json(self.provenance),
-            "source_signal": hundredths_to_json(self.source_signal),
-            "scope_coverage": hundredths_to_json(self.scope_coverage),
-            "confidence": hundredths_to_json(self.confidence),
-            "completeness": hundredths_to_json(self.completeness),
-            "contradiction_penalty": hundredths_to_json(self.contradiction_penalty),
-            "final": hundredths_to_json(self.final),
-        }
+        return _SCORE(*map(hundredths_to_json, self))
+
+
+assert Score._fields == SCORE_MEMBERS  # the report's members, in the same order
+_SCORE = json_object(SCORE_MEMBERS)
+
+
+def recurrence(lineages: int) -> int:
+    """SPEC §4 ``recurrence``, in hundredths: min(30, 10·n) for n independent lineages."""
+    return 100 * min(_RECURRENCE_MAXIMUM, RECURRENCE_PER_LINEAGE * lineages)
+
+
+def contradiction_penalty(contradiction: int, strength: int) -> int:
+    """SPEC §4 ``contradiction_penalty``, in hundredths: r2(40 · Cs / Ss), 0 when Cs = 0."""
+    if contradiction == 0:
+        return 0
+    return r2_hundredths(PENALTY_MAXIMUM * contradiction, strength)
 
 
 def score_entry(entry: ValidationEntry) -> Score:
@@ -47,8 +59,8 @@ def score_entry(entry: ValidationEntry) -> Score:
     facts, proposal = entry.support, entry.proposal
     # Cannot fail: an accepted proposal is complete and §3.5 ran on it.
     assert facts is not None and proposal is not None
+    recurring = recurrence(facts.lineages)
     points = facts.integrity_points
-    recurrence = 100 * min(_RECURRENCE_MAXIMUM, 10 * facts.lineages)
     provenance = r2_hundredths(sum(points), len(points))
     source_signal = 100 * facts.source_signal
     scope_coverage = 100 * (min(10, 5 * facts.materializations) + (5 if facts.revisions >= 2 else 0))
@@ -56,8 +68,6 @@ def score_entry(entry: ValidationEntry) -> Score:
     n, d = proposal.confidence.as_integer_ratio()
     confidence = r2_hundredths(10 * n, d)
     completeness = _COMPLETENESS
-    penalty = 0 if facts.contradiction == 0 else r2_hundredths(PENALTY_MAXIMUM * facts.contradiction, facts.strength)
-    total = recurrence + provenance + source_signal + scope_coverage + confidence + completeness - penalty
-    return Score(
-        recurrence, provenance, source_signal, scope_coverage, confidence, completeness, penalty, max(0, total)
-    )
+    penalty = contradiction_penalty(facts.contradiction, facts.strength)
+    total = recurring + provenance + source_signal + scope_coverage + confidence + completeness - penalty
+    return Score(recurring, provenance, source_signal, scope_coverage, confidence, completeness, penalty, max(0, total))

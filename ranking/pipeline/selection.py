@@ -8,17 +8,21 @@ never by comparing all pairs.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from curator_io.catalogue import DEFERRED, SELECTED, SUPERSEDED, UNSELECTED
 from curator_io.grammar import instant_key
 from curator_io.models import Scope
 from validator import Operation, Proposal, ValidationEntry
 
+if TYPE_CHECKING:
+    from fractions import Fraction
+
 __all__ = [
     "Ranked",
     "Decision",
     "split_eligible",
+    "order_key",
     "order_eligible",
     "select_survivors",
     "conflicts",
@@ -68,15 +72,22 @@ def split_eligible(accepted: Iterable[Ranked], cut: int) -> tuple[list[Ranked], 
     return eligible, below
 
 
-def order_key(r: Ranked) -> tuple[int, int, str, str]:
-    """SPEC §5.2: final desc, lineages desc, earliest asc (as instants), id asc."""
+def order_key(final: int | Fraction, lineages: int, earliest: str, pid: str) -> tuple[int | Fraction, int, str, str]:
+    """SPEC §5.2 as a sort key, from the values it orders by: ``final`` (in hundredths)
+    descending, ``support.lineages`` descending, ``support.earliest`` ascending as instants,
+    ``id`` ascending. The pipeline orders the eligible by it, and SPEC §7's ``order`` check
+    the report's ``ranking`` (:mod:`ranking.checking.verification`)."""
+    return (-final, -lineages, instant_key(earliest), pid)
+
+
+def _ranked_order_key(r: Ranked) -> tuple[int | Fraction, int, str, str]:
     facts = r.entry.support
     assert facts is not None and facts.earliest is not None  # Cannot fail: V is non-empty when accepted.
-    return (-r.final, -facts.lineages, instant_key(facts.earliest), r.entry.id)
+    return order_key(r.final, facts.lineages, facts.earliest, r.entry.id)
 
 
 def order_eligible(eligible: list[Ranked]) -> list[Ranked]:
-    return sorted(eligible, key=order_key)
+    return sorted(eligible, key=_ranked_order_key)
 
 
 def operations_conflict(op: Operation, scope: Scope, other: Operation, other_scope: Scope) -> bool:

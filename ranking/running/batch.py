@@ -26,12 +26,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, cast
 
 from curator_io.canonical import canon, seal
-from curator_io.catalogue import BATCH_OUTCOMES, SUMMARY_SCHEMA
+from curator_io.catalogue import SUMMARY_SCHEMA
 from curator_io.config import Config
 from curator_io.errors import InputError
 from curator_io.jsonio import iter_jsonl_lines
 from ranking.pipeline import rank_bytes
 from ranking.running.batch_inputs import Input, find_inputs
+from ranking.running.batch_summary import BATCH_OUTCOMES
 from ranking.running.inputs import bounded_lines, read_stream, unreadable
 from ranking.running.outputs import ERROR, REPORT, VALIDATION, bundle_folder, write_bundle_files
 

@@ -16,14 +16,16 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from curator_io import grammar as g
-from curator_io.catalogue import BATCH_OUTCOMES, SUMMARY_SCHEMA
+from curator_io.catalogue import OUTCOMES as REPORT_OUTCOMES
+from curator_io.catalogue import SUMMARY_SCHEMA
 from curator_io.config import parse_config
 from curator_io.errors import ConfigError, InputError, pointer_of
 from ranking.running.outputs import BUNDLE_FOLDER, REPORTS
 
-__all__ = ["check_summary_form", "OUTCOMES"]
+#: A batch summary's outcome of one bundle: the report's, or ``error`` when the bundle was refused.
+BATCH_OUTCOMES = (*REPORT_OUTCOMES, "error")
 
-OUTCOMES = BATCH_OUTCOMES
+__all__ = ["BATCH_OUTCOMES", "check_summary_form"]
 
 _Check = Callable[[Any], bool]
 
@@ -61,7 +63,7 @@ def check_summary_form(doc: Any) -> None:
     _member(doc, (), "schema", _is_str, "a string")
     _member(doc, (), "digest", _is_str, "a string")
     counts = _member(doc, (), "counts", lambda v: type(v) is dict, "an object")
-    for name in ("bundles", *OUTCOMES):
+    for name in ("bundles", *BATCH_OUTCOMES):
         _member(counts, ("counts",), name, _is_count, "a count")
     config = _member(doc, (), "config", lambda v: type(v) is dict, "an object")
     try:
@@ -81,7 +83,7 @@ def _check_entry(entry: Any, at: tuple[str | int, ...], index: int) -> None:
     _member(source, (*at, "source"), "file", _is_str, "a string")
     _member(source, (*at, "source"), "line", _is_line, "a line number or null")
     _member(entry, at, "run", _is_str_or_null, "a string or null")
-    outcome = _member(entry, at, "outcome", lambda v: v in OUTCOMES, "one of " + ", ".join(OUTCOMES))
+    outcome = _member(entry, at, "outcome", lambda v: v in BATCH_OUTCOMES, "one of " + ", ".join(BATCH_OUTCOMES))
     _member(entry, at, "selected", lambda v: type(v) is list and all(map(_is_str, v)), "an array of strings")
     error = _member(entry, at, "error", lambda v: v is None or type(v) is dict, "an object or null")
     if (error is None) == (outcome == "error"):

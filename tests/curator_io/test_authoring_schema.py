@@ -143,7 +143,7 @@ def _proposals() -> list[Any]:
 
 def test_the_proposal_kind_says_what_the_validator_checks() -> None:
     # The table the schema is generated from states §3.1 exactly (the schema is looser only where
-    # JSON Schema cannot follow); validator/proposal.py checks it faster, member by member.
+    # JSON Schema cannot follow), and validation rejects exactly the proposals it does not match.
     proposals = _proposals()
     verdicts = [isinstance(check_structure(raw, i), Proposal) for i, raw in enumerate(proposals)]
     assert [PROPOSAL.matches(raw) for raw in proposals] == verdicts

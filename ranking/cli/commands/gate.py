@@ -189,7 +189,7 @@ def _gate(run: _Run) -> int:
     summary = os.environ.get("GITHUB_STEP_SUMMARY") if args.format == "github" else None
     if summary:
         # Appending to an input would change what was gated: refused like any output naming one.
-        refuse_input_as_output(summary, _inputs(args), option="GITHUB_STEP_SUMMARY")
+        refuse_input_as_output(summary, _inputs(args), option="GITHUB_STEP_SUMMARY", append=True)
         run.summary = summary
     check_trust_options(args)
     raw = {name: run.read(path) for name, path in _paths(args).items() if path is not None}

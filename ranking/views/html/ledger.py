@@ -15,9 +15,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from curator_io.catalogue import INFORMATIONAL_CODES, REFUSED
+from curator_io.catalogue import INFORMATIONAL_CODES
 from ranking.ledger.notes import outcome_words, refusals
-from ranking.ledger.records import DecisionRow, Outcome
+from ranking.ledger.records import REFUSED, DecisionRow, Outcome
 from ranking.pipeline.numbers import r2
 from ranking.views.html.page import format_number, render_page
 

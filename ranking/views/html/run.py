@@ -21,7 +21,17 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from curator_io.catalogue import COMPONENTS, DISPOSITIONS_BY_SEVERITY, MAXIMA, PENALTY_MAXIMUM
+from curator_io.catalogue import (
+    COMPONENTS,
+    DEFERRED,
+    MAXIMA,
+    PENALTY_MAXIMUM,
+    QUARANTINED,
+    REJECTED,
+    SELECTED,
+    SUPERSEDED,
+    UNSELECTED,
+)
 from curator_io.models import Bundle, Scope
 from curator_io.report_model import RankingReport, RankingReportEntry, ReportScore
 from ranking.checking.acceptance import Accepted, Replayed
@@ -33,7 +43,7 @@ from validator import Proposal, proposals_of
 __all__ = ["COMPONENTS", "DISPOSITIONS", "render_report", "anchor"]
 
 #: SPEC §6, final dispositions, from the one the Writer may apply to the one refused outright.
-DISPOSITIONS = DISPOSITIONS_BY_SEVERITY
+DISPOSITIONS = (SELECTED, UNSELECTED, SUPERSEDED, DEFERRED, QUARANTINED, REJECTED)
 
 
 def anchor(proposal_id: str) -> str:

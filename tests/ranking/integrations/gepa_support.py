@@ -23,6 +23,8 @@ from gepa.strategies.acceptance import AcceptanceCriterion
 KEYWORDS = ("alpha", "beta", "gamma")
 TRAINSET = [{"keyword": k} for k in KEYWORDS]
 SEED = {"instruction": "Answer."}
+#: Six keywords: room for two iterations that each improve two examples.
+SIX = [{"keyword": k} for k in ("alpha", "beta", "gamma", "delta", "epsilon", "zeta")]
 
 #: The main scenario, from the seed "Answer." (scores 0, 0, 0 on alpha, beta, gamma):
 SCRIPT = (
@@ -45,7 +47,7 @@ class KeywordAdapter:
     def evaluate(
         self, batch: list[dict[str, str]], candidate: dict[str, str], capture_traces: bool = False
     ) -> EvaluationBatch[Any, Any]:
-        words = candidate["instruction"].split()
+        words = " ".join(candidate.values()).split()  # every component counts
         scores = [1.0 if example["keyword"] in words else 0.0 for example in batch]
         outputs = [{"keyword": e["keyword"], "hit": s == 1.0} for e, s in zip(batch, scores, strict=True)]
         trajectories: list[Any] | None = None
@@ -98,21 +100,26 @@ def run(
     reflection: Any = None,
     callbacks: Sequence[Any] = (),
     adapter: KeywordAdapter | None = None,
+    trainset: Sequence[dict[str, str]] = TRAINSET,
+    seed_candidate: dict[str, str] = SEED,
+    candidate_selection_strategy: Any = "current_best",
+    stop_callbacks: Any = None,
     **options: Any,
 ) -> tuple[GEPAResult[Any, Any], ScriptedReflection]:
     """``gepa.optimize`` on the keyword task: the whole trainset is each minibatch, the current
-    best candidate is each parent, seed 0. ``reflection`` wraps the scripted LM (e.g. with notes)."""
+    best candidate is each parent, seed 0. ``reflection`` wraps the scripted LM (e.g. with notes).
+    The run stops when the script is spent, or when ``stop_callbacks`` says."""
     scripted = ScriptedReflection(list(script))
     result = gepa.optimize(
-        seed_candidate=dict(SEED),
-        trainset=TRAINSET,
+        seed_candidate=dict(seed_candidate),
+        trainset=list(trainset),
         adapter=adapter or KeywordAdapter(),
         reflection_lm=reflection(scripted) if reflection is not None else scripted,
-        reflection_minibatch_size=len(TRAINSET),
-        candidate_selection_strategy="current_best",
+        reflection_minibatch_size=len(trainset),
+        candidate_selection_strategy=candidate_selection_strategy,
         acceptance_criterion=criterion if criterion is not None else "strict_improvement",
         callbacks=list(callbacks),
-        stop_callbacks=scripted.spent,
+        stop_callbacks=stop_callbacks or scripted.spent,
         max_metric_calls=1000,
         seed=0,
         logger=_Silent(),
@@ -141,3 +148,11 @@ class CyclicAdapter(KeywordAdapter):
         for trajectory in evaluated.trajectories or ():
             trajectory["self"] = trajectory
         return evaluated
+
+
+class SeedParent:
+    """A GEPA candidate selector that makes every child a child of the seed: two children of one
+    ancestor, each better on other examples, are what GEPA merges."""
+
+    def select_candidate_idx(self, state: GEPAState[Any, Any]) -> int:
+        return 0

@@ -23,7 +23,15 @@ from ranking.cli import main
 from ranking.integrations.gepa import UNWRITABLE, EvidenceRankingCriterion, Judgement, with_rejected_notes
 from ranking.ledger import Ledger
 from tests.deadline import deadline
-from tests.ranking.integrations.gepa_support import SEED, CyclicAdapter, KeywordAdapter, Rejections, run
+from tests.ranking.integrations.gepa_support import (
+    SEED,
+    SIX,
+    CyclicAdapter,
+    KeywordAdapter,
+    Rejections,
+    SeedParent,
+    run,
+)
 
 REASON = re.compile(r"evidence-ranking-v1: p-\S+ (deferred|rejected|quarantined|superseded|unselected): (.+) \(better")
 
@@ -275,3 +283,77 @@ def test_a_proposal_without_a_parent_is_a_programming_error_not_data() -> None:
 def test_a_repository_that_is_not_a_repo_is_refused_when_the_criterion_is_made() -> None:
     with pytest.raises(ValueError, match="repository must be 1-200 bytes"):
         EvidenceRankingCriterion(repository="a\nb")
+
+
+# --- the ledger, open for the run ---
+
+
+def _leftovers(ledger: Path) -> list[str]:
+    """What SQLite keeps beside a ledger while a connection is open (WAL mode)."""
+    return sorted(p.name for p in ledger.parent.iterdir() if p.name != ledger.name)
+
+
+def test_the_ledger_is_closed_when_the_run_ends_and_opened_again_for_the_next(tmp_path: Path) -> None:
+    ledger = tmp_path / "gepa.db"
+    gate = EvidenceRankingCriterion(ledger=ledger)
+    run(gate, ["Answer. alpha beta"], callbacks=[gate])
+    assert _leftovers(ledger) == []  # closed: no -wal or -shm file left beside it
+    run(gate, ["Answer. gamma"], callbacks=[gate])
+
+    with Ledger.open(ledger, read_only=True) as opened:
+        assert [d.proposal for d, _ in opened.export()] == sorted(["p-1-0", "p-1-0"])
+    assert len(gate.judgements) == 2
+
+
+def test_the_criterion_closes_its_ledger_at_the_end_of_a_with_block(tmp_path: Path) -> None:
+    ledger = tmp_path / "gepa.db"
+    with EvidenceRankingCriterion(ledger=ledger) as gate:  # not a callback: GEPA cannot tell it the run ended
+        run(gate, ["Answer. alpha beta"])
+        assert _leftovers(ledger) == ["gepa.db-shm", "gepa.db-wal"]  # open across the run's proposals
+    assert _leftovers(ledger) == []
+
+
+# --- merges: GEPA asks no criterion, the callback judges what entered the pool ---
+
+TWO_PARTS = {"instruction": "Answer. zeta", "context": "Context."}
+
+
+def _merged(script: list[str], ledger: Path) -> tuple[EvidenceRankingCriterion, Any]:
+    """Two children of the seed, each editing one component; GEPA then merges them (use_merge)."""
+    gate = EvidenceRankingCriterion(ledger=ledger)
+    result, _ = run(
+        gate,
+        script,
+        callbacks=[gate],
+        trainset=SIX,
+        seed_candidate=TWO_PARTS,
+        candidate_selection_strategy=SeedParent(),
+        stop_callbacks=lambda state: state.i >= 2,  # two reflections, then the merge
+        use_merge=True,
+    )
+    return gate, result
+
+
+def test_a_merged_candidate_gepa_adds_is_judged_and_recorded_with_what_gepa_did(tmp_path: Path) -> None:
+    gate, result = _merged(["Answer. zeta alpha beta", "Context. gamma delta"], tmp_path / "gepa.db")
+
+    assert result.candidates[-1] == {"instruction": "Answer. zeta alpha beta", "context": "Context. gamma delta"}
+    (merge,) = gate.merges
+    assert (merge.proposal, merge.parent, merge.disposition) == ("p-3-merge", 1, "selected")
+    assert (merge.improved, merge.worse, merge.examples) == (2, 0, 6)  # against its first parent, on the valset
+    assert [j.proposal for j in gate.judgements] == ["p-1-0", "p-2-0"]  # GEPA asked about these only
+    with Ledger.open(tmp_path / "gepa.db", read_only=True) as opened:
+        recorded = {d.proposal: (d.disposition, [o.category for o in os]) for d, os in opened.export()}
+    assert recorded["p-3-merge"] == ("selected", ["committed"])
+
+
+def test_a_merge_the_gate_would_defer_still_enters_the_pool_and_the_ledger_says_so(tmp_path: Path) -> None:
+    # The second child shares "beta" with the first: the merge is better than the first on gamma alone.
+    gate, result = _merged(["Answer. zeta alpha beta", "Context. beta gamma"], tmp_path / "gepa.db")
+
+    assert result.candidates[-1] == {"instruction": "Answer. zeta alpha beta", "context": "Context. beta gamma"}
+    (merge,) = gate.merges
+    assert (merge.disposition, merge.codes) == ("deferred", ("support.insufficient_lineages",))
+    with Ledger.open(tmp_path / "gepa.db", read_only=True) as opened:
+        recorded = {d.proposal: (d.disposition, [o.category for o in os]) for d, os in opened.export()}
+    assert recorded["p-3-merge"] == ("deferred", [])  # no outcome: a committed one needs a selected decision

@@ -1,4 +1,5 @@
-"""A GEPA proposal as a curator bundle (ranking.integrations.gepa_bundle): pure, without gepa.
+"""A GEPA proposal, or several of one parent, as a curator bundle (ranking.integrations.gepa_bundle):
+pure, without gepa.
 
 Each test ranks the bundle the way the criterion does, so what it pins is the
 decision a GEPA run would see.
@@ -12,7 +13,8 @@ from typing import Any
 import pytest
 
 from curator_io import InputError, bundle_from_document, canon, load_bundle
-from ranking.integrations.gepa_bundle import EPOCH, Minibatch, Unwritable, bundle_of, key_of, lineage_of
+from ranking.integrations.gepa_bundle import EPOCH, Child, Minibatch, bundle_of, bundle_of_children
+from ranking.integrations.gepa_names import Unwritable, check_writable, key_of, lineage_of
 from ranking.pipeline import rank
 
 PARENT = {"instruction": "Answer."}
@@ -177,3 +179,74 @@ def test_a_parent_component_longer_than_an_instruction_may_be_is_an_input_error(
     with pytest.raises(InputError) as caught:
         bundle_from_document(document)
     assert caught.value.code == "input.schema"
+
+
+# --- several children of one parent: one bundle, SPEC §5 across them ---
+
+
+def _child(proposal: str, text: str, ids: list[Any], before: list[float], after: list[float]) -> Child:
+    return Child(proposal, {"instruction": text}, Minibatch(ids, before, after))
+
+
+def _family(*children: Child, **kw: Any) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """The bundle of ``children`` of PARENT, and its report's entries by id."""
+    document = bundle_of_children(PARENT, children, version=0, **kw)
+    report = rank(bundle_from_document(document)).report
+    return document, {e["id"]: e for e in report["proposals"]}
+
+
+def test_a_bundle_of_one_child_is_the_bundle_of_that_proposal_byte_for_byte() -> None:
+    minibatch = Minibatch([0, 1, 2], [0.0, 0.0, 1.0], [1.0, 1.0, 0.0], [{"k": 0}] * 3, [{"k": 1}] * 3)
+    one = bundle_of(PARENT, {"instruction": "Answer well."}, minibatch, version=2, proposal="p-1-0")
+    family = bundle_of_children(PARENT, [Child("p-1-0", {"instruction": "Answer well."}, minibatch)], version=2)
+    assert canon(one) == canon(family)
+
+
+def test_each_child_cites_only_the_examples_of_its_own_minibatch() -> None:
+    document, entries = _family(
+        _child("p-1-0", "Answer well.", [0, 1], [0.0, 0.0], [1.0, 1.0]),
+        _child("p-1-1", "Answer briefly.", [1, 2, 3], [0.0, 0.0, 1.0], [1.0, 0.0, 0.0]),
+    )
+    first, second = document["proposals"]
+    assert (first["support"], first["contradict"]) == (["ev-reflection", "ev-0", "ev-1"], [])
+    assert (second["support"], second["contradict"]) == (["ev-reflection", "ev-2"], ["ev-4"])
+    lineage = {t["id"]: t["lineage"] for t in document["traces"]}
+    assert [lineage[f"tr-{k}"] for k in range(5)] == ["ex-0", "ex-1", "ex-1", "ex-2", "ex-3"]
+    # Example 1 is in both minibatches: one lineage, one materialization, a trace for each child.
+    assert sorted(m["id"] for m in document["materializations"]) == [
+        "mat-ex-0",
+        "mat-ex-1",
+        "mat-ex-2",
+        "mat-ex-3",
+        "mat-reflection",
+    ]
+    assert (entries["p-1-0"]["disposition"], entries["p-1-1"]["support"]["lineages"]) == ("selected", 1)
+
+
+def test_the_same_edit_twice_collapses_to_one_and_another_edit_of_the_component_loses() -> None:
+    _, entries = _family(
+        _child("p-1-0", "Answer well.", [0, 1, 2], [0.0, 0.0, 0.0], [1.0, 1.0, 0.0]),
+        _child("p-1-1", "Answer well.", [3, 4, 5], [0.0, 0.0, 0.0], [1.0, 1.0, 1.0]),
+        _child("p-1-2", "Answer briefly.", [0, 1, 2], [0.0, 0.0, 0.0], [1.0, 1.0, 1.0]),
+    )
+    found = {k: (e["disposition"], e["rank"], _codes({"entry": e})[-1], e["superseded_by"]) for k, e in entries.items()}
+    # p-1-1 and p-1-2 rank first (better on three lineages, not two); SPEC §5.3 walks in rank order.
+    assert found == {
+        "p-1-1": ("selected", 1, "rank.selected", None),
+        "p-1-2": ("superseded", 2, "rank.conflict", "p-1-1"),
+        "p-1-0": ("superseded", 3, "rank.duplicate", "p-1-1"),
+    }
+
+
+def test_two_children_with_one_proposal_id_are_refused() -> None:
+    twice = _child("p-1", "Answer well.", [0], [0.0], [1.0])
+    with pytest.raises(ValueError, match="distinct proposal ids: \\['p-1', 'p-1'\\]"):
+        bundle_of_children(PARENT, [twice, twice], version=0)
+
+
+def test_check_writable_names_what_of_one_child_no_bundle_can_hold() -> None:
+    check_writable(PARENT, {"instruction": "Answer well."}, [0, "q-1"])
+    with pytest.raises(Unwritable, match=r"^the child's component 'instruction': a lone surrogate"):
+        check_writable(PARENT, {"instruction": "Answer \udc00"}, [0])
+    with pytest.raises(Unwritable, match=r"^data id <object"):
+        check_writable(PARENT, {"instruction": "Answer well."}, [object()])

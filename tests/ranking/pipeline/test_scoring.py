@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from curator_io.config import DEFAULT_CONFIG
-from ranking.pipeline.scoring import Score, score_entry
+from ranking.pipeline.scoring import Score, contradiction_penalty, recurrence, score_entry
 from tests.bundles import Edit, add_lineage, bundle_of, one, proposal, set_members
 from validator import validate
 
@@ -71,3 +71,26 @@ def test_scoring_gives_exactly_these_components(changes: dict[str, Any], edit: E
     (entry,) = validation.entries
     assert entry.validation == "accepted", entry.reasons
     assert score_entry(entry)._asdict() == expected._asdict()
+
+
+@pytest.mark.parametrize(("lineages", "hundredths"), [(0, 0), (1, 1000), (2, 2000), (3, 3000), (4, 3000), (40, 3000)])
+def test_recurrence_is_ten_points_a_lineage_up_to_thirty(lineages: int, hundredths: int) -> None:
+    assert recurrence(lineages) == hundredths
+
+
+@pytest.mark.parametrize(
+    ("contradiction", "strength", "hundredths"),
+    [
+        (0, 0, 0),  # 0 when Cs = 0, whatever Ss is
+        (0, 24, 0),
+        (6, 24, 1000),  # 40 * 6 / 24
+        (21, 24, 3500),
+        (1, 3, 1333),  # r2(13.333...)
+        (1, 64, 63),  # 0.625 rounds half up
+        (23, 24, 3833),  # r2(38.333...): below the maximum of 40, as Cs < Ss for every accepted proposal
+    ],
+)
+def test_the_contradiction_penalty_is_r2_of_forty_times_cs_over_ss(
+    contradiction: int, strength: int, hundredths: int
+) -> None:
+    assert contradiction_penalty(contradiction, strength) == hundredths

@@ -10,7 +10,7 @@ import pytest
 from curator_io.config import parse_config
 from curator_io.models import Scope
 from ranking.pipeline import rank
-from ranking.pipeline.selection import operations_conflict
+from ranking.pipeline.selection import operations_conflict, order_key
 from tests.bundles import bundle_of, proposal
 from validator import Operation
 
@@ -113,3 +113,15 @@ def test_two_operations_on_one_key_conflict_as_spec_5_3_says(
 ) -> None:
     assert operations_conflict(op, scope, other, other_scope) is conflict
     assert operations_conflict(other, other_scope, op, scope) is conflict
+
+
+def test_the_order_is_final_then_lineages_then_earliest_as_instants_then_id() -> None:
+    # SPEC §5.2; final in hundredths. As strings "...00.000000001Z" sorts before "...00Z"; as instants it is later.
+    keys = {
+        "the higher final": order_key(8100, 1, "2026-11-29T00:00:00Z", "p-z"),
+        "more lineages": order_key(8000, 3, "2026-11-29T00:00:00Z", "p-z"),
+        "the earlier instant": order_key(8000, 2, "2026-11-20T08:00:00Z", "p-z"),
+        "a nanosecond later, the smaller id": order_key(8000, 2, "2026-11-20T08:00:00.000000001Z", "p-a"),
+        "a nanosecond later, a larger id": order_key(8000, 2, "2026-11-20T08:00:00.000000001Z", "p-b"),
+    }
+    assert sorted(keys, key=keys.__getitem__) == list(keys)

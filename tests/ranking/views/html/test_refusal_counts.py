@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from curator_io.catalogue import INFORMATIONAL_CODES, QUARANTINED, REFUSED, UNSELECTED
+from curator_io.catalogue import INFORMATIONAL_CODES, QUARANTINED, UNSELECTED
 from curator_io.report_model import ranking_report_of
-from ranking.ledger.records import decisions_of
+from ranking.ledger.records import REFUSED, decisions_of
 from ranking.views.html.batch import refusing_codes
 from ranking.views.html.ledger import _runs
 from tests.conftest import PARITY
