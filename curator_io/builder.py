@@ -8,7 +8,7 @@ prefix), evidence, lessons and proposals, in the order they are recorded.
 
 1. writes the document, each array in recording order, each artifact's members in
    SPEC §1's order and then its own (``members=``), which count in its seal;
-2. seals it (:func:`curator_io.sealing.seal_bundle`: every artifact's ``digest``, then
+2. seals it (:func:`curator_io.sealing.seal_artifacts`: every artifact's ``digest``, then
    ``frozen.digest``); a value RFC 8785 cannot write (a lone surrogate, a number that is
    not finite, a Python object, a value that contains itself) is ``input.malformed_json``,
    as the same value in a file would be, with a pointer to it;
@@ -37,7 +37,7 @@ from curator_io.errors import InputError, pointer_of
 from curator_io.jsonio import parse_json
 from curator_io.kinds import EVIDENCE, INSTRUCTION, LESSON, MATERIALIZATION, TRACE, Kind
 from curator_io.models import Bundle, Scope
-from curator_io.sealing import seal_bundle
+from curator_io.sealing import seal_artifacts
 
 __all__ = ["BundleBuilder", "SealedBundle", "Add", "Replace", "Remove", "STEP_DIGESTS"]
 
@@ -243,9 +243,8 @@ class BundleBuilder:
 
     def content_digest(self) -> str:
         """The digest of the sealed document without ``run`` and ``frozen``: a name for the
-        bundle's content that does not depend on the run id (``build(f"run-{d[7:19]}")``)."""
-        sealed = self._sealed(self._document(None))
-        return digest({name: value for name, value in sealed.items() if name not in ("run", "frozen")})
+        bundle's content that does not depend on the run id (what :meth:`build_named` uses)."""
+        return _digest(self._body(None), leave_out="run")
 
     def build(self, run_id: str) -> SealedBundle:
         """The sealed bundle, as ``run_id`` (an ID: the reports' ``run``), checked by the loader.
@@ -254,8 +253,15 @@ class BundleBuilder:
         document (``input.malformed_json`` for a value RFC 8785 cannot write, naming it);
         ``ValueError`` for an operation on a key the memory lacks with no digest given.
         """
-        canonical = canon(self._sealed(self._document(run_id)))
-        return SealedBundle(parse_json(canonical), canonical, load_bundle(canonical))
+        return _frozen(self._body(run_id))
+
+    def build_named(self, prefix: str) -> SealedBundle:
+        """:meth:`build` with the run id ``{prefix}-`` and 12 hex digits of :meth:`content_digest`:
+        the same records always make the same bundle, byte for byte, whatever the run. The
+        artifacts are sealed once."""
+        body = self._body(None)
+        body["run"] = {**body["run"], "id": f"{prefix}-{_digest(body, leave_out='run')[7:19]}"}
+        return _frozen(body)
 
     # --- writing ---------------------------------------------------------------------
 
@@ -282,12 +288,29 @@ class BundleBuilder:
             "proposals": [{**p.members, "operations": _written(p, digests)} for p in self._proposals],
         }
 
-    def _sealed(self, document: dict[str, Any]) -> dict[str, Any]:
-        """``seal_bundle(document)``, or ``input.malformed_json`` naming the first value it cannot write."""
+    def _body(self, run_id: str | None) -> dict[str, Any]:
+        """The document as ``run_id``, every artifact sealed, no ``frozen`` yet; or
+        ``input.malformed_json`` naming the first value RFC 8785 cannot write."""
+        document = self._document(run_id)
         try:
-            return seal_bundle(document)
+            return seal_artifacts(document)
         except (ValueError, RecursionError):
             raise _malformed(document, ()) from None
+
+
+def _digest(body: dict[str, Any], *, leave_out: str = "frozen") -> str:
+    """The digest of ``body`` less its member ``leave_out``; or ``input.malformed_json`` naming the
+    first value RFC 8785 cannot write (a proposal's text: proposals are not artifacts)."""
+    try:
+        return digest({name: value for name, value in body.items() if name != leave_out})
+    except (ValueError, RecursionError):
+        raise _malformed(body, ()) from None
+
+
+def _frozen(body: dict[str, Any]) -> SealedBundle:
+    """``body`` frozen (SPEC §1 ``frozen.digest``), written and loaded back, as every command reads a bundle."""
+    canonical = canon({**body, "frozen": {"digest": _digest(body)}})
+    return SealedBundle(parse_json(canonical), canonical, load_bundle(canonical))
 
 
 def _written(proposal: _Proposal, digests: Mapping[str, str]) -> list[dict[str, Any]]:

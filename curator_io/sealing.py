@@ -9,7 +9,7 @@ from typing import Any
 from curator_io.canonical import digest, is_sealed, seal
 from curator_io.errors import pointer_of
 
-__all__ = ["seal_bundle", "unsealed_places", "ARTIFACT_LISTS"]
+__all__ = ["seal_bundle", "seal_artifacts", "unsealed_places", "ARTIFACT_LISTS"]
 
 #: Where artifacts live in a bundle document, as JSON Pointer token paths.
 ARTIFACT_LISTS: tuple[tuple[str, ...], ...] = (
@@ -35,6 +35,14 @@ def _artifacts(doc: dict[str, Any]) -> Iterator[tuple[tuple[str | int, ...], dic
 
 def seal_bundle(doc: dict[str, Any]) -> dict[str, Any]:
     """A copy of ``doc`` with every artifact sealed and ``frozen.digest`` set last."""
+    out = seal_artifacts(doc)
+    frozen = dict(doc.get("frozen") or {}) if isinstance(doc.get("frozen"), dict) else {}
+    frozen["digest"] = digest(out)
+    return {**out, "frozen": frozen}
+
+
+def seal_artifacts(doc: dict[str, Any]) -> dict[str, Any]:
+    """A copy of ``doc`` without ``frozen``, every artifact sealed: what ``frozen.digest`` is of."""
     out = {k: v for k, v in doc.items() if k != "frozen"}
     for path in ARTIFACT_LISTS:
         parent: dict[str, Any] = out
@@ -47,9 +55,7 @@ def seal_bundle(doc: dict[str, Any]) -> dict[str, Any]:
             items = parent.get(path[-1])
             if isinstance(items, list):
                 parent[path[-1]] = [seal(x) if isinstance(x, dict) else x for x in items]
-    frozen = dict(doc.get("frozen") or {}) if isinstance(doc.get("frozen"), dict) else {}
-    frozen["digest"] = digest(out)
-    return {**out, "frozen": frozen}
+    return out
 
 
 def unsealed_places(doc: dict[str, Any]) -> list[str]:

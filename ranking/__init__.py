@@ -7,13 +7,13 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ranking.checking.acceptance import Accepted, Replayed, accept
-    from ranking.checking.apply import apply_selection
+    from ranking.checking.apply import apply_selection, reviewable
     from ranking.pipeline import Result, rank, rank_bytes
 
     __version__: str
     """The installed distribution's version (``evidence-rank``), or ``"unknown"`` in a never-installed checkout."""
 
-__all__ = ["__version__", "Result", "Accepted", "Replayed", "accept", "apply_selection", "rank", "rank_bytes"]
+__all__ = ["__version__", "Result", "Accepted", "Replayed", "accept", "apply_selection", "reviewable", "rank", "rank_bytes"]
 
 _HOMES = {
     "Result": "ranking.pipeline",
@@ -21,6 +21,7 @@ _HOMES = {
     "Replayed": "ranking.checking.acceptance",
     "accept": "ranking.checking.acceptance",
     "apply_selection": "ranking.checking.apply",
+    "reviewable": "ranking.checking.apply",
     "rank": "ranking.pipeline",
     "rank_bytes": "ranking.pipeline",
 }

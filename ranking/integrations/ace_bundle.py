@@ -230,7 +230,7 @@ def window_bundle(
             support=support,
             rationale=cut(first.reasoning, 2000),
         )
-    return b.build(f"ace-{b.content_digest()[7:19]}")
+    return b.build_named("ace")
 
 
 def _operation(edit: Edit) -> Add | Replace | Remove:

@@ -26,17 +26,17 @@ the table of which fact feeds which rule):
    structurally complete (§3.1 needs one support item), so even a mutation
    that improved nothing has a fingerprint and the ledger remembers it.
 
-Several children of one parent (one GEPA iteration's, :func:`bundle_of_children`,
-the one place a bundle is written) share the memory, the claim and the lesson
+Several children of one parent (one GEPA iteration's, :func:`bundle_of_children`) share the memory, the claim and the lesson
 (``les-gepa``, citing every child's support); each child is a proposal with
 its own traces and evidence, numbered on from the last child's, citing only
 its own minibatch. An example in two minibatches is one lineage. SPEC §5 then
 ranks the children against each other. One child gives the bundle
 :func:`bundle_of` gives.
 
-Nothing here reads a clock: every timestamp is :data:`EPOCH`, and the run id
-is a digest of the content, so the same proposals always make one bundle,
-byte for byte. How names and data ids become IDs, and what cannot be written,
+The bundle is written by :class:`curator_io.BundleBuilder`, the project's one writer of
+bundles, which seals it and checks it with the loader's rules. Nothing here reads a
+clock: every timestamp is :data:`EPOCH`, and the run id is named by the content
+(``build_named``), so the same proposals always make one bundle, byte for byte. How names and data ids become IDs, and what cannot be written,
 is :mod:`ranking.integrations.gepa_names`.
 """
 
@@ -46,11 +46,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from curator_io.bundle import SCHEMA
-from curator_io.canonical import digest, seal
+from curator_io import Add, BundleBuilder, Remove, Replace, Scope, SealedBundle
+from curator_io.canonical import digest
 from curator_io.grammar import is_repo
 from ranking.integrations.gepa_names import check_writable, key_of, keys_of, lineage_of
-from validator.support import COMPATIBLE
 
 __all__ = ["EPOCH", "Child", "Minibatch", "bundle_of", "bundle_of_children", "stances_of", "component_at"]
 
@@ -60,32 +59,9 @@ EPOCH = "2000-01-01T00:00:00Z"
 LESSON = "les-gepa"
 CLAIM = "reflection"
 """The lineage, materialization, trace and evidence suffix of the reflection's own claim."""
+_CLAIM_EVIDENCE = f"ev-{CLAIM}"
 
 _MAX_RATIONALE = 2000  # SPEC §1: a rationale of at most 2000 bytes
-
-# The reflection's claim, one per bundle. Its trace is verified to no step: the reflection's
-# call is not sealed here, so its claim is unverified.
-_CLAIM_TRACE = seal(
-    {
-        "id": f"tr-{CLAIM}",
-        "lineage": CLAIM,
-        "materialization": f"mat-{CLAIM}",
-        "steps": 1,
-        "completeness": "partial",
-        "verified_prefix": 0,
-    }
-)
-_CLAIM_EVIDENCE = seal(
-    {
-        "id": f"ev-{CLAIM}",
-        "trace": f"tr-{CLAIM}",
-        "step": 0,
-        "signal": "self_assessment",
-        "observed_at": EPOCH,
-        "path": None,
-        "summary": "The reflection proposed this edit: its own judgement that the edit helps.",
-    }
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,7 +112,8 @@ def bundle_of(
     component name two names map to; ValueError for a ``repository`` that is not a REPO.
     """
     only = Child(proposal, child, minibatch)
-    return bundle_of_children(parent, [only], version=version, repository=repository, curator=curator)
+    sealed = bundle_of_children(parent, [only], version=version, repository=repository, curator=curator)
+    return dict(sealed.document)
 
 
 def bundle_of_children(
@@ -146,15 +123,16 @@ def bundle_of_children(
     version: int,
     repository: str = "gepa",
     curator: str = "gepa",
-) -> dict[str, Any]:
-    """The sealed bundle document of several proposals of one parent (the module docstring has
-    the layout): the one place a GEPA bundle is written.
+) -> SealedBundle:
+    """Several proposals of one parent as one sealed bundle (the module docstring has the
+    layout): its document, canonical bytes and loaded :class:`~curator_io.Bundle`.
 
     Each child is a proposal citing its own minibatch, so SPEC §5 ranks them against each other:
     the same edit twice is ``rank.duplicate``, two edits of one component ``rank.conflict``.
     Raises :class:`~ranking.integrations.gepa_names.Unwritable` as its ``check_writable`` does for any child, or for two
-    children's component names that map to one key; ValueError for a ``repository`` that is not
-    a REPO or proposal IDs that repeat.
+    children's component names that map to one key; ``curator_io.InputError`` where the loader
+    refuses what was written (a parent's text over SPEC's limit); ValueError for a ``repository``
+    that is not a REPO or proposal IDs that repeat.
     """
     if not is_repo(repository):
         raise ValueError(f"repository must be 1-200 bytes without control characters: {repository!r}")
@@ -163,81 +141,99 @@ def bundle_of_children(
         raise ValueError(f"a bundle needs one child or more, with distinct proposal ids: {ids!r}")
     for child in children:
         check_writable(parent, child.candidate, child.minibatch.ids)
-    scope = {"level": "repository", "repository": repository}
+    scope = Scope("repository", repository)
     keys = keys_of(parent, *(child.candidate for child in children))
-    memory = [
-        seal({"key": keys[name], "text": text, "scope": scope, "origin": "curated"})
-        for name, text in sorted(parent.items(), key=lambda item: keys[item[0]])
-    ]
-    digests = {i["key"]: i["digest"] for i in memory}
-    traces: list[dict[str, Any]] = []
-    evidence: list[dict[str, Any]] = []
-    proposals, lineages = [], {CLAIM}
-    for child in children:
-        # Evidence and traces are numbered on from the last child's: each child cites its own.
-        at, examples = len(evidence), [lineage_of(example) for example in child.minibatch.ids]
-        lineages.update(examples)
-        traces += [_trace(at, k, lin, child.minibatch) for k, lin in enumerate(examples)]
-        evidence += [_evidence(at, k, lin, child.minibatch) for k, lin in enumerate(examples)]
-        proposals.append(_proposal(child, at, parent, keys, digests, scope, version))
-    cited = [_CLAIM_EVIDENCE["id"]] + [s for p in proposals for s in p["support"][1:]]
-
-    body: dict[str, Any] = {
-        "schema": SCHEMA,
-        "memory": {"version": version, "instructions": memory},
-        "instructions": [],
-        "materializations": [
-            seal({"id": f"mat-{lin}", "repository": repository, "source_revision": lin, "status": COMPATIBLE})
-            for lin in sorted(lineages)
-        ],
-        "traces": traces + [_CLAIM_TRACE],
-        "evidence": evidence + [_CLAIM_EVIDENCE],
-        "lessons": [seal({"id": LESSON, "text": _lesson_text(proposals, len(evidence)), "evidence": cited})],
-        "proposals": proposals,
-    }
-    run = {"id": f"gepa-{digest(body)[7:19]}", "curator": curator, "frozen_at": EPOCH}
-    document = {**body, "run": run}
-    return {**document, "frozen": {"digest": digest(document)}}
+    b = BundleBuilder(memory_version=version, curator=curator, frozen_at=EPOCH)
+    for name, text in sorted(parent.items(), key=lambda item: keys[item[0]]):
+        b.memory_instruction(keys[name], text, scope=scope)
+    examples = [[lineage_of(example) for example in child.minibatch.ids] for child in children]
+    for lineage in sorted({CLAIM}.union(*examples)):
+        b.materialization(f"mat-{lineage}", repository=repository, source_revision=lineage)
+    # Each child's traces and evidence are numbered on from the last child's: each cites its own.
+    starts = [sum(len(e) for e in examples[:c]) for c in range(len(children))]
+    for child, at, lineages in zip(children, starts, examples, strict=True):
+        for k, lineage in enumerate(lineages):
+            _record_example(b, at + k, lineage, child.minibatch, k)
+    # The reflection's claim, one per bundle, in a trace verified to no step: the reflection's
+    # call is not sealed here, so its claim is unverified.
+    b.trace(f"tr-{CLAIM}", lineage=CLAIM, materialization=f"mat-{CLAIM}", steps=1, verified_prefix=0)
+    b.evidence(
+        _CLAIM_EVIDENCE,
+        trace=f"tr-{CLAIM}",
+        step=0,
+        signal="self_assessment",
+        observed_at=EPOCH,
+        summary="The reflection proposed this edit: its own judgement that the edit helps.",
+    )
+    stances = [stances_of(child.minibatch) for child in children]
+    cited = [_CLAIM_EVIDENCE] + [f"ev-{at + k}" for at, s in zip(starts, stances) for k, v in enumerate(s) if v > 0]
+    b.lesson(LESSON, text=_lesson_text(stances), evidence=cited)
+    for child, at, stance in zip(children, starts, stances, strict=True):
+        _propose(b, child, at, stance, parent, keys, scope)
+    return b.build_named("gepa")
 
 
-def _proposal(
+def _record_example(b: BundleBuilder, n: int, lineage: str, minibatch: Minibatch, k: int) -> None:
+    """Position ``k`` of ``minibatch``, numbered ``n`` in its bundle: a trace of two steps (step 0
+    the metric's scores, step 1 the trajectories that produced them) and the scores' evidence."""
+    before = _sealed_digest(minibatch.trajectories_before[k]) if minibatch.trajectories_before is not None else None
+    after = _sealed_digest(minibatch.trajectories_after[k]) if minibatch.trajectories_after is not None else None
+    b.trace(
+        f"tr-{n}",
+        lineage=lineage,
+        materialization=f"mat-{lineage}",
+        steps=2,
+        # Complete when both trajectories are sealed in it; otherwise verified up to the scores.
+        verified_prefix=None if before is not None and after is not None else 1,
+        members={"parent_trajectory": before, "candidate_trajectory": after},
+    )
+    b.evidence(
+        f"ev-{n}",
+        trace=f"tr-{n}",
+        step=0,
+        signal="deterministic",
+        observed_at=EPOCH,
+        summary=f"{lineage}: the parent scored {minibatch.before[k]!r}, the candidate {minibatch.after[k]!r}",
+    )
+
+
+def _propose(
+    b: BundleBuilder,
     child: Child,
     at: int,
+    stances: Sequence[int],
     parent: Mapping[str, str],
     keys: Mapping[str, str],
-    digests: Mapping[str, str],
-    scope: Mapping[str, str],
-    version: int,
-) -> dict[str, Any]:
+    scope: Scope,
+) -> None:
     """The child's proposal: its operations on the parent, citing its own evidence, numbered from ``at``."""
-    operations = _operations(parent, child.candidate, keys, digests)
-    stances = stances_of(child.minibatch)
-    support = [_CLAIM_EVIDENCE["id"]] + [f"ev-{at + k}" for k, s in enumerate(stances) if s > 0]
+    operations = _operations(parent, child.candidate, keys)
+    support = [_CLAIM_EVIDENCE] + [f"ev-{at + k}" for k, s in enumerate(stances) if s > 0]
     contradict = [f"ev-{at + k}" for k, s in enumerate(stances) if s < 0]
     improved, worse, n = len(support) - 1, len(contradict), len(stances)
-    return {
-        "id": child.proposal,
-        "lesson": LESSON,
-        "scope": dict(scope),
+    b.propose(
+        child.proposal,
+        lesson=LESSON,
+        scope=scope,
         # The share of the minibatch that improved; SPEC §4 reads the binary64 exactly.
-        "confidence": improved / n,
-        "rationale": _rationale(operations, parent, keys, improved, worse, n),
-        "base_memory_version": version,
-        "operations": operations,
-        "support": support,
-        "contradict": contradict,
-    }
+        confidence=improved / n,
+        operations=operations,
+        support=support,
+        contradict=contradict,
+        rationale=_rationale(operations, parent, keys, improved, worse, n),
+    )
 
 
-def _lesson_text(proposals: Sequence[Mapping[str, Any]], n: int) -> str:
-    improved = sum(len(p["support"]) - 1 for p in proposals)
-    worse = sum(len(p["contradict"]) for p in proposals)
-    if len(proposals) == 1:
+def _lesson_text(stances: Sequence[Sequence[int]]) -> str:
+    improved = sum(s.count(1) for s in stances)
+    worse = sum(s.count(-1) for s in stances)
+    n = sum(len(s) for s in stances)
+    if len(stances) == 1:
         return (
             f"The candidate scored higher than its parent on {improved} of {n} minibatch examples and lower on {worse}."
         )
     return (
-        f"{len(proposals)} candidates of one parent, each scored on its own minibatch: higher than the parent"
+        f"{len(stances)} candidates of one parent, each scored on its own minibatch: higher than the parent"
         f" on {improved} of {n} examples and lower on {worse}."
     )
 
@@ -254,17 +250,18 @@ def component_at(pointer: str, parent: Mapping[str, str]) -> str | None:
 
 
 def _operations(
-    parent: Mapping[str, str], child: Mapping[str, str], keys: Mapping[str, str], digests: Mapping[str, str]
-) -> list[dict[str, Any]]:
-    ops: list[dict[str, Any]] = []
+    parent: Mapping[str, str], child: Mapping[str, str], keys: Mapping[str, str]
+) -> list[Add | Replace | Remove]:
+    """The child's edit of the parent, in key order: the builder fills in each expected digest."""
+    ops: list[Add | Replace | Remove] = []
     for name in sorted(keys, key=keys.__getitem__):
         key = keys[name]
         if name not in parent:
-            ops.append({"action": "add", "key": key, "text": child[name]})
+            ops.append(Add(key, child[name]))
         elif name not in child:
-            ops.append({"action": "remove", "key": key, "expected_digest": digests[key]})
+            ops.append(Remove(key))
         elif child[name] != parent[name]:
-            ops.append({"action": "replace", "key": key, "text": child[name], "expected_digest": digests[key]})
+            ops.append(Replace(key, child[name]))
     return ops
 
 
@@ -284,43 +281,8 @@ def _sealed_digest(trajectory: Any) -> str | None:
         return None
 
 
-def _trace(at: int, k: int, lineage: str, minibatch: Minibatch) -> dict[str, Any]:
-    """The trace of position ``k`` of ``minibatch``, numbered ``at + k`` in its bundle."""
-    before = _sealed_digest(minibatch.trajectories_before[k]) if minibatch.trajectories_before is not None else None
-    after = _sealed_digest(minibatch.trajectories_after[k]) if minibatch.trajectories_after is not None else None
-    complete = before is not None and after is not None
-    return seal(
-        {
-            "id": f"tr-{at + k}",
-            "lineage": lineage,
-            "materialization": f"mat-{lineage}",
-            # Step 0: the metric's scores; step 1: the trajectories that produced them.
-            "steps": 2,
-            "completeness": "complete" if complete else "partial",
-            "verified_prefix": 2 if complete else 1,
-            "parent_trajectory": before,
-            "candidate_trajectory": after,
-        }
-    )
-
-
-def _evidence(at: int, k: int, lineage: str, minibatch: Minibatch) -> dict[str, Any]:
-    before, after = minibatch.before[k], minibatch.after[k]
-    return seal(
-        {
-            "id": f"ev-{at + k}",
-            "trace": f"tr-{at + k}",
-            "step": 0,
-            "signal": "deterministic",
-            "observed_at": EPOCH,
-            "path": None,
-            "summary": f"{lineage}: the parent scored {before!r}, the candidate {after!r}",
-        }
-    )
-
-
 def _rationale(
-    operations: Sequence[Mapping[str, Any]],
+    operations: Sequence[Add | Replace | Remove],
     parent: Mapping[str, str],
     keys: Mapping[str, str],
     improved: int,
@@ -331,12 +293,12 @@ def _rationale(
     names = {key: name for name, key in keys.items()}
     edits = []
     for op in operations:
-        name = names[op["key"]]
-        if op["action"] == "remove":
+        name = names[op.key]
+        if isinstance(op, Remove):
             edits.append(f"remove {name!r}")
         else:
             verb = "set" if name in parent else "add"
-            edits.append(f"{verb} {name!r} to {op['text']!r}")
+            edits.append(f"{verb} {name!r} to {op.text!r}")
     text = f"{'; '.join(edits) or 'no change'} (better on {improved}, worse on {worse} of {n} examples)"
     return _cut(text, _MAX_RATIONALE)
 

@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from curator_io import InputError, bundle_from_document
+from curator_io import InputError
 from curator_io.catalogue import REJECTED, REPORT_SCHEMA, SELECTED
 from curator_io.config import Config
 from ranking.integrations.gepa_bundle import Child, bundle_of_children, component_at, stances_of
@@ -110,8 +110,8 @@ def judge_children(
     if written:
         # 2. One bundle for the others, ranked.
         try:
-            document = bundle_of_children(parent, written, version=version, repository=repository)
-            result = rank(bundle_from_document(document), config)
+            sealed = bundle_of_children(parent, written, version=version, repository=repository)
+            result = rank(sealed.bundle, config)
         except (Unwritable, InputError) as e:
             refused.update(dict.fromkeys((c.proposal for c in written), _why(e, parent)))
         else:
@@ -119,7 +119,7 @@ def judge_children(
             entries = {entry["id"]: entry for entry in result.report["proposals"]}
             for child in written:  # 4.
                 ranked[child.proposal] = _ranked(
-                    iteration, version, child, entries[child.proposal], result, document, before
+                    iteration, version, child, entries[child.proposal], result, sealed.document, before
                 )
     return [ranked.get(c.proposal) or _refused(iteration, version, c, refused[c.proposal]) for c in children]
 

@@ -28,7 +28,6 @@ from curator_io import (
 )
 from curator_io.kinds import EVIDENCE, INSTRUCTION, LESSON, MATERIALIZATION, TRACE, Kind
 from curator_io.sealing import seal_bundle
-from ranking.integrations.gepa_bundle import Minibatch, bundle_of
 from ranking.pipeline import rank
 from tests.conftest import FIXTURES
 
@@ -302,15 +301,13 @@ def test_a_malformed_proposal_is_written_for_validation_to_reject() -> None:
     )
 
 
-def test_the_builder_can_write_what_gepa_bundle_writes_byte_for_byte() -> None:
-    """The port of ranking.integrations.gepa_bundle onto the builder: every member it writes (a
-    trace's trajectory digests, a partial trace verified up to the scores, the reflection's
-    self-assessment in a trace verified to no step, a run id named by the content) the builder writes."""
-    minibatch = Minibatch([3, "q7", [1, 2]], [0.0, 1.0, 0.0], [1.0, 0.5, 1.0], [{"a": 1}, None, {"b": 2}], [1, 2, 3])
-    parent, child = {"instruction": "Answer.", "style": "Short."}, {"instruction": "Answer well.", "tone": "Calm."}
-    doc = bundle_of(parent, child, minibatch, version=4, proposal="p-4-0", repository="toy/task")
-    assert {t["completeness"] for t in doc["traces"]} == {"complete", "partial"}
-    assert {op["action"] for op in doc["proposals"][0]["operations"]} == {"add", "replace", "remove"}
-    builder = recorded(doc)
-    assert doc["run"]["id"] == f"gepa-{builder.content_digest()[7:19]}"
-    assert builder.build(doc["run"]["id"]).canonical == canon(doc)
+def test_a_bundle_named_by_its_content_is_built_as_that_run() -> None:
+    named = _builder().build_named("run")
+    assert named.bundle.run_id == f"run-{_builder().content_digest()[7:19]}"
+    assert named.canonical == _builder().build(named.bundle.run_id).canonical
+
+
+def test_a_bundle_named_by_its_content_changes_name_with_any_record() -> None:
+    b = _builder()
+    b.evidence("ev-late", trace="tr-0", step=0, signal="tool", observed_at=T0)
+    assert b.build_named("run").bundle.run_id != _builder().build_named("run").bundle.run_id

@@ -174,11 +174,11 @@ def test_a_minibatch_whose_lengths_differ_is_refused() -> None:
 
 
 def test_a_parent_component_longer_than_an_instruction_may_be_is_an_input_error() -> None:
-    # SPEC §1: an instruction's text is 1-4000 bytes; the memory cannot hold this parent.
-    document = bundle_of({"a": "x" * 4001}, {"a": "y"}, Minibatch([0], [0.0], [1.0]), version=0, proposal="p-1")
+    # SPEC §1: an instruction's text is 1-4000 bytes; the memory cannot hold this parent, and the
+    # builder refuses it as the loader does, at the place.
     with pytest.raises(InputError) as caught:
-        bundle_from_document(document)
-    assert caught.value.code == "input.schema"
+        bundle_of({"a": "x" * 4001}, {"a": "y"}, Minibatch([0], [0.0], [1.0]), version=0, proposal="p-1")
+    assert (caught.value.code, caught.value.pointer) == ("input.schema", "/memory/instructions/0/text")
 
 
 # --- several children of one parent: one bundle, SPEC §5 across them ---
@@ -190,16 +190,16 @@ def _child(proposal: str, text: str, ids: list[Any], before: list[float], after:
 
 def _family(*children: Child, **kw: Any) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
     """The bundle of ``children`` of PARENT, and its report's entries by id."""
-    document = bundle_of_children(PARENT, children, version=0, **kw)
-    report = rank(bundle_from_document(document)).report
-    return document, {e["id"]: e for e in report["proposals"]}
+    sealed = bundle_of_children(PARENT, children, version=0, **kw)
+    report = rank(sealed.bundle).report
+    return dict(sealed.document), {e["id"]: e for e in report["proposals"]}
 
 
 def test_a_bundle_of_one_child_is_the_bundle_of_that_proposal_byte_for_byte() -> None:
     minibatch = Minibatch([0, 1, 2], [0.0, 0.0, 1.0], [1.0, 1.0, 0.0], [{"k": 0}] * 3, [{"k": 1}] * 3)
     one = bundle_of(PARENT, {"instruction": "Answer well."}, minibatch, version=2, proposal="p-1-0")
     family = bundle_of_children(PARENT, [Child("p-1-0", {"instruction": "Answer well."}, minibatch)], version=2)
-    assert canon(one) == canon(family)
+    assert canon(one) == family.canonical
 
 
 def test_each_child_cites_only_the_examples_of_its_own_minibatch() -> None:
