@@ -34,7 +34,7 @@ from curator_io.bundle import load_bundle
 from curator_io.canonical import canon, digest
 from curator_io.catalogue import BUNDLE_SCHEMA
 from curator_io.errors import InputError, pointer_of
-from curator_io.jsonio import parse_json
+from curator_io.jsonio import MAX_DEPTH, parse_json
 from curator_io.kinds import EVIDENCE, INSTRUCTION, LESSON, MATERIALIZATION, TRACE, Kind
 from curator_io.models import Bundle, Scope
 from curator_io.sealing import seal_artifacts
@@ -353,6 +353,8 @@ def _malformed(value: Any, where: tuple[str | int, ...]) -> InputError:
 
 
 def _unwritable(value: Any, where: tuple[str | int, ...], inside: frozenset[int]) -> tuple[tuple[str | int, ...], str]:
+    if len(where) > MAX_DEPTH:
+        return where, f"nested deeper than {MAX_DEPTH} levels"  # as the parser refuses it in a file
     if isinstance(value, dict | list | tuple):
         if id(value) in inside:
             return where, "a value that contains itself"

@@ -13,7 +13,17 @@ if TYPE_CHECKING:
     __version__: str
     """The installed distribution's version (``evidence-rank``), or ``"unknown"`` in a never-installed checkout."""
 
-__all__ = ["__version__", "Result", "Accepted", "Replayed", "accept", "apply_selection", "reviewable", "rank", "rank_bytes"]
+__all__ = [
+    "__version__",
+    "Result",
+    "Accepted",
+    "Replayed",
+    "accept",
+    "apply_selection",
+    "reviewable",
+    "rank",
+    "rank_bytes",
+]
 
 _HOMES = {
     "Result": "ranking.pipeline",

@@ -26,18 +26,19 @@ the table of which fact feeds which rule):
    structurally complete (§3.1 needs one support item), so even a mutation
    that improved nothing has a fingerprint and the ledger remembers it.
 
-Several children of one parent (one GEPA iteration's, :func:`bundle_of_children`) share the memory, the claim and the lesson
-(``les-gepa``, citing every child's support); each child is a proposal with
-its own traces and evidence, numbered on from the last child's, citing only
-its own minibatch. An example in two minibatches is one lineage. SPEC §5 then
-ranks the children against each other. One child gives the bundle
-:func:`bundle_of` gives.
+Several children of one parent (one GEPA iteration's, :func:`bundle_of_children`)
+share the memory, the claim and the lesson (``les-gepa``, citing every child's
+support); each child is a proposal with its own traces and evidence, numbered on
+from the last child's, citing only its own minibatch. An example in two
+minibatches is one lineage. SPEC §5 then ranks the children against each other.
+One child gives the bundle :func:`bundle_of` gives.
 
-The bundle is written by :class:`curator_io.BundleBuilder`, the project's one writer of
-bundles, which seals it and checks it with the loader's rules. Nothing here reads a
-clock: every timestamp is :data:`EPOCH`, and the run id is named by the content
-(``build_named``), so the same proposals always make one bundle, byte for byte. How names and data ids become IDs, and what cannot be written,
-is :mod:`ranking.integrations.gepa_names`.
+The bundle is written by :class:`curator_io.BundleBuilder`, the project's one
+writer of bundles, which seals it and checks it with the loader's rules. Nothing
+here reads a clock: every timestamp is :data:`EPOCH`, and the run id is named by
+the content (``build_named``), so the same proposals always make one bundle, byte
+for byte. How names and data ids become IDs, and what cannot be written, is
+:mod:`ranking.integrations.gepa_names`.
 """
 
 from __future__ import annotations
@@ -166,7 +167,8 @@ def bundle_of_children(
         summary="The reflection proposed this edit: its own judgement that the edit helps.",
     )
     stances = [stances_of(child.minibatch) for child in children]
-    cited = [_CLAIM_EVIDENCE] + [f"ev-{at + k}" for at, s in zip(starts, stances) for k, v in enumerate(s) if v > 0]
+    improved = [f"ev-{at + k}" for at, s in zip(starts, stances, strict=True) for k, v in enumerate(s) if v > 0]
+    cited = [_CLAIM_EVIDENCE, *improved]
     b.lesson(LESSON, text=_lesson_text(stances), evidence=cited)
     for child, at, stance in zip(children, starts, stances, strict=True):
         _propose(b, child, at, stance, parent, keys, scope)

@@ -26,6 +26,7 @@ from curator_io import (
     load_bundle,
     parse_json,
 )
+from curator_io.jsonio import MAX_DEPTH
 from curator_io.kinds import EVIDENCE, INSTRUCTION, LESSON, MATERIALIZATION, TRACE, Kind
 from curator_io.sealing import seal_bundle
 from ranking.pipeline import rank
@@ -276,6 +277,19 @@ def test_a_value_that_contains_itself_is_malformed_json_at_its_place() -> None:
         "/materializations/2/x_loop/0",
         "a value that contains itself",
     )
+
+
+def test_a_value_nested_past_what_the_parser_reads_is_malformed_json_as_in_a_file() -> None:
+    # Deeper than Python's recursion limit: the builder says where, and raises no RecursionError.
+    deep: Any = 0
+    for _ in range(100_000):
+        deep = [deep]
+    b = _builder()
+    b.materialization("mat-deep", repository="acme/api", source_revision="r", members={"x_deep": deep})
+    with pytest.raises(InputError) as e:
+        b.build("run-1")
+    assert (e.value.code, e.value.detail) == ("input.malformed_json", f"nested deeper than {MAX_DEPTH} levels")
+    assert e.value.pointer.startswith("/materializations/2/x_deep/0/0/")
 
 
 def test_members_may_not_set_what_the_builder_writes() -> None:
