@@ -16,8 +16,9 @@ Rows, each the median and 90th percentile of ``--runs`` wall times
 a GEPA run). The rows take turns, one proposal each, so a change in the
 machine's load falls on all of them alike:
 
-* ``bundle_of``: writing and sealing the bundle document;
-* ``+ load``: then ``curator_io.bundle_from_document``;
+* ``bundle_of``: writing and sealing the bundle document (``curator_io.BundleBuilder``,
+  which loads what it writes, as every command reads a bundle);
+* ``+ load``: then ``curator_io.bundle_from_document`` of the document, again;
 * ``should_accept``: the whole criterion without a ledger (bundle, load, rank);
 * ``should_accept, ledger=``: with a ledger file, kept open for the run: the
   fingerprint looked up, the report recorded (the ledger grows over the runs);
