@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from curator_io import Add, BundleBuilder, Remove, Replace, Scope, SealedBundle, digest
-from curator_io.grammar import instant_key, is_id
+from curator_io.grammar import instant_key, is_id, is_timestamp
 from curator_io.models import SIGNAL_WEIGHTS
 from validator import norm
 
@@ -75,6 +75,10 @@ class Observation:
     def __post_init__(self) -> None:
         if self.signal not in SIGNAL_WEIGHTS:
             raise ValueError(f"signal must be one of {', '.join(SIGNAL_WEIGHTS)}: {self.signal!r}")
+        # Refused here, where the caller's observe returned it, not windows later in the bundle.
+        if not is_timestamp(self.observed_at):
+            example = "2026-12-01T09:00:00Z"
+            raise ValueError(f"observed_at must be a TIMESTAMP (RFC 3339 in UTC, {example}): {self.observed_at!r}")
 
 
 @dataclass(frozen=True, slots=True)
