@@ -1,6 +1,6 @@
 """The boundary: bundle and report models, loading and writing bundles, input errors, canonical JSON, digests."""
 
-from curator_io.builder import Add, BundleBuilder, Remove, Replace, SealedBundle
+from curator_io.builder import Add, BundleBuilder, Remove, Replace, SealedBundle, fit_text
 from curator_io.bundle import SCHEMA as BUNDLE_SCHEMA
 from curator_io.bundle import bundle_from_document, load_bundle
 from curator_io.canonical import canon, digest, is_sealed, seal
@@ -37,6 +37,7 @@ __all__ = [
     "Replace",
     "Scope",
     "SealedBundle",
+    "fit_text",
     "SignatureError",
     "TamperError",
     "Trace",

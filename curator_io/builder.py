@@ -39,7 +39,7 @@ from curator_io.kinds import EVIDENCE, INSTRUCTION, LESSON, MATERIALIZATION, TRA
 from curator_io.models import Bundle, Scope
 from curator_io.sealing import seal_artifacts
 
-__all__ = ["BundleBuilder", "SealedBundle", "Add", "Replace", "Remove", "STEP_DIGESTS"]
+__all__ = ["BundleBuilder", "SealedBundle", "Add", "Replace", "Remove", "STEP_DIGESTS", "fit_text"]
 
 STEP_DIGESTS = "step_digests"
 """The trace member that holds the digest of each recorded step (null for a step RFC 8785
@@ -376,3 +376,13 @@ def _unwritable(value: Any, where: tuple[str | int, ...], inside: frozenset[int]
 def _shown(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def fit_text(text: str, most: int) -> str:
+    """``text`` as a bundle can hold it in at most ``most`` UTF-8 bytes (SPEC §1: a rationale
+    2000, a summary 1000): cut at a character, ending in ``…`` when cut; a lone surrogate (a
+    model's reply cut inside a character) written ``?``, so a model's words can always be written."""
+    raw = text.encode("utf-8", "replace")
+    if len(raw) <= most:
+        return raw.decode("utf-8")
+    return raw[: most - 3].decode("utf-8", "ignore") + "…"

@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from curator_io import Add, BundleBuilder, Remove, Replace, Scope, SealedBundle, digest
+from curator_io import Add, BundleBuilder, Remove, Replace, Scope, SealedBundle, digest, fit_text
 from curator_io.grammar import instant_key, is_id, is_timestamp
 from curator_io.models import SIGNAL_WEIGHTS
 from validator import norm
@@ -48,7 +48,6 @@ __all__ = [
     "instruction_digest",
     "gathered",
     "window_bundle",
-    "cut",
 ]
 
 EPOCH = "2000-01-01T00:00:00Z"
@@ -218,12 +217,13 @@ def window_bundle(
             step=0,
             signal=s.observation.signal,
             observed_at=s.observation.observed_at,
-            summary=cut(s.observation.summary, 1000),
+            summary=fit_text(s.observation.summary, 1000),
         )
     for p in pending:
         support = [f"ev-{n}" for n in sorted({s.number for s, _ in p.edits})]
         first = p.edits[0][0]
-        b.lesson(f"les-{p.id}", text=cut(first.lesson, 2000) or "(the reflection named no insight)", evidence=support)
+        lesson = fit_text(first.lesson, 2000) or "(the reflection named no insight)"
+        b.lesson(f"les-{p.id}", text=lesson, evidence=support)
         b.propose(
             p.id,
             lesson=f"les-{p.id}",
@@ -232,7 +232,7 @@ def window_bundle(
             confidence=len({s.lineage for s, _ in p.edits}) / len(lineages),
             operations=[_operation(p.edit)],
             support=support,
-            rationale=cut(first.reasoning, 2000),
+            rationale=fit_text(first.reasoning, 2000),
         )
     return b.build_named("ace")
 
@@ -245,12 +245,3 @@ def _operation(edit: Edit) -> Add | Replace | Remove:
         assert edit.text is not None  # Cannot fail: a replace has a text.
         return Replace(edit.key, edit.text, edit.expected_digest)
     return Remove(edit.key, edit.expected_digest)
-
-
-def cut(text: str, most: int) -> str:
-    """``text`` in at most ``most`` UTF-8 bytes, ending in ``…`` when cut; a lone surrogate
-    (a model's reply cut inside a character) written ``?``, so the words can always be written."""
-    raw = text.encode("utf-8", "replace")
-    if len(raw) <= most:
-        return raw.decode("utf-8")
-    return raw[: most - 3].decode("utf-8", "ignore") + "…"

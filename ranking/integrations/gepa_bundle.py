@@ -47,7 +47,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from curator_io import Add, BundleBuilder, Remove, Replace, Scope, SealedBundle
+from curator_io import Add, BundleBuilder, Remove, Replace, Scope, SealedBundle, fit_text
 from curator_io.canonical import digest
 from curator_io.grammar import is_repo
 from ranking.integrations.gepa_names import check_writable, key_of, keys_of, lineage_of
@@ -302,12 +302,4 @@ def _rationale(
             verb = "set" if name in parent else "add"
             edits.append(f"{verb} {name!r} to {op.text!r}")
     text = f"{'; '.join(edits) or 'no change'} (better on {improved}, worse on {worse} of {n} examples)"
-    return _cut(text, _MAX_RATIONALE)
-
-
-def _cut(text: str, most: int) -> str:
-    """``text`` in at most ``most`` UTF-8 bytes, ending in ``…`` when cut."""
-    raw = text.encode("utf-8", "surrogatepass")
-    if len(raw) <= most:
-        return text
-    return raw[: most - 3].decode("utf-8", "ignore") + "…"
+    return fit_text(text, _MAX_RATIONALE)

@@ -23,6 +23,7 @@ from curator_io import (
     SealedBundle,
     canon,
     digest,
+    fit_text,
     load_bundle,
     parse_json,
 )
@@ -325,3 +326,17 @@ def test_a_bundle_named_by_its_content_changes_name_with_any_record() -> None:
     b = _builder()
     b.evidence("ev-late", trace="tr-0", step=0, signal="tool", observed_at=T0)
     assert b.build_named("run").bundle.run_id != _builder().build_named("run").bundle.run_id
+
+
+@pytest.mark.parametrize(
+    ("text", "most", "fitted"),
+    [
+        ("short", 2000, "short"),
+        ("é" * 10, 20, "é" * 10),  # 20 bytes: as it is
+        ("é" * 11, 20, "é" * 8 + "…"),  # 17 bytes of é at most, then the 3 of …
+        ("ab\ud83d", 10, "ab?"),  # a reply cut inside a character
+    ],
+)
+def test_a_text_fitted_for_a_bundle_is_cut_at_a_character_within_its_bytes(text: str, most: int, fitted: str) -> None:
+    assert fit_text(text, most) == fitted
+    assert len(fit_text(text, most).encode("utf-8")) <= most
