@@ -28,7 +28,7 @@ from ranking.cli.common import (
     read_config,
     report_document_of,
 )
-from ranking.cli.output import StdoutUnwritable, emit, say
+from ranking.cli.output import emit, say
 from ranking.cli.signed import Signed, add_trust_options, read_signed
 from ranking.cli.targets import ledger_files, same_file
 from ranking.pipeline import Result, result_of
@@ -85,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
             folder.write(result.validation.canonical, result.canonical)
             marks = _record(args.ledger, result, signer) if args.ledger else None
     except EvidenceRankError as e:
-        if had and not isinstance(e, StdoutUnwritable):
+        if had and not (out / REPORT).exists():  # said only when it is so: a refusal may remove nothing
             e.add_note(f"the earlier {out / REPORT} was removed: a run that fails leaves no report")
         raise
     log_decisions(result.report, bundle=args.bundle)

@@ -245,5 +245,7 @@ def test_a_bundle_that_is_one_of_the_folders_own_outputs_is_refused_before_anyth
     (tmp_path / "error.json").write_bytes(b"{}")  # stands in for a failed run's record
     before = {p.name: p.read_bytes() for p in tmp_path.iterdir() if not p.name.startswith(".")}
     assert main(["score", str(tmp_path / name), "--out-dir", str(tmp_path)]) == 2
-    assert f"is {name} in --out-dir, which this run replaces" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert f"is {name} in --out-dir, which this run replaces" in err
+    assert "was removed" not in err  # nothing was: the note would say otherwise
     assert {p.name: p.read_bytes() for p in tmp_path.iterdir() if not p.name.startswith(".")} == before
