@@ -19,7 +19,7 @@ nothing imports upward to raise one.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Final, Literal, get_args
+from typing import Any, Final, Literal, get_args
 
 __all__ = [
     "DIGEST_PREFIX",
@@ -41,13 +41,19 @@ __all__ = [
     "SUPERSEDED",
     "UNSELECTED",
     "VALIDATION_DISPOSITIONS",
+    "FINAL_DISPOSITIONS",
     "FINAL_OF_ACCEPTED",
     "OUTCOMES",
     "NO_OP",
     "INFORMATIONAL_CODES",
     "DISPOSITION_OF",
     "SENTENCES",
+    "REMEDIES",
+    "SUBJECTS",
     "reason_label",
+    "reason_sentence",
+    "reason_meaning",
+    "reason_remedy",
     "MAXIMA",
     "COMPONENTS",
     "RECURRENCE_PER_LINEAGE",
@@ -104,6 +110,8 @@ OUTCOMES: Final[tuple[str, ...]] = get_args(Outcome)
 
 ACCEPTED, DEFERRED, QUARANTINED, REJECTED = VALIDATION_DISPOSITIONS
 SELECTED, SUPERSEDED, UNSELECTED = _FINAL[:3]
+#: SPEC §6: every final disposition, in the order the published schema lists them.
+FINAL_DISPOSITIONS: Final = _FINAL
 #: The outcome of a report that selects nothing; one that selects is ``SELECTED`` (SPEC §5.5).
 NO_OP: Final = OUTCOMES[1]
 
@@ -149,49 +157,217 @@ def reason_label(code: str, subject: str | None) -> str:
 #: the selection itself): counts of refusals leave them out.
 INFORMATIONAL_CODES: Final = frozenset({"evidence.quarantined", "rank.selected"})
 
-#: One sentence per reason code (SPEC §3, §5). ``{subject}`` and the config members may be used.
-SENTENCES: Final[Mapping[str, str]] = {
-    "proposal.incomplete": "The proposal is structurally incomplete at member '{subject}': it is missing, "
-    "of the wrong type or format, or not allowed, so no other check ran (SPEC §3.1).",
-    "closure.unknown_lesson": "Its lesson {subject} is not among the bundle's lessons.",
-    "closure.unknown_evidence": "It cites evidence {subject}, which is not in the bundle.",
-    "closure.unknown_trace": "A cited evidence item belongs to trace {subject}, which is not in the bundle.",
-    "closure.unknown_materialization": "A cited trace ran in materialization {subject}, which is not in the bundle.",
-    "closure.outside_lesson": "It cites {subject} as support, but its lesson does not list that evidence.",
-    "closure.conflicting_stance": "It cites {subject} both as support and as contradiction.",
-    "closure.step_out_of_range": "Evidence {subject} points at a step past the end of its trace.",
-    "closure.stale_memory": "It was written against another memory version: base_memory_version is not "
-    "the bundle's memory.version.",
-    "closure.unknown_instruction": "It replaces or removes instruction {subject}, which is not in memory.",
-    "closure.key_exists": "It adds instruction {subject}, but that key already exists in memory or among "
-    "the instructions in force.",
-    "closure.stale_instruction": "It edits instruction {subject} as it used to be: its expected_digest is not "
-    "the instruction's current digest.",
-    "artifact.invalid_digest": "Artifact {subject} in its closure has a digest member that is not a sha256 digest.",
-    "artifact.digest_mismatch": "Artifact {subject} in its closure was changed after it was sealed: its digest "
-    "does not match its content.",
-    "delta.oversized": "Its edit is too large: more than {max_operations} operations, an operation text over "
-    "{max_operation_bytes} bytes, or over {max_delta_bytes} text bytes in all.",
-    "delta.noop": "Its replace of {subject} changes nothing: the same text (once normalized) in the same scope.",
-    "instruction.duplicate": "Its text for {subject} duplicates an instruction that already exists (once "
-    "normalized): in memory under another key, in force in a containing scope, or in the same proposal.",
-    "evidence.quarantined": "Evidence {subject} comes from a materialization marked incompatible or invalid: "
-    "it is quarantined and influences nothing (informational).",
-    "support.quarantined": "Once quarantined evidence is set aside, too few independent lineages support it; "
-    "it is quarantined until evidence from sound materializations recurs.",
-    "support.insufficient_lineages": "Its verified support comes from fewer independent lineages (root tasks) "
-    "than required; it is deferred until the lesson recurs.",
-    "support.counterevidence": "Verified counterevidence is at least as strong as its verified support.",
-    "scope.mismatch": "Its scope is not the scope its evidence actually covers.",
-    "rank.selected": "It cleared the threshold of {threshold}, neither duplicates nor conflicts with a "
-    "higher-ranked proposal, and is among the first {max_selected} survivors: the Writer may apply it.",
-    "rank.limit": "It survived the ranking, but {max_selected} higher-ranked survivors were already selected "
-    "(max_selected).",
-    "rank.duplicate": "It makes exactly the same edits as {subject}, which ranks higher (same fingerprint).",
-    "rank.conflict": "It edits a key that {subject}, a higher-ranked survivor, also edits: the two operations "
-    "differ, or the two scopes do.",
-    "rank.below_threshold": "It was accepted, but its final score is below the threshold of {threshold}.",
+#: One row per reason code (SPEC §3, §5): what its subject is (SPEC's tables; None when it has
+#: none), the sentence that explains it, and the remedy a curator's note gives (None where there is
+#: nothing to do differently). Sentences and remedies may use ``{subject}`` and the config's members;
+#: a remedy also ``{memory}`` (" (now version N)" when the current memory version is known, else
+#: empty), ``{more_tasks}`` (how many more independent tasks a deferral needs), ``{weights}`` (the
+#: strengths counterevidence and support had) and ``{final}`` (the score). One table, so that a
+#: code's sentence and its remedy cannot drift apart.
+_REASONS: Final[Mapping[str, tuple[str | None, str, str | None]]] = {
+    "proposal.incomplete": (
+        "member",
+        "The proposal is structurally incomplete at member '{subject}': it is missing, "
+        "of the wrong type or format, or not allowed, so no other check ran (SPEC §3.1).",
+        "Write every member SPEC §1 requires, each of its type, and no other.",
+    ),
+    "closure.unknown_lesson": (
+        "lesson id",
+        "Its lesson {subject} is not among the bundle's lessons.",
+        "Cite a lesson that is in the bundle.",
+    ),
+    "closure.unknown_evidence": (
+        "evidence id",
+        "It cites evidence {subject}, which is not in the bundle.",
+        "Cite only evidence that is in the bundle.",
+    ),
+    "closure.unknown_trace": (
+        "trace id",
+        "A cited evidence item belongs to trace {subject}, which is not in the bundle.",
+        "Cite only evidence whose trace is in the bundle.",
+    ),
+    "closure.unknown_materialization": (
+        "materialization id",
+        "A cited trace ran in materialization {subject}, which is not in the bundle.",
+        "Cite only evidence whose trace's materialization is in the bundle.",
+    ),
+    "closure.outside_lesson": (
+        "evidence id",
+        "It cites {subject} as support, but its lesson does not list that evidence.",
+        "Cite as support only evidence its lesson lists.",
+    ),
+    "closure.conflicting_stance": (
+        "evidence id",
+        "It cites {subject} both as support and as contradiction.",
+        "Cite {subject} as support or as contradiction, not both.",
+    ),
+    "closure.step_out_of_range": (
+        "evidence id",
+        "Evidence {subject} points at a step past the end of its trace.",
+        "Cite a step of the trace: steps count from 0 and stay below the trace's number of steps.",
+    ),
+    "closure.stale_memory": (
+        None,
+        "It was written against another memory version: base_memory_version is not the bundle's memory.version.",
+        "Re-read the memory{memory} and write the edit against it, with its version as base_memory_version.",
+    ),
+    "closure.unknown_instruction": (
+        "key",
+        "It replaces or removes instruction {subject}, which is not in memory.",
+        "There is no instruction {subject} to change: use add for a new instruction, or name a key the memory holds.",
+    ),
+    "closure.key_exists": (
+        "key",
+        "It adds instruction {subject}, but that key already exists in memory or among the instructions in force.",
+        "To change {subject}, use replace on it with its current digest as expected_digest; to add a new "
+        "instruction, choose a key the memory does not hold.",
+    ),
+    "closure.stale_instruction": (
+        "key",
+        "It edits instruction {subject} as it used to be: its expected_digest is not the instruction's current digest.",
+        "Re-read {subject} in the current memory{memory} and write the edit against its current digest.",
+    ),
+    "artifact.invalid_digest": (
+        "artifact id",
+        "Artifact {subject} in its closure has a digest member that is not a sha256 digest.",
+        "Record the bundle again from the original artifacts: the edit itself was not judged.",
+    ),
+    "artifact.digest_mismatch": (
+        "artifact id",
+        "Artifact {subject} in its closure was changed after it was sealed: its digest does not match its content.",
+        "Record the bundle again from the original artifacts: the edit itself was not judged.",
+    ),
+    "delta.oversized": (
+        None,
+        "Its edit is too large: more than {max_operations} operations, an operation text over "
+        "{max_operation_bytes} bytes, or over {max_delta_bytes} text bytes in all.",
+        "Split it into smaller edits: at most {max_operations} operations, {max_operation_bytes} bytes an "
+        "operation text and {max_delta_bytes} bytes in all.",
+    ),
+    "delta.noop": (
+        "key",
+        "Its replace of {subject} changes nothing: the same text (once normalized) in the same scope.",
+        "Nothing to do: memory already says this for {subject}.",
+    ),
+    "instruction.duplicate": (
+        "key",
+        "Its text for {subject} duplicates an instruction that already exists (once normalized): in memory "
+        "under another key, in force in a containing scope, or in the same proposal.",
+        "Nothing to add: an instruction in force already says this; to change that instruction, replace it "
+        "under its own key.",
+    ),
+    "evidence.quarantined": (
+        "evidence id",
+        "Evidence {subject} comes from a materialization marked incompatible or invalid: it is quarantined "
+        "and influences nothing (informational).",
+        None,
+    ),
+    "support.quarantined": (
+        None,
+        "Once quarantined evidence is set aside, too few independent lineages support it; it is quarantined "
+        "until evidence from sound materializations recurs.",
+        "Propose it again when evidence from sound materializations (not incompatible or invalid) shows the lesson.",
+    ),
+    "support.insufficient_lineages": (
+        None,
+        "Its verified support comes from fewer independent lineages (root tasks) than required; it is "
+        "deferred until the lesson recurs.",
+        "Propose it again, as it is, once the lesson recurs in {more_tasks}: tasks other than those it "
+        "cites, as more runs of one task count once.",
+    ),
+    "support.counterevidence": (
+        None,
+        "Verified counterevidence is at least as strong as its verified support.",
+        "The evidence contradicts it{weights}: propose it only if new, independent support outweighs that "
+        "counterevidence.",
+    ),
+    "scope.mismatch": (
+        None,
+        "Its scope is not the scope its evidence actually covers.",
+        "Give it the scope its supporting evidence covers: the repositories and paths of the cited traces.",
+    ),
+    "rank.selected": (
+        None,
+        "It cleared the threshold of {threshold}, neither duplicates nor conflicts with a higher-ranked "
+        "proposal, and is among the first {max_selected} survivors: the Writer may apply it.",
+        None,
+    ),
+    "rank.limit": (
+        None,
+        "It survived the ranking, but {max_selected} higher-ranked survivors were already selected (max_selected).",
+        "Propose it again as it is: it passed every rule, and only the limit of {max_selected} selected edits "
+        "a run stopped it.",
+    ),
+    "rank.duplicate": (
+        "proposal id",
+        "It makes exactly the same edits as {subject}, which ranks higher (same fingerprint).",
+        None,
+    ),
+    "rank.conflict": (
+        "proposal id",
+        "It edits a key that {subject}, a higher-ranked survivor, also edits: the two operations differ, or "
+        "the two scopes do.",
+        "Do not compete with that edit: once it is in memory, re-read the memory and replace the key against it "
+        "if it still needs to change.",
+    ),
+    "rank.below_threshold": (
+        None,
+        "It was accepted, but its final score is below the threshold of {threshold}.",
+        "Its score{final} is below the threshold of {threshold}: propose it again when more independent tasks "
+        "(10 points each, up to 30) or stronger signals support it.",
+    ),
 }
+
+#: One sentence per reason code (SPEC §3, §5). ``{subject}`` and the config members may be used.
+SENTENCES: Final[Mapping[str, str]] = {code: sentence for code, (_, sentence, _) in _REASONS.items()}
+#: What a curator's note says to do next, per reason code; None where there is nothing to do
+#: differently (the fields a remedy may use are above ``_REASONS``).
+REMEDIES: Final[Mapping[str, str | None]] = {code: remedy for code, (_, _, remedy) in _REASONS.items()}
+#: What each reason's subject names (SPEC's tables), None for a code whose subject is always null.
+SUBJECTS: Final[Mapping[str, str | None]] = {code: subject for code, (subject, _, _) in _REASONS.items()}
+
+_NOT_AN_OBJECT: Final = "The proposal is not a JSON object, so no other check ran (SPEC §3.1)."
+"""``proposal.incomplete``'s sentence when its subject is null (SPEC §3.1: not an object)."""
+
+
+def reason_sentence(code: str, subject: str | None, config: Mapping[str, Any]) -> str:
+    """The sentence of a reason (``code`` and ``subject``), the config's members by value: what
+    ``explain``, the run view and a curator's note say of it."""
+    if subject is None and code == "proposal.incomplete":
+        return _NOT_AN_OBJECT
+    return SENTENCES[code].format_map(_Fields(config, subject=subject))
+
+
+def reason_meaning(code: str, config: Mapping[str, Any] | None = None) -> str:
+    """What a reason code means, whoever carries it: its sentence with its subject named by kind
+    (``‹key›``), the config's members by value, or by name (``‹threshold›``) without a config."""
+    return SENTENCES[code].format_map(_Fields(config or {}, subject=f"‹{SUBJECTS[code] or 'subject'}›"))
+
+
+def reason_remedy(code: str, subject: str | None, config: Mapping[str, Any], **facts: str) -> str | None:
+    """What a curator's note says to do about a reason (:data:`REMEDIES`), its fields filled from
+    the subject, the config and ``facts`` (``memory``, ``more_tasks``, ``weights``, ``final``:
+    the words above ``_REASONS``); None where there is nothing to do differently."""
+    template = REMEDIES[code]
+    return None if template is None else template.format_map(_Fields(config, subject=subject, **facts))
+
+
+class _Fields(dict[str, Any]):
+    """A template's fields: numbers written as JSON writes them (``40``, ``12.5``), and a field
+    nobody gave named in place (``‹max_selected›``)."""
+
+    def __init__(self, config: Mapping[str, Any], **given: Any) -> None:
+        super().__init__({name: _number(value) for name, value in config.items()}, **given)
+
+    def __missing__(self, name: str) -> str:
+        return f"‹{name}›"
+
+
+def _number(value: Any) -> str:
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() else repr(value)
+    return str(value)
+
 
 # -- Scores (SPEC §4) ------------------------------------------------------------------------
 
@@ -294,6 +470,7 @@ EXIT_OF_CODE: Final[Mapping[str, int]] = {
     "summary.tampered": _REFUSED,
     "ledger.tampered": _REFUSED,
     "ledger.damaged": _REFUSED,
+    "notes.invalid": _INPUT,
     **{f"invariant.{name}": _REFUSED for name in INVARIANTS},
     "signature.unsigned": _REFUSED,
     "signature.malformed": _REFUSED,

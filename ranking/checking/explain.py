@@ -17,7 +17,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from curator_io.catalogue import COMPONENTS, MAXIMA, PENALTY_MAXIMUM, RECURRENCE_PER_LINEAGE, SENTENCES
+from curator_io.catalogue import (
+    COMPONENTS,
+    MAXIMA,
+    PENALTY_MAXIMUM,
+    RECURRENCE_PER_LINEAGE,
+    SENTENCES,
+    reason_meaning,
+    reason_sentence,
+)
 from curator_io.errors import ConfigError
 from curator_io.grammar import instant_key
 from curator_io.models import SIGNAL_WEIGHTS, Bundle, Scope
@@ -29,9 +37,7 @@ from validator.closure import integrity_points
 from validator.proposal import short_fingerprint
 from validator.support import QUARANTINED_STATUSES, derive_scope
 
-__all__ = ["SENTENCES", "Section", "Explanation", "UnknownProposal", "explain", "reason_sentence"]
-
-_NULL_SUBJECT = {"proposal.incomplete": "The proposal is not a JSON object, so no other check ran (SPEC §3.1)."}
+__all__ = ["SENTENCES", "Section", "Explanation", "UnknownProposal", "explain", "reason_sentence", "reason_meaning"]
 
 _RECURRENCE_MAXIMUM = MAXIMA["recurrence"]
 _SIGNAL_OF_WEIGHT: dict[int | float, str] = {w: name for name, w in SIGNAL_WEIGHTS.items()}
@@ -68,13 +74,6 @@ class Explanation:
         for s in self.sections:
             out += ["", s.title, *(f"  {line}" for line in s.lines)]
         return out
-
-
-def reason_sentence(code: str, subject: str | None, config: Mapping[str, Any]) -> str:
-    if subject is None and code in _NULL_SUBJECT:
-        return _NULL_SUBJECT[code]
-    fields = {name: _num(value) for name, value in config.items()}
-    return SENTENCES[code].format(subject=subject, **fields)
 
 
 def explain(accepted: Accepted, proposal_id: str) -> Explanation:
