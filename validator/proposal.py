@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 from curator_io import grammar as g
 from curator_io.canonical import digest
 from curator_io.catalogue import DIGEST_PREFIX
-from curator_io.kinds import PROPOSAL
+from curator_io.kinds import PROPOSAL, is_scope
 from curator_io.models import Bundle, Scope
 
 __all__ = [
@@ -23,6 +23,7 @@ __all__ = [
     "proposals_of",
     "fingerprint",
     "edit_of",
+    "edit_fault",
     "short_fingerprint",
     "reported_id",
 ]
@@ -135,3 +136,19 @@ def edit_of(scope: Scope, operations: tuple[Operation, ...]) -> dict[str, Any]:
     """The edit itself, without its argument: what the fingerprint (SPEC §3.6) is the digest of.
     The ledger keeps it, so that a note can say which edit was refused."""
     return {"scope": scope.to_json(), "operations": [op.to_json() for op in operations]}
+
+
+def edit_fault(value: Any) -> str | None:
+    """Why ``value`` is not an edit as :func:`edit_of` writes one, or None: an object of exactly
+    ``scope`` (SPEC §1) and ``operations`` (a proposal's, §3.1), the operations in key order."""
+    if type(value) is not dict or value.keys() != {"scope", "operations"}:
+        return "it is not an object of exactly scope and operations"
+    if not is_scope(value["scope"]):
+        return "its scope is not a SPEC §1 scope"
+    operations = value["operations"]
+    if not PROPOSAL.rule("operations").holds(operations):
+        return "its operations are not a proposal's (SPEC §3.1)"
+    keys = [op["key"] for op in operations]
+    if keys != sorted(keys):
+        return "its operations are not in key order (SPEC §3.6)"
+    return None

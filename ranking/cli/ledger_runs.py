@@ -5,17 +5,18 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from curator_io.canonical import canon
-from curator_io.errors import TamperError
+from curator_io.errors import ConfigError, TamperError
 from ranking.cli.logs import get_logger
 from ranking.cli.output import emit, emit_json
 from ranking.cli.targets import ledger_files, refuse_input_as_output
-from ranking.ledger.notes import counted, note_lines, refusal_mark, refusals, render_history
-from ranking.ledger.records import decision_json, decisions_of, recording_of_run
+from ranking.ledger.curator import notes_of, record_run
+from ranking.ledger.feedback import Budget, standing_mark
+from ranking.ledger.notes import counted, render_history
+from ranking.ledger.records import decision_json
 from ranking.ledger.store import Ledger
 from ranking.running.inputs import read_input
 from ranking.running.outputs import write_file
@@ -35,7 +36,6 @@ __all__ = [
     "run_render",
     "verified",
     "record_scored",
-    "refusal_marks",
 ]
 
 
@@ -62,6 +62,7 @@ def run_history(args: argparse.Namespace) -> int:
             found = ledger.decisions(fingerprint=args.fingerprint, lesson=args.lesson)
         outcomes = ledger.outcomes_of(found)
         signers = ledger.signers_of({d.report for d in found})
+        edits = ledger.edits_of(d.fingerprint for d in found if d.fingerprint is not None)
     entries = [(d, outcomes[(d.report, d.proposal)]) for d in found]
     if args.format == "json":
         json = [decision_json(d, tuple(o), signers.get(d.report, ())) for d, o in entries]
@@ -69,16 +70,27 @@ def run_history(args: argparse.Namespace) -> int:
     elif not entries:
         emit(f"no decision in {args.ledger} matches")
     else:
-        emit(render_history(entries, signers, proposal=args.proposal))
+        emit(render_history(entries, signers, proposal=args.proposal, edits=edits))
     return 0
 
 
 def run_notes(args: argparse.Namespace) -> int:
+    given = {
+        "notes": args.limit,
+        "per_lesson": args.per_lesson,
+        "note_bytes": args.note_bytes,
+        "prompt_bytes": args.prompt_bytes,
+    }
+    try:
+        budget = Budget(**{name: value for name, value in given.items() if value is not None})
+    except ValueError as e:
+        raise ConfigError("usage.invalid_option", str(e)) from e
     with Ledger.open(args.ledger, read_only=True) as ledger:
-        found = refusals(ledger.decisions(lesson=args.lesson))
-        signers = ledger.signers_of({r.latest.report for r in found})
-        edits = ledger.edits_of(r.fingerprint for r in found)
-    emit(note_lines(found, args.limit, signers, edits))
+        notes = notes_of(ledger, lesson=args.lesson, memory_version=args.memory_version, budget=budget)
+    if args.format == "json":
+        emit_json(canon([n.to_json() for n in notes]))
+    else:
+        emit([n.line for n in notes])
     return 0
 
 
@@ -110,8 +122,9 @@ def run_render(args: argparse.Namespace) -> int:
     with Ledger.open(args.ledger, read_only=True) as ledger:
         verified(ledger, args.ledger)  # before anything is written: a tampered ledger gets no page
         entries = list(ledger.export())
+        edits = ledger.edits_of(d.fingerprint for d, _ in entries if d.fingerprint is not None)
     out = Path(args.out)
-    write_file(out, render_ledger(entries).encode("utf-8"))
+    write_file(out, render_ledger(entries, edits).encode("utf-8"))
     runs = len({d.run for d, _ in entries})
     emit(f"{out}: ledger view of {args.ledger} ({runs} run(s), {len(entries)} decisions)")
     return 0
@@ -148,33 +161,27 @@ def run_merge(args: argparse.Namespace) -> int:
     return 0
 
 
-def refusal_marks(ledger: Ledger, report: Mapping[str, Any]) -> dict[str, str]:
-    """``{proposal id: "refused 2× before: …"}`` for each proposal of ``report`` whose
-    fingerprint the ledger has seen refused in another report; logged too."""
-    log = get_logger()
-    mine = decisions_of(report)
-    earlier = refusals(ledger.on_fingerprints(d.fingerprint for d in mine if d.fingerprint), excluding=report["digest"])
-    by_fingerprint = {r.fingerprint: r for r in earlier}
-    marks = {}
-    for d in mine:
-        found = by_fingerprint.get(d.fingerprint) if d.fingerprint else None
-        if found is not None:
-            marks[d.proposal] = refusal_mark(found, d.proposal)
-            log.info(
-                "ledger.refused_before",
-                proposal=d.proposal,
-                fingerprint=d.fingerprint,
-                times=found.times,
-                codes=list(found.codes),
-                run=found.latest.run,
-            )
-    return marks
-
-
 def record_scored(path: str, result: Result, signer: Signer | None = None) -> dict[str, str]:
-    """``score --ledger``: the refusal marks for the run's report (from earlier reports only), then
-    record it with the edits of its bundle, and who signed its bundle when ``--trust`` checked that."""
+    """``score --ledger``: record the run's report (:func:`ranking.ledger.curator.record_run`), and
+    the mark of each of its proposals whose edit the ledger had decided before and not admitted
+    last (``refused 2× before: …``, ``deferred 1× before: …``), logged too."""
+    log = get_logger()
     with Ledger.open(path) as ledger:
-        marks = refusal_marks(ledger, result.report)
-        ledger.add_produced([recording_of_run(result, signer)])
+        before = record_run(ledger, result, signer)
+    marks = {}
+    for entry in result.report["proposals"]:
+        standing = before.get(entry["fingerprint"]) if entry["fingerprint"] else None
+        mark = standing_mark(standing, entry["id"]) if standing is not None else None
+        if standing is None or mark is None:
+            continue
+        marks[entry["id"]] = mark
+        log.info(
+            "ledger.seen_before",
+            proposal=entry["id"],
+            fingerprint=standing.fingerprint,
+            note=standing.kind,
+            times=standing.times,
+            codes=list(standing.decision.distinct_codes),
+            run=standing.decision.run,
+        )
     return marks

@@ -14,8 +14,9 @@ ACE's ``UpdateStep`` in the steps ``ACE.build_steps`` returns (:meth:`EvidenceGa
    :func:`ranking.checking.gate.gate`), then to the live skillbook;
 4. a deferred edit (or one left out by ``max_selected``) is ranked again in the next
    ``carry`` windows, where the same edit from another lineage adds to its support;
-5. every report goes to the ledger (``ledger=``); the refused edits' "do not re-propose"
-   lines reach the skill manager's next prompt.
+5. every report goes to the ledger (``ledger=``) before anything is written; the curator's
+   notes (:mod:`ranking.ledger.feedback`, the same for every host) reach the skill manager's
+   next prompt.
 
 Needs the optional extra, and Python 3.12 or newer: ``pip install 'evidence-rank[ace]'``.
 docs/ace.md says which SPEC rule each ACE fact feeds.
@@ -26,7 +27,6 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Any
 
 try:
@@ -37,24 +37,19 @@ except ImportError as e:  # ace-framework 0.8 and later needs Python 3.12
     ) from e
 
 from curator_io import SealedBundle
-from curator_io.catalogue import DEFERRED, REJECTED, SELECTED, SUPERSEDED, UNSELECTED
+from curator_io.catalogue import DEFERRED, SELECTED, UNSELECTED
 from curator_io.config import DEFAULT_CONFIG, Config, parse_config
 from curator_io.grammar import is_id, is_repo
 from ranking.checking.gate import gate
 from ranking.integrations.ace_bundle import Observation, Pending, Sample, gathered, text_of, window_bundle
 from ranking.integrations.ace_skillbook import memory_of, net_edits, write_selection
-from ranking.ledger.notes import note_lines, refusals
-from ranking.ledger.records import DecisionRow, decisions_of, recording_of_run
+from ranking.ledger.curator import read_notes, record_run
+from ranking.ledger.feedback import DEFAULT_BUDGET, Budget, Note, Runs, curator_notes, prompt_block
+from ranking.ledger.records import edits_of
 from ranking.ledger.store import Ledger
 from ranking.pipeline import Result, rank
-from validator.proposal import edit_of
 
 __all__ = ["EvidenceGate", "Observation", "Window"]
-
-_NOTES_HEADER = "The evidence gate refused these skillbook edits before. Do not propose them again as they are:"
-_REFUSED = frozenset({REJECTED, SUPERSEDED})
-"""The refusals a note names: a deferred edit is carried over, and the same edit from
-another lineage is what it needs, so the skill manager is not told to drop it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,8 +115,8 @@ class EvidenceGate:
         self._tags: list[tuple[str, int, Any]] = []
         self._pending: list[Pending] = []
         self._numbers = {"samples": 0, "windows": 0, "proposals": 0}
-        self._decisions: list[DecisionRow] = []
-        self._edits: dict[str, Any] = {}
+        self._runs = Runs()
+        """Every report ranked, for the notes when there is no ledger."""
 
     def steps(self, steps: Sequence[Any]) -> list[Any]:
         """ACE's steps (``ACE.build_steps(...)``) with the gate in place of their ``UpdateStep``.
@@ -158,17 +153,12 @@ class EvidenceGate:
         compares with what a selection permits (SPEC §8)."""
         return memory_of(self.skillbook, self.version, self.repository)
 
-    def notes(self, limit: int | None = 20) -> tuple[str, ...]:
-        """The "do not re-propose" lines the skill manager's next prompt gets: one per edit
-        the ledger (without one, this gate) saw rejected or superseded, the most recent first."""
-        if self.ledger is not None and Path(self.ledger).is_file():
-            with Ledger.open(self.ledger, read_only=True) as ledger:
-                found = refusals(d for d in ledger.decisions() if d.disposition in _REFUSED)
-                edits = ledger.edits_of(r.fingerprint for r in found[:limit])
-        else:
-            found = refusals(d for d in self._decisions if d.disposition in _REFUSED)
-            edits = self._edits
-        return note_lines(found, limit, None, edits)
+    def notes(self, budget: Budget = DEFAULT_BUDGET) -> tuple[Note, ...]:
+        """The curator's notes the skill manager's next prompt gets (:mod:`ranking.ledger.feedback`,
+        the policy every host shares): from the ledger, or without one from this gate's windows."""
+        if self.ledger is not None:
+            return read_notes(self.ledger, memory_version=self.version, budget=budget)
+        return curator_notes(self._runs, memory_version=self.version, budget=budget)
 
     # --- staging ---------------------------------------------------------------------
 
@@ -225,9 +215,9 @@ class EvidenceGate:
         verdict = gate(result.canonical, sealed.bundle, memory_of(trial, version, self.repository), config=self.config)
         if not verdict.passed:  # Cannot happen: a write that is not the selection's is a bug here, and stops.
             raise RuntimeError(f"the gated write differs from the selection: {verdict.findings[0].message}")
+        self._remember(result)  # before the live write: an edit that cannot be accounted for is not written
         written = write_selection(self.skillbook, selected, stamp)
         self.version = version
-        self._remember(result)
         dispositions = {e["id"]: e["disposition"] for e in result.report["proposals"]}
         again = {DEFERRED, UNSELECTED}
         self._pending = [
@@ -247,14 +237,12 @@ class EvidenceGate:
         return window
 
     def _remember(self, result: Result) -> None:
-        """Record the report: in the ledger when there is one, for the notes in any case."""
+        """Record the report: in the ledger when there is one, else in this gate's runs, for the notes."""
         if self.ledger is not None:
             with Ledger.open(self.ledger) as ledger:
-                ledger.add_produced([recording_of_run(result)])
-        self._decisions.extend(decisions_of(result.report))
-        for entry in result.validation.entries:
-            if entry.proposal is not None:
-                self._edits[entry.proposal.fingerprint] = edit_of(entry.proposal.scope, entry.proposal.operations)
+                record_run(ledger, result)
+        else:
+            self._runs.add(result.report, edits_of(e.proposal for e in result.validation.entries))
 
 
 class _GatedUpdate:
@@ -270,16 +258,16 @@ class _GatedUpdate:
 
     def __call__(self, ctx: ACEStepContext) -> ACEStepContext:
         staged = self.gate.skillbook.clone()
-        done = UpdateStep(_Noted(self.skill_manager, self.gate.notes()), staged)(ctx)
+        done = UpdateStep(_Noted(self.skill_manager, prompt_block(self.gate.notes())), staged)(ctx)
         batch = done.skill_manager_output
         self.gate._record(ctx, batch.operations, batch.reasoning, staged)
         return done
 
 
 class _Noted:
-    """A skill manager whose prompt's task context ends with the gate's refusals."""
+    """A skill manager whose prompt's task context ends with the curator's notes."""
 
-    def __init__(self, skill_manager: Any, notes: Sequence[str]) -> None:
+    def __init__(self, skill_manager: Any, notes: str) -> None:
         self.skill_manager = skill_manager
         self.notes = notes
 
@@ -287,7 +275,7 @@ class _Noted:
         self, *, reflections: tuple[Any, ...], skillbook: Any, question_context: str, progress: str, **kwargs: Any
     ) -> Any:
         if self.notes:
-            question_context = "\n\n".join([question_context, "\n".join([_NOTES_HEADER, *self.notes])]).lstrip()
+            question_context = "\n\n".join([question_context, self.notes]).lstrip()
         return self.skill_manager.update_skills(
             reflections=reflections, skillbook=skillbook, question_context=question_context, progress=progress, **kwargs
         )

@@ -45,7 +45,8 @@ from curator_io.report_model import RankingReport
 from ranking.checking.acceptance import Accepted, Replayed, Sources, accept
 from ranking.integrations.agentdescent_fused import is_fused, judge_fused
 from ranking.integrations.provenance import SignatureSource, Trust, read_signature, read_trust, signature_path
-from ranking.ledger.records import REFUSED
+from ranking.ledger.feedback import DEFAULT_BUDGET, Budget, Note, Runs, curator_notes
+from ranking.ledger.records import edits_of
 from ranking.running.inputs import read_input
 from ranking.signing.signers import Signer
 from validator import proposals_of
@@ -55,7 +56,7 @@ __all__ = [
     "ProposalMatcher",
     "RankedProposal",
     "match_diff",
-    "rejected_notes",
+    "report_notes",
 ]
 
 Source = str | os.PathLike[str] | bytes | Mapping[str, Any]
@@ -291,24 +292,24 @@ class _Recorder:
             record_outcome(self.path, outcome)
 
 
-def rejected_notes(report: Source, lesson: str | None = None) -> tuple[str, ...]:
-    """Lines for a curator's next prompt, so it does not propose the same edit again.
-
-    One line per rejected, superseded or deferred proposal, in report order:
-    ``do not re-propose: <rationale> — <disposition>, <codes>``. ``lesson``
-    keeps only the proposals citing that lesson id. The report is verified
-    first, as for :class:`EvidenceRankingAcceptance`.
-    """
-    from ranking.ledger.notes import one_line  # the notes' rule; the ledger's SQLite only when a ledger is used
-
-    notes = []
-    for p in _entries(_accepted(report, None, None, None, None).report, {}):
-        if p.disposition not in REFUSED or (lesson is not None and p.lesson != lesson):
-            continue
-        # SPEC §6: rationale is "" when absent or incomplete; name the id instead.
-        what = one_line(p.rationale) or f"proposal {p.id}"
-        notes.append(f"do not re-propose: {what} — {p.disposition}, {', '.join(p.codes)}")
-    return tuple(notes)
+def report_notes(
+    report: Source,
+    *,
+    bundle: Source | None = None,
+    lesson: str | None = None,
+    budget: Budget = DEFAULT_BUDGET,
+) -> tuple[Note, ...]:
+    """The curator's notes on one report's edits (:mod:`ranking.ledger.feedback`, the policy every
+    host shares): what to do next with each edit it did not select. With ``bundle`` (the report
+    is then replayed from it), each note names its edit; without, its proposal and rationale.
+    ``lesson`` keeps the notes on that lesson's edits. The report is accepted first, as for
+    :class:`EvidenceRankingAcceptance`. Across runs, read them from a ledger
+    (:func:`ranking.ledger.read_notes`)."""
+    accepted = _accepted(report, bundle, None, None, None)
+    runs = Runs()
+    edits = edits_of(e.proposal for e in accepted.result.validation.entries) if isinstance(accepted, Replayed) else ()
+    runs.add(accepted.document, edits)
+    return curator_notes(runs, lesson=lesson, budget=budget)
 
 
 def _accepted(

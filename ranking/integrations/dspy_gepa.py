@@ -6,10 +6,10 @@ the ledger's refusals to the reflection LM.
 the selection strategy go in there (docs/dspy.md has the recipe and what DSPy
 allows). What does not go in there is the reflection: DSPy's adapter writes
 new instructions with its own proposer, so GEPA never calls the reflection LM
-that :func:`~ranking.integrations.gepa.with_rejected_notes` would wrap.
+that :func:`~ranking.integrations.gepa.with_notes` would wrap.
 
 :class:`NotedInstructionProposer` is DSPy's ``InstructionProposer`` with the
-ledger's "do not re-propose" lines in its ``additional_instructions``, read at
+ledger's notes for the curator in its ``additional_instructions``, read at
 each call. DSPy builds a proposer's signature when the proposer is made, with
 an ``additional_instructions`` input only when that text was not empty then;
 text given to it later is dropped (DSPy logs one warning). So this proposer
@@ -30,25 +30,26 @@ try:
 except ImportError as e:
     raise ImportError("ranking.integrations.dspy_gepa needs DSPy 3.4: pip install 'evidence-rank[dspy]'") from e
 
-from ranking.integrations.gepa import rejected_notes_block
+from ranking.integrations.gepa import notes_block
+from ranking.ledger.feedback import DEFAULT_BUDGET, Budget
 
 __all__ = ["NotedInstructionProposer"]
 
 
 class NotedInstructionProposer:
     """A DSPy instruction proposer (``dspy.GEPA(instruction_proposer=...)``): DSPy's own
-    ``InstructionProposer``, its ``additional_instructions`` followed by the ledger's "do not
-    re-propose" lines (:func:`~ranking.integrations.gepa.rejected_notes_block`, at most
-    ``limit``), read at each call.
+    ``InstructionProposer``, its ``additional_instructions`` followed by the ledger's notes for
+    the curator (:func:`~ranking.integrations.gepa.notes_block`, within ``budget``), read at
+    each call.
 
     ``options`` are ``InstructionProposer``'s (``skills``, ``additional_instructions``,
-    ``base_instructions``, ``max_chars``, ...). No ledger file yet, or no refusal in it: the
+    ``base_instructions``, ``max_chars``, ...). No ledger file yet, or no note from it: the
     proposer is ``InstructionProposer(**options)``.
     """
 
-    def __init__(self, ledger: str | os.PathLike[str], *, limit: int | None = 20, **options: Any) -> None:
+    def __init__(self, ledger: str | os.PathLike[str], *, budget: Budget = DEFAULT_BUDGET, **options: Any) -> None:
         self.ledger = ledger
-        self.limit = limit
+        self.budget = budget
         self.options = options
         # The notes the proposer was made with, and it; made now so that options DSPy refuses fail here.
         self._made: tuple[str, InstructionProposer] = ("", InstructionProposer(**options))
@@ -59,7 +60,7 @@ class NotedInstructionProposer:
         reflective_dataset: Mapping[str, Sequence[Mapping[str, Any]]],
         components_to_update: list[str],
     ) -> dict[str, str]:
-        notes = rejected_notes_block(self.ledger, limit=self.limit)
+        notes = notes_block(self.ledger, budget=self.budget)
         if notes != self._made[0]:
             given = self.options.get("additional_instructions")
             text = "\n\n".join(t for t in (given, notes) if t)

@@ -22,8 +22,8 @@ ledger (docs/ledger.md), which stays open for the run. Given as a callback too
 (``callbacks=[criterion]``), it also records what GEPA did after accepting:
 added the child to its pool (``committed``) or not (``dropped-by-selection``),
 and judges each merged candidate GEPA added without asking any criterion.
-:func:`with_rejected_notes` hands the ledger's "do not re-propose" lines to
-the reflection LM.
+:func:`with_notes` hands the ledger's notes for the curator
+(:mod:`ranking.ledger.feedback`, the policy every host shares) to the reflection LM.
 
 Needs the optional extra: ``pip install 'evidence-rank[gepa]'``. docs/gepa.md
 says which SPEC rule each GEPA fact feeds.
@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 try:
@@ -49,9 +48,9 @@ from curator_io.config import DEFAULT_CONFIG, Config, parse_config
 from curator_io.grammar import is_id, is_repo
 from ranking.integrations.gepa_bundle import Child, Minibatch
 from ranking.integrations.gepa_judgement import UNWRITABLE, Judgement, judge_children
-from ranking.ledger import rejected_notes
-from ranking.ledger.notes import refusals
-from ranking.ledger.records import Outcome, recording_of_run
+from ranking.ledger.curator import read_notes, record_run
+from ranking.ledger.feedback import DEFAULT_BUDGET, DO_NOT_REPEAT, RETRY, Budget, prompt_block
+from ranking.ledger.records import Outcome
 from ranking.ledger.store import Ledger
 from ranking.pipeline import Result
 
@@ -60,14 +59,12 @@ __all__ = [
     "EvidenceRankingSelection",
     "Judgement",
     "UNWRITABLE",
-    "with_rejected_notes",
-    "rejected_notes_block",
+    "with_notes",
+    "notes_block",
 ]
 
 COMMITTED, DROPPED = "committed", "dropped-by-selection"
 """The outcome categories: GEPA added the accepted child to its pool, or did not."""
-
-_NOTES_HEADER = "The evidence gate refused these edits before. Do not propose them again as they are:"
 
 
 class EvidenceRankingCriterion:
@@ -248,14 +245,12 @@ class EvidenceRankingCriterion:
         return min((size for _, _, size in self._current.values()), default=0)
 
     def _record(self, result: Result) -> dict[str, int]:
-        """Record the report; how often the ledger had refused each of its fingerprints in other reports."""
+        """Record the report (:func:`ranking.ledger.curator.record_run`); in how many other reports
+        the ledger had refused each of its edits since it was last admitted (docs/ledger.md)."""
         if self.ledger is None:
             return {}
-        ledger = self._ledger()
-        fingerprints = [e["fingerprint"] for e in result.report["proposals"] if e["fingerprint"] is not None]
-        found = refusals(ledger.on_fingerprints(fingerprints), excluding=result.report["digest"])
-        ledger.add_produced([recording_of_run(result)])  # with the edits, for the next prompt's notes
-        return {r.fingerprint: r.times for r in found}
+        before = record_run(self._ledger(), result)
+        return {f: s.times for f, s in before.items() if s.kind in (RETRY, DO_NOT_REPEAT)}
 
     def _ledger(self) -> Ledger:
         """The ledger, opened once for the run: opening it costs more than recording a report."""
@@ -313,36 +308,33 @@ class EvidenceRankingSelection:
         ]
 
 
-def with_rejected_notes(
-    reflection_lm: LanguageModel, ledger: str | os.PathLike[str], *, limit: int | None = 20
+def with_notes(
+    reflection_lm: LanguageModel, ledger: str | os.PathLike[str], *, budget: Budget = DEFAULT_BUDGET
 ) -> LanguageModel:
-    """``reflection_lm`` with the ledger's "do not re-propose" lines added to every prompt.
+    """``reflection_lm`` with the curator's notes from ``ledger`` added to every prompt.
 
-    The lines are :func:`ranking.ledger.rejected_notes` (one per refused
-    fingerprint, the most recently refused first, at most ``limit``), read at
-    each call, so a refusal recorded by the criterion reaches the next
-    reflection. A prompt of chat messages gets them at the end of its last
-    user message. No ledger file yet, or no refusal in it: the prompt is unchanged.
+    The notes are :func:`notes_block`'s, read at each call, so a decision recorded
+    by the criterion reaches the next reflection. A prompt of chat messages gets
+    them at the end of its last user message. No ledger file yet, or no note: the
+    prompt is unchanged.
     """
-    return _NotedLM(reflection_lm, ledger, limit)
+    return _NotedLM(reflection_lm, ledger, budget)
 
 
 class _NotedLM:
-    def __init__(self, lm: LanguageModel, ledger: str | os.PathLike[str], limit: int | None) -> None:
+    def __init__(self, lm: LanguageModel, ledger: str | os.PathLike[str], budget: Budget) -> None:
         self.lm = lm
         self.ledger = ledger
-        self.limit = limit
+        self.budget = budget
 
     def __call__(self, prompt: str | list[dict[str, Any]]) -> str:
-        return self.lm(_noted(prompt, rejected_notes_block(self.ledger, limit=self.limit)))
+        return self.lm(_noted(prompt, notes_block(self.ledger, budget=self.budget)))
 
 
-def rejected_notes_block(ledger: str | os.PathLike[str], *, limit: int | None = 20) -> str:
-    """The ledger's "do not re-propose" lines (:func:`ranking.ledger.rejected_notes`, at most
-    ``limit``) under one line saying what they are, as a reflection prompt gets them; empty
-    when there is no ledger file yet, or no refusal in it."""
-    notes = rejected_notes(ledger, limit=limit) if Path(ledger).is_file() else ()
-    return "\n".join([_NOTES_HEADER, *notes]) if notes else ""
+def notes_block(ledger: str | os.PathLike[str], *, budget: Budget = DEFAULT_BUDGET) -> str:
+    """The curator's notes from ``ledger`` (:func:`ranking.ledger.read_notes`) as a prompt gets
+    them (:func:`ranking.ledger.prompt_block`); empty without a ledger file or a note."""
+    return prompt_block(read_notes(ledger, budget=budget))
 
 
 def _noted(prompt: str | list[dict[str, Any]], notes: str) -> str | list[dict[str, Any]]:

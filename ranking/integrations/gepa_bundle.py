@@ -291,7 +291,7 @@ def _rationale(
     worse: int,
     n: int,
 ) -> str:
-    """What the edit does, first (a "do not re-propose" note shows the start), then its minibatch."""
+    """What the edit does, first (a curator's note shows the start), then its minibatch."""
     names = {key: name for name, key in keys.items()}
     edits = []
     for op in operations:

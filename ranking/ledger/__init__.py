@@ -6,7 +6,9 @@ did with each selected edit. The model, the commands and what "the same
 ledger" means are in docs/ledger.md.
 
 - :mod:`ranking.ledger.records` — decisions and outcomes, derived purely from reports;
-- :mod:`ranking.ledger.notes` — history tables, refusal marks, "do not re-propose" lines (pure);
+- :mod:`ranking.ledger.feedback` — the curator's notes, decisions in and notes out (pure): the one place a note is made;
+- :mod:`ranking.ledger.curator` — recording a run with what the ledger knew of its edits; notes from a ledger;
+- :mod:`ranking.ledger.notes` — history tables and outcome words for people (pure);
 - :mod:`ranking.ledger.audit` — ``ledger verify``'s comparisons (pure);
 - :mod:`ranking.ledger.rows` — every row read, checked for type and range (pure);
 - :mod:`ranking.ledger.connection` — the SQLite connection: the schema check, waiting, SQLite's errors as ours;
@@ -17,25 +19,10 @@ ledger" means are in docs/ledger.md.
 
 from __future__ import annotations
 
-import os
-
-from ranking.ledger.notes import note_lines, refusals
+from ranking.ledger.curator import read_notes
+from ranking.ledger.feedback import DEFAULT_BUDGET, Budget, Note, notes_from_json, prompt_block
 from ranking.ledger.records import DecisionRow
 from ranking.ledger.store import Ledger
 
 # What a program calls (docs/api.md); the rest is imported from the module that owns it.
-__all__ = ["DecisionRow", "Ledger", "rejected_notes"]
-
-
-def rejected_notes(
-    ledger: str | os.PathLike[str], lesson: str | None = None, limit: int | None = None
-) -> tuple[str, ...]:
-    """The ledger form of ``ranking.integrations.agentdescent.rejected_notes``: one
-    "do not re-propose" line per refused fingerprint across every recorded run,
-    the most recently refused first, naming the edit (when the ledger recorded it)
-    and how often it was refused."""
-    with Ledger.open(ledger, read_only=True) as opened:
-        found = refusals(opened.decisions(lesson=lesson))
-        signers = opened.signers_of({r.latest.report for r in found})
-        edits = opened.edits_of(r.fingerprint for r in found[:limit])
-    return note_lines(found, limit, signers, edits)
+__all__ = ["DEFAULT_BUDGET", "Budget", "DecisionRow", "Ledger", "Note", "notes_from_json", "prompt_block", "read_notes"]

@@ -1,5 +1,6 @@
-"""What people and prompts read from a ledger: history tables, refusal marks,
-"do not re-propose" notes, a curator's rationale on one line in each. Pure: decisions in, text out.
+"""What people read from a ledger: history tables and the words for an acceptance test's
+outcome. Pure: decisions in, text out. (What a curator reads, its notes, is
+:mod:`ranking.ledger.feedback`'s.)
 
 Every function takes decisions oldest first (the ledger's insertion order, see
 docs/ledger.md): "latest" is the last of them.
@@ -7,24 +8,16 @@ docs/ledger.md): "latest" is the last of them.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from curator_io.catalogue import SELECTED
+from ranking.ledger.feedback import describe_edit
 from ranking.ledger.records import REFUSED, DecisionRow, Outcome
 from ranking.signing.signers import Signer
 from validator.proposal import short_fingerprint
 
 __all__ = [
-    "NOTE_CHARS",
-    "one_line",
-    "Refusal",
-    "refusals",
-    "refusal_mark",
-    "note_lines",
-    "describe_edit",
-    "scope_words",
     "describe_outcome",
     "outcome_words",
     "render_history",
@@ -38,122 +31,6 @@ _CATEGORY_WORDS = {
     # ranking.integrations.gepa: accepted, but GEPA's selection strategy left it out of the pool.
     "dropped-by-selection": "dropped by GEPA's selection",
 }
-
-
-NOTE_CHARS = 200
-"""The most characters of a rationale a note shows, the ellipsis included."""
-
-
-def one_line(text: str, limit: int = NOTE_CHARS) -> str:
-    """``text`` with every run of spaces and unprintable characters made one space,
-    cut to ``limit`` characters with a trailing ``…`` when longer."""
-    flat = " ".join("".join(ch if ch.isprintable() else " " for ch in text).split())
-    if len(flat) <= limit:
-        return flat
-    return flat[: limit - 1].rstrip() + "…"
-
-
-@dataclass(frozen=True, slots=True)
-class Refusal:
-    """Every refusal of one fingerprint (one edit, however it was argued: SPEC §3.6)."""
-
-    fingerprint: str
-    times: int
-    latest: DecisionRow
-
-    @property
-    def codes(self) -> tuple[str, ...]:
-        """The latest refusal's reason codes, each once, in report order."""
-        return self.latest.distinct_codes
-
-
-def refusals(decisions: Iterable[DecisionRow], *, excluding: str | None = None) -> list[Refusal]:
-    """One :class:`Refusal` per refused fingerprint, the most recently refused first.
-
-    Decisions without a fingerprint (incomplete proposals) cannot be recognised
-    again and are left out; so are the decisions of report ``excluding``.
-    """
-    counts: dict[str, int] = {}
-    latest: dict[str, DecisionRow] = {}
-    for d in decisions:
-        if d.disposition not in REFUSED or d.fingerprint is None or d.report == excluding:
-            continue
-        counts[d.fingerprint] = counts.get(d.fingerprint, 0) + 1
-        latest.pop(d.fingerprint, None)  # re-inserted last: dict order is "least recent first"
-        latest[d.fingerprint] = d
-    return [Refusal(f, counts[f], d) for f, d in reversed(latest.items())]
-
-
-def refusal_mark(refusal: Refusal, proposal: str | None = None) -> str:
-    """``refused 2× before: closure.stale_memory``, for score's table and log; ``refused 1× before
-    as p-ruff-format: ...`` when it was last refused under another id than ``proposal`` (the same
-    edit, reworded)."""
-    latest = refusal.latest.proposal
-    known = f" as {latest}" if proposal is not None and latest != proposal else ""
-    return f"refused {refusal.times}× before{known}: {', '.join(refusal.codes)}"
-
-
-def note_lines(
-    found: Sequence[Refusal],
-    limit: int | None = None,
-    signers: Mapping[str, Sequence[Signer]] | None = None,
-    edits: Mapping[str, Any] | None = None,
-) -> tuple[str, ...]:
-    """Lines for a curator's next prompt, one per refused fingerprint: the edit, then why it
-    was refused, ``do not re-propose: replace "ci.timeout" with "…" — refused 2×, latest
-    rejected: <codes>``, and ``(signed by <who>)`` when ``signers`` holds who signed the latest
-    refusal's bundle. The edit is named from ``edits`` (fingerprint -> SPEC §3.6's
-    ``{"scope", "operations"}``); where the ledger does not know it, by the latest rationale."""
-    lines = []
-    for r in found[:limit]:
-        edit = (edits or {}).get(r.fingerprint)
-        what = (
-            describe_edit(edit) if edit is not None else one_line(r.latest.rationale) or f"proposal {r.latest.proposal}"
-        )
-        codes = ", ".join(r.codes)
-        signed = signed_by((signers or {}).get(r.latest.report, ()))
-        lines.append(
-            f"do not re-propose: {what} — refused {r.times}×, latest {r.latest.disposition}: {codes}"
-            + (f" ({signed})" if signed else "")
-        )
-    return tuple(lines)
-
-
-#: The most characters of an instruction's text a note shows, the ellipsis included.
-EDIT_TEXT_CHARS = 120
-
-
-def describe_edit(edit: Mapping[str, Any]) -> str:
-    """An edit (SPEC §3.6: its scope and key-sorted operations) in words a model reads:
-    ``replace "ci.timeout" with "CI jobs time out after 30 minutes." in acme/api``;
-    several operations joined by ``; ``."""
-    words = []
-    for op in edit.get("operations", ()):
-        key = json.dumps(op.get("key"), ensure_ascii=False)
-        text = json.dumps(one_line(str(op.get("text", "")), EDIT_TEXT_CHARS), ensure_ascii=False)
-        action = op.get("action")
-        words.append(
-            f"add {key}: {text}"
-            if action == "add"
-            else f"replace {key} with {text}"
-            if action == "replace"
-            else f"remove {key}"
-        )
-    where = scope_words(edit.get("scope", {}))
-    return "; ".join(words) + (f" {where}" if where else "")
-
-
-def scope_words(scope: Mapping[str, Any]) -> str:
-    """``in acme/api``, ``in acme/api at src/api``, or nothing for a global scope (SPEC §1)."""
-    repository, path = scope.get("repository"), scope.get("path")
-    if repository is None:
-        return ""
-    return f"in {repository}" + (f" at {path}" if path else "")
-
-
-def _argued(decision: DecisionRow) -> str:
-    """A refused decision whose edit the ledger does not know, named by its rationale or its id."""
-    return one_line(decision.rationale) or f"proposal {decision.proposal}"
 
 
 def signed_by(signers: Sequence[Signer]) -> str:
@@ -180,11 +57,14 @@ def render_history(
     signers: Mapping[str, Sequence[Signer]] | None = None,
     *,
     proposal: str | None = None,
+    edits: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> list[str]:
-    """An aligned table's lines, oldest first, each decision with its fingerprint (shortened);
-    under a decision, who signed its report's bundle (from ``signers``, when recorded), and
-    under a selected one what the acceptance test did with it. With ``proposal``, a decision
-    of another proposal (there because it has the same fingerprint) says it is the same edit."""
+    """An aligned table's lines, oldest first, each decision with its fingerprint (shortened).
+    Under a decision: the edit itself (from ``edits``, when the ledger knows it), under the first
+    decision on it; who signed its report's bundle (from ``signers``, when recorded); under a
+    refused one, the run that admitted the same edit later, if one did; and under a selected one
+    what the acceptance test did with it. With ``proposal``, a decision of another proposal
+    (there because it has the same fingerprint) says it is the same edit."""
     rows = [("run", "proposal", "fingerprint", "disposition", "final", "reasons")]
     rows += [
         (d.run, d.proposal, short_fingerprint(d.fingerprint), d.disposition, _score(d.score), ", ".join(d.codes))
@@ -197,20 +77,45 @@ def render_history(
         return f"{first}  {r[4]:>{widths[4]}}  {r[5]}".rstrip()
 
     lines = [line(rows[0])]
-    for row, (d, outcomes) in zip(rows[1:], entries, strict=True):
+    shown: set[str] = set()
+    for at, (row, (d, outcomes)) in enumerate(zip(rows[1:], entries, strict=True)):
         lines.append(line(row))
         under = f"{'':<{widths[0]}}  "
+        edit = (edits or {}).get(d.fingerprint) if d.fingerprint is not None else None
+        if edit is not None and d.fingerprint not in shown:
+            shown.add(d.fingerprint)  # type: ignore[arg-type]  # Cannot be None: it has an edit.
+            lines.append(f"{under}edit: {describe_edit(edit)}")
         if proposal is not None and d.proposal != proposal:
             lines.append(
                 f"{under}the same edit as {proposal} (fingerprint {short_fingerprint(d.fingerprint)}), worded otherwise"
             )
         signed = signed_by((signers or {}).get(d.report, ()))
         lines += [f"{under}{signed}"] if signed else []
+        later = _admitted_later(d, entries[at + 1 :]) if d.disposition in REFUSED else None
+        lines += [f"{under}admitted later, in {later.run} as {later.proposal}"] if later is not None else []
         lines += [f"{under}{describe_outcome(o)}" for o in outcomes]
     runs = len({d.run for d, _ in entries})
     refused = sum(1 for d, _ in entries if d.disposition in REFUSED)
     lines += ["", f"{counted(len(entries), 'decision')} in {counted(runs, 'run')} · refused {refused}×"]
     return lines
+
+
+def _admitted_later(
+    decision: DecisionRow, later: Sequence[tuple[DecisionRow, Sequence[Outcome]]]
+) -> DecisionRow | None:
+    """The first later decision that admitted the same edit: selected in another report, and
+    committed where an acceptance test ran on it."""
+    if decision.fingerprint is None:
+        return None
+    for d, outcomes in later:
+        if (
+            d.fingerprint == decision.fingerprint
+            and d.report != decision.report
+            and d.disposition == SELECTED
+            and (not outcomes or any(o.category == "committed" for o in outcomes))
+        ):
+            return d
+    return None
 
 
 def _score(final: float | None) -> str:

@@ -43,10 +43,11 @@ __all__ = [
 ]
 
 
-#: *Refused*: the final dispositions that mean "do not propose this edit again as it is"
+#: *Refused*, in counts and tables: the final dispositions that kept an edit out by a rule
 #: (docs/ledger.md). Not ``unselected`` (it cleared every rule, only max_selected stopped it),
 #: not ``quarantined`` (it waits for evidence from sound materializations, SPEC §3.5.1-7).
-#: The ledger's notes and page, agentdescent's ``rejected_notes`` and the batch page all count these.
+#: Counts and tables of refusals (``history``, the ledger page, the batch page) count these; what a
+#: curator is told about each is :mod:`ranking.ledger.feedback`'s (a deferred edit: retry).
 REFUSED = frozenset({REJECTED, SUPERSEDED, DEFERRED})
 
 

@@ -21,6 +21,7 @@ import orjson
 from curator_io.grammar import MAX_INT
 from ranking.ledger.records import DecisionRow, Outcome
 from ranking.signing.signers import Signer, signer_fault
+from validator.proposal import edit_fault
 
 __all__ = ["RowError", "decision_row", "outcome_row", "report_row", "signer_row", "edit_row"]
 
@@ -172,10 +173,18 @@ def signer_row(key: object, values: Sequence[object]) -> tuple[str, Signer]:
 
 
 def edit_row(fingerprint: object, edit: object) -> tuple[str, bytes]:
-    """An ``edits`` row's fingerprint (text) and edit (canonical JSON, a BLOB), checked for their
-    form; whether the edit is the fingerprint's is :func:`ranking.ledger.audit.edit_fault`'s."""
+    """An ``edits`` row's fingerprint (text) and edit (JSON of an edit, a BLOB), checked for their
+    form, so that no reader meets an edit of another shape (``[1]``); whether the edit is
+    canonical and the fingerprint's is :func:`ranking.ledger.audit.edit_fault`'s."""
     if type(fingerprint) is not str:
         raise RowError("edits", fingerprint, f"fingerprint is {_kind(fingerprint)}, not text")
     if type(edit) is not bytes:
         raise RowError("edits", fingerprint, f"edit is {_kind(edit)}, not the edit's bytes (a BLOB)")
+    try:
+        value = orjson.loads(edit)
+    except orjson.JSONDecodeError:
+        raise RowError("edits", fingerprint, "edit is not JSON") from None
+    fault = edit_fault(value)
+    if fault is not None:
+        raise RowError("edits", fingerprint, f"edit is not an edit: {fault}")
     return fingerprint, edit

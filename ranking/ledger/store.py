@@ -293,6 +293,24 @@ class Ledger:
         knows and that is its fingerprint's; a fingerprint without one is not in the answer."""
         return {f: parse_json(e) for f, e in self._edit_rows(fingerprints) if edit_fault(f, e) is None}
 
+    def report_body(self, digest: str) -> bytes:
+        """The stored bytes of report ``digest`` (canonical JSON); ``ledger.damaged`` when a decision
+        names a report the ledger does not hold."""
+        for seq, found, body in self._db.rows("SELECT seq, digest, body FROM reports WHERE digest = ?", (digest,)):
+            return self._report(seq, found, body)[1]
+        raise TamperError("ledger.damaged", f"decisions name report {digest}, which is not stored", source=self.path)
+
+    def uncommitted_selections(self) -> set[tuple[str, str]]:
+        """(report, fingerprint) of each selected edit an acceptance test ran on without committing
+        any diff of it."""
+        seen: dict[tuple[str, str], bool] = {}
+        for key, *row in self._db.rows(f"SELECT key, {_OUTCOME_COLUMNS} FROM outcomes ORDER BY seq"):
+            o = self._outcome(key, row)
+            if o.fingerprint is not None:
+                pair = (o.report, o.fingerprint)
+                seen[pair] = seen.get(pair, False) or o.category == "committed"
+        return {pair for pair, committed in seen.items() if not committed}
+
     def export(self) -> Iterator[tuple[DecisionRow, list[Outcome]]]:
         """Every decision with its outcomes, in an order that depends on the content alone:
         (run, report digest, position); outcomes by key."""

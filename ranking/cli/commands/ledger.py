@@ -23,6 +23,18 @@ def _deferred(name: str) -> Callable[[argparse.Namespace], int]:
     return run
 
 
+#: ``ranking.ledger.feedback.Budget()``'s defaults, as ``ledger notes --help`` shows them: written
+#: here, as the ledger package is not imported to parse arguments (a test holds them equal).
+BUDGET_DEFAULTS = {"notes": 10, "per_lesson": 3, "note_bytes": 700, "prompt_bytes": 4096}
+
+
+def _natural(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text}")
+    return value
+
+
 def _positive_int(text: str) -> int:
     value = int(text)
     if value < 1:
@@ -36,8 +48,8 @@ class _WithGlobalOptions:
     def __init__(self, sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         self._sub = sub
 
-    def add_parser(self, name: str, *, help: str) -> argparse.ArgumentParser:
-        parser = self._sub.add_parser(name, help=help)
+    def add_parser(self, name: str, *, help: str, description: str | None = None) -> argparse.ArgumentParser:
+        parser = self._sub.add_parser(name, help=help, description=description)
         add_global_options(parser, in_command=True)
         return parser
 
@@ -65,10 +77,43 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     history.add_argument("--format", choices=("text", "json"), default="text", help="text (default) or a JSON array")
     history.set_defaults(run=_deferred("run_history"))
 
-    notes = commands.add_parser("notes", help="'do not re-propose' lines for a curator's next prompt")
+    notes = commands.add_parser(
+        "notes",
+        help="the curator's notes for its next prompt: what to do next with each edit it proposed before",
+        description="One note per edit the ledger decided and did not admit last, the most recent first: "
+        "'retry' (deferred or unselected: propose it again when it says), 'do not repeat as it is' "
+        "(rejected, quarantined, or lost a conflict: the reason and the remedy), or 'already in memory' "
+        "(admitted, then proposed again). Bounded by the budget below (docs/ledger.md).",
+    )
     notes.add_argument("ledger", metavar="PATH")
-    notes.add_argument("--lesson", metavar="L", help="only decisions citing this lesson id")
-    notes.add_argument("--limit", metavar="N", type=_positive_int, help="at most N lines, the most recent first")
+    notes.add_argument("--lesson", metavar="L", help="only notes on edits citing this lesson id")
+    notes.add_argument(
+        "--memory-version",
+        metavar="N",
+        type=_natural,
+        help="the memory's current version, which a stale edit's note names",
+    )
+    notes.add_argument("--format", choices=("text", "json"), default="text", help="text (a line a note) or JSON")
+    shown = BUDGET_DEFAULTS
+    notes.add_argument("--limit", metavar="N", type=_positive_int, help=f"at most N notes (default {shown['notes']})")
+    notes.add_argument(
+        "--per-lesson",
+        metavar="N",
+        type=_positive_int,
+        help=f"at most N notes on one lesson's edits (default {shown['per_lesson']})",
+    )
+    notes.add_argument(
+        "--note-bytes",
+        metavar="N",
+        type=_positive_int,
+        help=f"at most N bytes a note, 80 or more (default {shown['note_bytes']}; operations past it are counted)",
+    )
+    notes.add_argument(
+        "--prompt-bytes",
+        metavar="N",
+        type=_positive_int,
+        help=f"at most N bytes in all (default {shown['prompt_bytes']})",
+    )
     notes.set_defaults(run=_deferred("run_notes"))
 
     export = commands.add_parser("export", help="JSONL, one decision per line, in an order fixed by the content")

@@ -11,15 +11,18 @@ by their ids. The CLI verifies the ledger (``ledger verify``) before it calls
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
-from curator_io.catalogue import INFORMATIONAL_CODES
-from ranking.ledger.notes import outcome_words, refusals
+from curator_io.catalogue import INFORMATIONAL_CODES, REMEDIES, reason_meaning
+from ranking.ledger.feedback import ALREADY_IN_MEMORY, RETRY, Facts, Standing, describe_edit, standings
+from ranking.ledger.notes import outcome_words
 from ranking.ledger.records import REFUSED, DecisionRow, Outcome
 from ranking.pipeline.numbers import r2
 from ranking.views.html.page import format_number, render_page
+from validator.proposal import short_fingerprint
 
 __all__ = ["render_ledger"]
 
@@ -49,11 +52,26 @@ class ChartLine:
 
 @dataclass(frozen=True, slots=True)
 class FingerprintRow:
+    """One refused edit: what it is, how often and how last it was refused, and what became of it."""
+
     fingerprint: str
+    short: str
+    edit: str
+    """The edit in words (operation, key, text, scope); its latest rationale when the ledger lacks it."""
     times: int
     latest: DecisionRow
+    """Its latest refusal."""
     codes: tuple[str, ...]
     proposals: tuple[str, ...]
+    now: str
+    """What became of it: ``admitted in RUN as ID`` when it was admitted after it was refused, else the note it gets."""
+
+
+@dataclass(frozen=True, slots=True)
+class CodeRow:
+    code: str
+    meaning: str
+    remedy: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,8 +83,11 @@ class OutcomeRow:
     delta: str
 
 
-def render_ledger(entries: Iterable[tuple[DecisionRow, Sequence[Outcome]]]) -> str:
-    """The ledger view as one self-contained HTML page; ``entries`` as ``Ledger.export()`` yields them."""
+def render_ledger(
+    entries: Iterable[tuple[DecisionRow, Sequence[Outcome]]], edits: Mapping[str, Mapping[str, Any]] | None = None
+) -> str:
+    """The ledger view as one self-contained HTML page; ``entries`` as ``Ledger.export()`` yields them,
+    ``edits`` the edit behind each fingerprint the ledger knows (``Ledger.edits_of``)."""
     listed = [(d, tuple(o)) for d, o in entries]
     decisions = [d for d, _ in listed]
     runs = _runs(decisions)
@@ -86,7 +107,8 @@ def render_ledger(entries: Iterable[tuple[DecisionRow, Sequence[Outcome]]]) -> s
         chart=chart,
         chart_size=(_CHART_LABEL + _CHART_BAR + 60, _CHART_ROW * len(chart) + 4),
         chart_label=_CHART_LABEL,
-        fingerprints=_fingerprints(decisions),
+        code_rows=[CodeRow(c, reason_meaning(c), REMEDIES.get(c) or "") for c in codes],
+        fingerprints=_fingerprints(listed, edits or {}),
         outcomes=_outcomes(listed),
     )
 
@@ -122,14 +144,73 @@ def _chart(runs: dict[str, tuple[int, Counter[str]]]) -> list[ChartLine]:
     return lines
 
 
-def _fingerprints(decisions: Sequence[DecisionRow]) -> list[FingerprintRow]:
-    """Every refused fingerprint, the most often refused first (then the most recently refused)."""
+def _fingerprints(
+    listed: Sequence[tuple[DecisionRow, tuple[Outcome, ...]]], edits: Mapping[str, Mapping[str, Any]]
+) -> list[FingerprintRow]:
+    """Every refused edit, the most often refused first (then the most recently refused), with what
+    became of it: admitted after its latest refusal, or the note a curator gets for it."""
+    refused: dict[str, list[DecisionRow]] = {}
     seen: dict[str, dict[str, None]] = {}
-    for d in decisions:
-        if d.disposition in REFUSED and d.fingerprint is not None:
+    for d, _ in listed:
+        if d.fingerprint is not None:
             seen.setdefault(d.fingerprint, {})[d.proposal] = None
-    found = sorted(refusals(decisions), key=lambda r: -r.times)  # stable: ties stay most recent first
-    return [FingerprintRow(r.fingerprint, r.times, r.latest, r.codes, tuple(seen[r.fingerprint])) for r in found]
+            if d.disposition in REFUSED:
+                refused.setdefault(d.fingerprint, []).append(d)
+    now = {s.fingerprint: s for s in standings(_Listed(listed))}
+    rows = [
+        FingerprintRow(
+            fingerprint=f,
+            short=short_fingerprint(f),
+            edit=describe_edit(edits[f]) if f in edits else _argued(found[-1]),
+            times=len(found),
+            latest=found[-1],
+            codes=found[-1].distinct_codes,
+            proposals=tuple(seen[f]),
+            now=_now(now[f], found[-1]),
+        )
+        for f, found in refused.items()
+    ]
+    order = {f: -s.latest for f, s in now.items()}
+    return sorted(rows, key=lambda r: (-r.times, order[r.fingerprint]))
+
+
+def _now(standing: Standing, refusal: DecisionRow) -> str:
+    """What became of a refused edit: admitted after its latest refusal, or the note a curator gets."""
+    admitted = standing.admitted
+    if admitted is None:
+        return "told to retry" if standing.kind == RETRY else "told not to repeat it as it is"
+    where = f"in {admitted.run} as {admitted.proposal}"
+    if standing.kind == ALREADY_IN_MEMORY:
+        return f"already in memory: admitted {where}"
+    return f"admitted {where}" if admitted.report == refusal.report else f"admitted later, {where}"
+
+
+def _argued(d: DecisionRow) -> str:
+    return f"proposal {d.proposal}" + (f": {d.rationale}" if d.rationale else "")
+
+
+class _Listed:
+    """The page's decisions as a :class:`ranking.ledger.feedback.History` (their order is the page's)."""
+
+    def __init__(self, listed: Sequence[tuple[DecisionRow, tuple[Outcome, ...]]]) -> None:
+        self._decisions = [d for d, _ in listed]
+        self._uncommitted = {
+            (d.report, d.fingerprint)
+            for d, outcomes in listed
+            if outcomes and d.fingerprint is not None and not any(o.category == "committed" for o in outcomes)
+        }
+
+    def decisions(self) -> Sequence[DecisionRow]:
+        return self._decisions
+
+    def refused_by_test(self, report: str, fingerprint: str) -> bool:
+        return (report, fingerprint) in self._uncommitted
+
+    def edit(self, fingerprint: str) -> Mapping[str, Any] | None:  # pragma: no cover - standings does not ask
+        return None
+
+    def facts(self, decision: DecisionRow) -> Facts:  # pragma: no cover - standings does not ask
+        raise NotImplementedError
 
 
 def _outcomes(listed: Sequence[tuple[DecisionRow, tuple[Outcome, ...]]]) -> list[OutcomeRow]:

@@ -21,7 +21,8 @@ pytest.importorskip("ace", reason="ace-framework needs Python 3.12 or newer: mak
 
 from curator_io import canon, parse_json
 from ranking import accept, apply_selection
-from ranking.ledger import Ledger
+from ranking.ledger import Budget, Ledger, read_notes
+from ranking.ledger.feedback import PROMPT_HEADING
 from ranking.testing import reason_codes
 from tests.ranking.integrations.ace_support import CAREFUL, CHECK, QUESTIONS, RULE, run
 
@@ -123,13 +124,15 @@ def _without_clock(dumped: str) -> bytes:
     return canon(book)
 
 
-def test_the_refused_edit_reaches_the_skill_managers_next_prompt(main_run: Any) -> None:
+def test_the_notes_reach_the_skill_managers_next_prompt_and_a_deferral_is_told_to_retry(main_run: Any) -> None:
     gate, _, model, *_ = main_run
-    assert "do not re-propose" not in "".join(model.prompts[:4])
-    (note,) = gate.notes()
-    assert note.startswith('do not re-propose: add "context.')
-    assert note.endswith("refused 1×, latest rejected: instruction.duplicate, support.insufficient_lineages")
-    assert all(note in prompt for prompt in model.prompts[4:])
+    assert PROMPT_HEADING not in "".join(model.prompts[:4])  # nothing decided before window 1 closed
+    deferred, duplicate = gate.notes()
+    assert deferred.line.startswith('retry: add "context.') and "once the lesson recurs in 1 more" in deferred.line
+    assert duplicate.line.startswith('do not repeat as it is: add "context.')
+    assert "duplicates an instruction that already exists" in duplicate.line
+    assert all(duplicate.line in prompt for prompt in model.prompts[4:])
+    assert not any("do not re-propose" in prompt for prompt in model.prompts)
 
 
 def test_a_deferred_edit_carried_over_is_selected_when_the_next_window_brings_a_second_lineage() -> None:
@@ -150,7 +153,51 @@ def test_every_window_report_goes_to_the_ledger(tmp_path: Path) -> None:
     assert decided == [
         (w.report["run"], e["id"], e["disposition"]) for w in gate.windows for e in w.report["proposals"]
     ]
-    assert gate.notes() == gate.notes(limit=1)  # the ledger's notes: the one refusal
+    # One voice: the gate's notes are the ledger's, and the same as a gate without a ledger gives.
+    assert gate.notes() == read_notes(ledger, memory_version=gate.version)
+    alone, *_ = run(QUESTIONS[:6])
+    assert [n.line for n in alone.notes()] == [n.line for n in gate.notes()]
+    assert len(gate.notes(Budget(notes=1))) == 1
+
+
+def test_a_window_the_ledger_cannot_record_writes_nothing_to_the_live_skillbook(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ace import ACE, Pipeline, SkillManager
+    from pydantic_ai.models.function import FunctionModel
+
+    from curator_io.errors import ConfigError
+    from ranking.integrations import ace as gated
+    from tests.ranking.integrations.ace_support import (
+        ScriptedAgent,
+        ScriptedReflector,
+        ScriptedSkillManagerModel,
+        SimpleEnvironment,
+        observe,
+        samples,
+        seeded,
+    )
+
+    def unwritable(*_: Any) -> None:
+        raise ConfigError("usage.unwritable", "cannot write the ledger: disk I/O error")
+
+    monkeypatch.setattr(Ledger, "add_produced", unwritable)  # the disk fills as the window closes
+    live = seeded()
+    before = {s.id for s in live.skills(include_invalid=True)}
+    steps = ACE.build_steps(
+        agent=ScriptedAgent(),
+        reflector=ScriptedReflector(),
+        skill_manager=SkillManager(FunctionModel(ScriptedSkillManagerModel())),
+        environment=SimpleEnvironment(),
+        skillbook=live,
+    )
+    gate = gated.EvidenceGate(live, observe, window=4, repository="toy/arithmetic", ledger=tmp_path / "a.db")
+    results = ACE(pipeline=Pipeline(gate.steps(steps)), skillbook=live).run(samples(QUESTIONS[:4]))
+
+    assert [r.error is None for r in results] == [True, True, True, False]  # the window closed at the 4th
+    assert "usage.unwritable" in str(results[3].error)
+    assert (gate.version, gate.windows) == (0, [])
+    assert {s.id for s in live.skills(include_invalid=True)} == before
 
 
 def test_the_gate_refuses_steps_it_cannot_gate() -> None:

@@ -28,7 +28,7 @@ from curator_io import EvidenceRankError, InputError, TamperError, seal
 from curator_io.bundle import load_bundle
 from curator_io.config import parse_config
 from curator_io.errors import ConfigError, PolicyError
-from ranking.integrations.agentdescent import EvidenceRankingAcceptance, rejected_notes
+from ranking.integrations.agentdescent import EvidenceRankingAcceptance, report_notes
 from ranking.pipeline import rank
 from tests.ranking.integrations.agentdescent_support import (
     OneEdit,
@@ -368,58 +368,67 @@ def test_a_pinned_config_outside_spec_2_is_a_config_error() -> None:
         EvidenceRankingAcceptance(report_path(MIXED), config={"max_selected": 9})
 
 
-# -- remembering rejections ------------------------------------------------------
+# -- the curator's notes ---------------------------------------------------------
 
 
-def test_rejected_notes_name_rejected_superseded_and_deferred_proposals() -> None:
-    # p-token-27 (quarantined) and p_hook-9 (selected) are not remembered.
-    assert rejected_notes(report_path(MIXED)) == (
-        "do not re-propose: Run branch lint build index import crème index mock index #2774a1!"
-        " — deferred, rank.below_threshold",
-        "do not re-propose: Avoid vendor node order retry make schema build #170d69"
-        " — deferred, support.insufficient_lineages",
-        "do not re-propose: Use unit mock lint alpha schema module #bbe4ed — deferred, support.insufficient_lineages",
-        "do not re-propose: Always build seed node deploy hook #b29aa3! — rejected, closure.stale_memory",
+def test_report_notes_say_what_to_do_next_with_each_edit_the_report_did_not_select() -> None:
+    notes = report_notes(report_path(MIXED))
+
+    # p_hook-9 (selected) gets none; the deferred are told to retry, the rest not to repeat as they are.
+    assert [(n.proposal, n.kind) for n in notes] == [
+        ("p_retry-build-37", "do-not-repeat"),
+        ("p_branch-67", "retry"),
+        ("p.build-16", "retry"),
+        ("p-yaml_env-54", "retry"),
+        ("p-token-27", "do-not-repeat"),
+    ]
+    (below,) = [n for n in notes if n.proposal == "p-yaml_env-54"]
+    assert below.line.startswith(
+        'retry: proposal p-yaml_env-54 ("Run branch lint build index import crème index mock index #2774a1!") — '
+        "deferred in run-2026-01-28-b44. It was accepted, but its final score is below the threshold of 40. "
+        "What to do: Its score of 32 is below the threshold of 40: propose it again when"
     )
 
 
-def test_rejected_notes_remember_superseded_proposals() -> None:
-    assert rejected_notes(report_path(CONFLICT)) == (
-        "do not re-propose: Always cache docker gate seed fixture node merge #27d363 — superseded, rank.conflict",
-        "do not re-propose: Run yaml pytest node make #f16971 — superseded, rank.conflict",
-    )
+def test_a_conflict_note_names_the_edit_that_won() -> None:
+    report = report_of(CONFLICT)
+    notes = report_notes(report_path(CONFLICT), bundle=bundle_path(CONFLICT))
+
+    assert {n.kind for n in notes} == {"do-not-repeat"}
+    for note in notes:
+        (entry,) = [e for e in report["proposals"] if e["id"] == note.proposal]
+        assert note.winner is not None and f"The edit that won: {note.winner}." in note.line
+        assert entry["superseded_by"] in note.line
 
 
-def test_rejected_notes_can_be_limited_to_one_lesson() -> None:
-    assert rejected_notes(report_of(MIXED), lesson="les-yaml-38") == (
-        "do not re-propose: Always build seed node deploy hook #b29aa3! — rejected, closure.stale_memory",
-    )
+def test_report_notes_can_be_limited_to_one_lesson() -> None:
+    notes = report_notes(report_of(MIXED), lesson="les-yaml-38")
+
+    assert [(n.proposal, n.lesson) for n in notes] == [("p_retry-build-37", "les-yaml-38")]
 
 
-def test_a_note_for_a_proposal_without_rationale_names_the_proposal() -> None:
-    notes = rejected_notes(report_path("006-incomplete-non-object"))
-
-    assert notes[0] == "do not re-propose: proposal @0 — rejected, proposal.incomplete"
+def test_an_incomplete_proposal_has_no_edit_to_name_and_gets_no_note() -> None:
+    assert report_notes(report_path("006-incomplete-non-object")) == ()
 
 
-def test_a_note_is_one_short_line_however_long_the_rationale() -> None:
+def test_a_note_is_one_line_within_its_budget_however_long_the_rationale() -> None:
     report = report_of(MIXED)
     (entry,) = [p for p in report["proposals"] if p["id"] == "p_retry-build-37"]
     entry["rationale"] = "Never\n\tbuild twice. " * 100
 
-    (note,) = rejected_notes(seal(report), lesson="les-yaml-38")
+    (note,) = report_notes(seal(report), lesson="les-yaml-38")
 
-    assert note.startswith("do not re-propose: Never build twice. Never build twice.")
-    assert note.endswith("… — rejected, closure.stale_memory")
-    assert "\n" not in note and "\t" not in note
-    assert len(note) < 260
+    assert note.line.startswith('do not repeat as it is: proposal p_retry-build-37 ("Never build twice. Never')
+    assert '…") — rejected in' in note.line
+    assert "\n" not in note.line and "\t" not in note.line
+    assert len(note.line.encode()) <= 700
 
 
-def test_rejected_notes_refuse_an_unsealedreport_of() -> None:
+def test_report_notes_refuse_an_unsealed_report() -> None:
     report = report_of(MIXED)
     report["selected"] = []
 
     with pytest.raises(EvidenceRankError) as refused:
-        rejected_notes(report)
+        report_notes(report)
 
     assert refused.value.code == "invariant.sealed"

@@ -24,6 +24,7 @@ from gepa.proposer.reflective_mutation.reflection_lm import StatelessReflectionL
 from ranking.integrations.dspy_gepa import NotedInstructionProposer
 from ranking.integrations.gepa import UNWRITABLE, EvidenceRankingCriterion, EvidenceRankingSelection
 from ranking.ledger import Ledger
+from ranking.ledger.feedback import PROMPT_HEADING
 
 KEYWORDS = ("alpha", "beta", "gamma")
 TRAINSET = [dspy.Example(question=f"Which word? {k}", keyword=k).with_inputs("question") for k in KEYWORDS]
@@ -103,14 +104,17 @@ def test_a_lucky_one_example_edit_is_deferred_and_a_two_example_one_is_accepted(
     assert recorded == [("p-1-0", "deferred", ()), ("p-2-0", "selected", ("committed",))]
 
 
-def test_the_refusals_reach_the_reflection_lm_through_dspys_proposer(tmp_path: Path) -> None:
-    gate = EvidenceRankingCriterion(ledger=tmp_path / "admissions.db", repository="dspy/keywords")
+def test_the_notes_reach_the_reflection_lm_through_dspys_proposer_and_a_deferral_says_retry(tmp_path: Path) -> None:
+    ledger = tmp_path / "admissions.db"
+    gate = EvidenceRankingCriterion(ledger=ledger, repository="dspy/keywords")
     _, reflection = _compile(["Answer. alpha", "Answer. alpha beta"], gate)
 
-    first, second = (str(call["messages"]) for call in reflection.history)
-    note = 'do not re-propose: replace "answer" with "Answer. alpha" in dspy/keywords — refused 1×'
-    assert "do not re-propose" not in first
-    assert note in second
+    first, second = ("\n".join(m["content"] for m in call["messages"]) for call in reflection.history)
+    note = 'retry: replace "answer" with "Answer. alpha" in dspy/keywords — deferred in'
+    assert PROMPT_HEADING not in first
+    assert PROMPT_HEADING in second and note in second
+    (line,) = [line for line in second.splitlines() if line.startswith("retry: ")]
+    assert "do not" not in line  # "not yet", never "never"
     assert "additional_instructions" in second  # an input of the proposer's signature, not dropped
 
 
@@ -132,9 +136,9 @@ def test_the_proposer_keeps_the_users_own_additional_instructions(tmp_path: Path
     with gate, dspy.context(lm=DummyLM({"": {"answer": "ok"}})):
         optimizer.compile(Keyword(), trainset=TRAINSET)
 
-    first, second = (str(call["messages"]) for call in reflection.history)
-    assert "Write in the imperative." in first and "do not re-propose" not in first
-    assert "Write in the imperative." in second and "do not re-propose" in second
+    first, second = ("\n".join(m["content"] for m in call["messages"]) for call in reflection.history)
+    assert "Write in the imperative." in first and PROMPT_HEADING not in first
+    assert "Write in the imperative." in second and PROMPT_HEADING in second
 
 
 def test_a_candidate_no_bundle_can_hold_does_not_stop_compile_under_raise_on_exception() -> None:

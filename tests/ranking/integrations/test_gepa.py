@@ -20,8 +20,9 @@ from gepa.strategies.proposal_selection import BestImprovement
 from curator_io import Config, canon, load_bundle
 from curator_io.catalogue import SENTENCES
 from ranking.cli import main
-from ranking.integrations.gepa import UNWRITABLE, EvidenceRankingCriterion, Judgement, with_rejected_notes
+from ranking.integrations.gepa import UNWRITABLE, EvidenceRankingCriterion, Judgement, with_notes
 from ranking.ledger import Ledger
+from ranking.ledger.feedback import PROMPT_HEADING
 from tests.deadline import deadline
 from tests.ranking.integrations.gepa_support import (
     SEED,
@@ -98,9 +99,10 @@ def test_the_ledger_holds_every_judged_proposal_and_the_cli_reads_it(
     assert "selected → committed" in history and "4 decisions in 4 runs · refused 3×" in history
     assert len(_cli(capsys, "ledger", "export", str(ledger)).splitlines()) == 4
     notes = _cli(capsys, "ledger", "notes", str(ledger)).splitlines()
-    assert notes[1] == (
-        'do not re-propose: replace "instruction" with "Answer. alpha" in gepa/keywords'
-        " — refused 2×, latest deferred: support.insufficient_lineages"
+    # Deferred twice: told to retry when another task shows it, never not to propose it again.
+    assert notes[1].startswith(
+        'retry: replace "instruction" with "Answer. alpha" in gepa/keywords'
+        " — deferred in gepa-4fa50435e2ab (2× so far)."
     )
     _cli(capsys, "ledger", "render", str(ledger), "--out", str(tmp_path / "ledger.html"))
     assert "p-3-0" in (tmp_path / "ledger.html").read_text("utf-8")
@@ -111,14 +113,14 @@ def test_a_refused_mutation_proposed_again_is_known_by_its_fingerprint_and_its_n
 ) -> None:
     ledger = tmp_path / "gepa.db"
     gate = EvidenceRankingCriterion(ledger=ledger)
-    _, scripted = run(gate, reflection=lambda lm: with_rejected_notes(lm, ledger))
+    _, scripted = run(gate, reflection=lambda lm: with_notes(lm, ledger))
 
     first, again = gate.judgements[:2]
     assert first.proposal != again.proposal and first.fingerprint == again.fingerprint
     assert (first.refused_before, again.refused_before) == (0, 1)
     assert again.reason.endswith("; refused 1× before)")
-    assert "do not re-propose" not in scripted.prompts[0]
-    assert 'do not re-propose: replace "instruction" with "Answer. alpha"' in scripted.prompts[1]
+    assert PROMPT_HEADING not in scripted.prompts[0]
+    assert f'{PROMPT_HEADING}\nretry: replace "instruction" with "Answer. alpha"' in scripted.prompts[1]
 
 
 def test_two_runs_with_the_same_seed_make_the_same_decisions_byte_for_byte(
@@ -128,7 +130,7 @@ def test_two_runs_with_the_same_seed_make_the_same_decisions_byte_for_byte(
     for name in ("one", "two"):
         ledger = tmp_path / f"{name}.db"
         gate = EvidenceRankingCriterion(ledger=ledger)
-        run(gate, callbacks=[gate], reflection=lambda lm, ledger=ledger: with_rejected_notes(lm, ledger))
+        run(gate, callbacks=[gate], reflection=lambda lm, ledger=ledger: with_notes(lm, ledger))
         reports = [canon(j.report) for j in gate.judgements]
         outputs.append(
             (

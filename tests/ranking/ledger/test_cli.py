@@ -15,7 +15,7 @@ from curator_io.sealing import seal_bundle
 from ranking.cli import main
 from ranking.ledger import Ledger
 from ranking.ledger.store import SCHEMA_VERSION
-from tests.conftest import FIXTURES, PARITY
+from tests.conftest import FIXTURES, PARITY, run_main
 
 EXAMPLE = FIXTURES / "example.json"
 MIXED = PARITY / "002-mixed-dispositions" / "expected.report.json"
@@ -81,7 +81,9 @@ def test_history_shows_both_decisions_on_the_reworded_edit_oldest_first(tmp_path
     short = fingerprint.removeprefix("sha256:")[:12]
     assert lines[0].split() == ["run", "proposal", "fingerprint", "disposition", "final", "reasons"]
     assert lines[1].split()[:4] == ["run-2026-11-29-a", "p-ruff-format", short, "rejected"]
-    assert lines[2].split()[:4] == ["run-2026-11-30-b", "p-format-with-ruff", short, "rejected"]
+    # The edit itself, under the first decision on it (the ledger recorded it with the bundle).
+    assert lines[2].strip() == 'edit: replace "style.imports" with "Sort imports and format with ruff." in acme/api'
+    assert lines[3].split()[:4] == ["run-2026-11-30-b", "p-format-with-ruff", short, "rejected"]
     assert lines[-1] == "2 decisions in 2 runs · refused 2×"
     # The short fingerprint a table shows finds the same decisions.
     assert main(["ledger", "history", str(ledger), "--fingerprint", short]) == 0
@@ -96,8 +98,8 @@ def test_history_of_a_proposal_lists_the_same_edit_under_another_id_and_says_so(
     lines = capsys.readouterr().out.splitlines()
     short = fingerprint.removeprefix("sha256:")[:12]
     assert lines[1].split()[:4] == ["run-2026-11-29-a", "p-ruff-format", short, "rejected"]
-    assert lines[2].strip() == f"the same edit as p-format-with-ruff (fingerprint {short}), worded otherwise"
-    assert lines[3].split()[:4] == ["run-2026-11-30-b", "p-format-with-ruff", short, "rejected"]
+    assert lines[3].strip() == f"the same edit as p-format-with-ruff (fingerprint {short}), worded otherwise"
+    assert lines[4].split()[:4] == ["run-2026-11-30-b", "p-format-with-ruff", short, "rejected"]
     assert lines[-1] == "2 decisions in 2 runs · refused 2×"
 
 
@@ -126,7 +128,7 @@ def test_history_by_proposal_and_by_lesson(tmp_path: Path, capsys) -> None:
     assert capsys.readouterr().out == f"no decision in {ledger} matches\n"
 
 
-def test_notes_name_the_reworded_edit_and_count_it_twice(tmp_path: Path, capsys) -> None:
+def test_notes_name_the_reworded_edit_say_what_to_do_and_tell_the_deferred_one_to_retry(tmp_path: Path, capsys) -> None:
     ledger, _ = _two_runs(tmp_path, capsys)
 
     assert main(["ledger", "notes", str(ledger)]) == 0
@@ -134,10 +136,54 @@ def test_notes_name_the_reworded_edit_and_count_it_twice(tmp_path: Path, capsys)
     lines = capsys.readouterr().out.splitlines()
     # The example's p-ruff-format: a replace of style.imports in acme/api (fixtures/example.json).
     edit = 'replace "style.imports" with "Sort imports and format with ruff." in acme/api'
-    assert f"do not re-propose: {edit} — refused 2×, latest rejected: {STALE}" in lines
-    assert len(lines) == 2  # p-sleep-flaky, deferred twice, is the other edit
+    (stale,) = [line for line in lines if edit in line]
+    assert stale.startswith(f"do not repeat as it is: {edit} — rejected in run-2026-11-30-b (2× so far). ")
+    assert "What to do: Re-read style.imports in the current memory" in stale
+    # p-sleep-flaky, deferred twice, is not refused: it waits for another task.
+    (sleep,) = [line for line in lines if line != stale]
+    assert sleep.startswith('retry: add "test.orders-sleep"') and "once the lesson recurs in 1 more" in sleep
     assert main(["ledger", "notes", str(ledger), "--limit", "1"]) == 0
     assert len(capsys.readouterr().out.splitlines()) == 1
+
+
+def test_notes_as_json_give_each_notes_kind_fingerprint_edit_reasons_and_remedy(tmp_path: Path, capsys) -> None:
+    ledger, fingerprint = _two_runs(tmp_path, capsys)
+
+    assert main(["ledger", "notes", str(ledger), "--format", "json", "--memory-version", "9"]) == 0
+
+    notes = json.loads(capsys.readouterr().out)
+    assert [(n["kind"], n["proposal"]) for n in notes] == [
+        ("retry", "p-sleep-flaky"),
+        ("do-not-repeat", "p-format-with-ruff"),
+    ]
+    stale = notes[1]
+    assert stale["fingerprint"] == fingerprint
+    assert stale["edit"] == 'replace "style.imports" with "Sort imports and format with ruff." in acme/api'
+    assert [(r["code"], r["subject"]) for r in stale["reasons"]] == [
+        ("closure.stale_instruction", "style.imports"),
+        ("closure.stale_memory", None),
+    ]
+    assert stale["reasons"][1]["remedy"] == (
+        "Re-read the memory (now version 9) and write the edit against it, with its version as base_memory_version."
+    )
+    assert stale["text"].startswith("do not repeat as it is: ")
+
+
+def test_the_notes_budget_options_default_to_the_librarys_and_refuse_a_note_too_small(tmp_path: Path, capsys) -> None:
+    from ranking.cli.commands.ledger import BUDGET_DEFAULTS
+    from ranking.ledger import Budget
+
+    budget = Budget()
+    assert BUDGET_DEFAULTS == {
+        "notes": budget.notes,
+        "per_lesson": budget.per_lesson,
+        "note_bytes": budget.note_bytes,
+        "prompt_bytes": budget.prompt_bytes,
+    }
+    ledger, _ = _two_runs(tmp_path, capsys)
+    rc, _, err = run_main(capsys, "ledger", "notes", ledger, "--note-bytes", "40")
+    assert rc == 2
+    assert "usage.invalid_option: note_bytes must be a whole number of 80 or more: 40" in err
 
 
 def test_export_writes_one_decision_per_line_with_the_documented_members(tmp_path: Path, capsys) -> None:

@@ -1,22 +1,14 @@
-"""The ledger's pure parts: decisions derived from a report, refusals, notes, outcomes."""
+"""The ledger's pure parts: decisions derived from a report, outcomes (the notes: test_feedback.py)."""
 
 from __future__ import annotations
 
 import json
 
-from ranking.ledger import DecisionRow
-from ranking.ledger.notes import describe_outcome, note_lines, refusals
+from ranking.ledger.notes import describe_outcome
 from ranking.ledger.records import Outcome, decisions_of, outcome_key
 from tests.conftest import PARITY
 
 MIXED = json.loads((PARITY / "002-mixed-dispositions" / "expected.report.json").read_bytes())
-
-
-def _decision(report: str, fingerprint: str | None, disposition: str, rationale: str = "") -> DecisionRow:
-    reasons = '[{"code":"closure.stale_memory","subject":null}]'
-    return DecisionRow(
-        report, 0, f"run-{report}", "p", fingerprint, None, "rejected", disposition, reasons, None, None, rationale
-    )
 
 
 def test_one_decision_per_entry_in_report_order_carrying_the_reports_own_values() -> None:
@@ -32,27 +24,6 @@ def test_one_decision_per_entry_in_report_order_carrying_the_reports_own_values(
         )
         assert d.score == (None if e["score"] is None else e["score"]["final"])
         assert json.loads(d.reasons) == e["reasons"]
-
-
-def test_refusals_count_each_fingerprint_and_put_the_most_recently_refused_first() -> None:
-    history = [
-        _decision("r1", "sha256:a", "rejected", "first"),
-        _decision("r2", "sha256:b", "deferred"),
-        _decision("r3", "sha256:a", "superseded", "latest"),
-        _decision("r4", "sha256:c", "selected"),
-        _decision("r5", None, "rejected"),
-    ]
-
-    found = refusals(history)
-
-    assert [(r.fingerprint, r.times, r.latest.rationale) for r in found] == [
-        ("sha256:a", 2, "latest"),
-        ("sha256:b", 1, ""),
-    ]
-    assert [r.fingerprint for r in refusals(history, excluding="r3")] == ["sha256:b", "sha256:a"]
-    assert note_lines(found, limit=1) == (
-        "do not re-propose: latest — refused 2×, latest superseded: closure.stale_memory",
-    )
 
 
 def test_an_outcome_without_finite_numbers_says_so_and_its_key_follows_its_content() -> None:

@@ -101,7 +101,9 @@ def test_a_report_recorded_unsigned_gains_its_signer_when_scored_again_with_trus
         assert len({d.report for d in opened.decisions()}) == 1
 
 
-def test_history_and_notes_name_the_signer_of_a_decisions_report(ci: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_history_names_the_signer_of_a_decisions_report_and_the_curators_notes_do_not(
+    ci: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     ledger = ci / "ledger.db"
     _signed_score(capsys, ci, ledger)
     shown = f"signed by Curator CI ({CURATOR.public.keyid})"
@@ -110,9 +112,10 @@ def test_history_and_notes_name_the_signer_of_a_decisions_report(ci: Path, capsy
     assert rc == 0 and [line.strip() for line in out.splitlines()].count(shown) == 1
     rc, out, _ = run_main(capsys, "ledger", "history", ledger, "--proposal", "p-sleep-flaky", "--format", "json")
     assert rc == 0 and json.loads(out)[0]["signer"] == {"keyid": CURATOR.public.keyid, "name": "Curator CI"}
+    # A note is an instruction to the curator, the same from every host: who signed is for people.
     rc, out, _ = run_main(capsys, "ledger", "notes", ledger)
     notes = out.splitlines()
-    assert rc == 0 and notes and all(line.endswith(f" ({shown})") for line in notes)
+    assert rc == 0 and notes and not any("signed by" in line for line in notes)
 
 
 def test_a_signers_name_is_shown_as_the_trust_file_gives_it_and_exported_as_json(

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from markupsafe import escape
 
-from curator_io import canon, parse_json
+from curator_io import canon, parse_json, seal
 from curator_io.sealing import seal_bundle
 from ranking.cli import main
 from ranking.ledger import Ledger
@@ -128,3 +128,64 @@ def test_the_browser_finds_the_three_tables_of_the_ledger_view(browser: Browser,
     assert outcome.find("td")[2].all_text() == "diff-7"
     shot = browser.screenshot(page, tmp_path / "ledger.png")
     assert shot.read_bytes().startswith(_PNG) and shot.stat().st_size > 10_000
+
+
+def _sleep_recurs(tmp_path: Path) -> Path:
+    """The example bundle a day later, in which the deferred p-sleep-flaky's lesson recurred in
+    another task (task-101), so that it is selected."""
+    doc = json.loads(EXAMPLE.read_bytes())
+    doc["run"]["id"] = "run-2026-11-30-c"
+    evidence = {
+        "id": "ev-8",
+        "trace": "tr-101-1",
+        "step": 5,
+        "signal": "deterministic",
+        "observed_at": "2026-11-25T09:00:00Z",
+        "path": "tests/test_orders.py",
+        "summary": "the orders test passed only after the wait",
+    }
+    doc["evidence"].append(seal(evidence))
+    (lesson,) = [x for x in doc["lessons"] if x["id"] == "les-5"]
+    lesson.pop("digest")
+    lesson["evidence"] = ["ev-7", "ev-8"]
+    doc["lessons"] = [seal(x) if x["id"] == "les-5" else x for x in doc["lessons"]]
+    (proposal,) = [p for p in doc["proposals"] if p["id"] == "p-sleep-flaky"]
+    proposal["support"] = ["ev-7", "ev-8"]
+    path = tmp_path / "recurred.json"
+    path.write_bytes(canon(seal_bundle(doc)))
+    return path
+
+
+def test_a_refused_edit_admitted_later_shows_its_text_and_what_became_of_it(tmp_path: Path, capsys) -> None:
+    ledger = tmp_path / "ledger.db"
+    assert main(["score", str(EXAMPLE), "--out-dir", str(tmp_path / "a"), "--ledger", str(ledger), "-q"]) == 0
+    assert main(["score", str(_sleep_recurs(tmp_path)), "--out-dir", str(tmp_path / "b"), "--ledger", str(ledger)]) == 0
+    (row,) = [line for line in capsys.readouterr().out.splitlines() if line.startswith("p-sleep-flaky ")]
+    assert row.split()[1] == "selected"
+    out = tmp_path / "ledger.html"
+
+    assert main(["ledger", "render", str(ledger), "--out", str(out)]) == 0
+
+    page = out.read_text(encoding="utf-8").replace("&#34;", '"').replace("&#39;", "'")
+    fingerprints = page.split('<table id="fingerprints"')[1].split("</table>")[0]
+    (sleep,) = [r for r in fingerprints.split("<tr>") if "test.orders-sleep" in r]
+    edit = 'add "test.orders-sleep": "Add a one-second sleep before asserting on order status."'
+    assert f"{edit} in acme/api at tests/test_orders.py" in sleep
+    assert "<td>admitted later, in run-2026-11-30-c as p-sleep-flaky</td>" in sleep
+    (ruff,) = [r for r in fingerprints.split("<tr>") if "style.imports" in r]
+    assert "<td>told not to repeat it as it is</td>" in ruff
+    assert "768fe78ef5c4</code>" in ruff  # the short fingerprint, the whole one in its title
+    codes = page.split('<table id="codes"')[1].split("</table>")[0]
+    assert (
+        "<td>It edits instruction ‹key› as it used to be: its expected_digest is not the instruction's current "
+        "digest.</td>" in codes
+    )
+    assert "style.imports" not in codes  # a code's own meaning, not one proposal's subject
+
+    capsys.readouterr()
+    assert main(["ledger", "notes", str(ledger)]) == 0
+    assert "test.orders-sleep" not in capsys.readouterr().out  # it left the notes when it was selected
+    assert main(["ledger", "history", str(ledger), "--proposal", "p-sleep-flaky"]) == 0
+    history = [line.strip() for line in capsys.readouterr().out.splitlines()]
+    assert f"edit: {edit} in acme/api at tests/test_orders.py" in history
+    assert "admitted later, in run-2026-11-30-c as p-sleep-flaky" in history

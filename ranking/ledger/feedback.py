@@ -1,0 +1,621 @@
+"""The curator's notes: what the gate tells the model that proposes edits, once it has decided.
+
+A note is an instruction to a model, so it is product behaviour, as exact as a report:
+docs/ledger.md ("Notes for the curator") specifies it, and this module is the only
+place a note is composed. The CLI (``ledger notes``, ``score``'s marks), GEPA, DSPy,
+ACE's gate, agentdescent's acceptance stage and the ledger view all call it.
+
+Pure: decisions in (oldest first, through a :class:`History`), notes out. What became
+of each edit (its fingerprint, SPEC §3.6) decides its note, by what happened to it last:
+
+- **retry**: deferred (SPEC §3.5.7, §5.1) or unselected (§5.4). Not yet, never "never":
+  propose it again when what it lacked arrives.
+- **do-not-repeat**: rejected, quarantined, or superseded by a conflicting edit that won
+  (§5.3). Not as it is: the reason as its sentence, and the remedy where there is one.
+- **already-in-memory**: admitted before (selected, and committed where an acceptance
+  test ran), then proposed again. Say so; never tell a curator not to propose what is
+  now its current instruction.
+- An edit admitted last has no note: it left the refused notes.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, NamedTuple, Protocol
+
+import orjson
+
+from curator_io.catalogue import (
+    DEFERRED,
+    DISPOSITION_OF,
+    FINAL_DISPOSITIONS,
+    INFORMATIONAL_CODES,
+    QUARANTINED,
+    REJECTED,
+    REMEDIES,
+    SELECTED,
+    SUPERSEDED,
+    UNSELECTED,
+    reason_label,
+    reason_remedy,
+    reason_sentence,
+)
+from curator_io.errors import InputError, pointer_of
+from curator_io.grammar import is_digest
+from curator_io.jsonio import parse_json
+from ranking.ledger.records import DecisionRow, Edit, decisions_of
+
+__all__ = [
+    "RETRY",
+    "DO_NOT_REPEAT",
+    "ALREADY_IN_MEMORY",
+    "KINDS",
+    "Budget",
+    "DEFAULT_BUDGET",
+    "Facts",
+    "History",
+    "Runs",
+    "Standing",
+    "NoteReason",
+    "Note",
+    "standings",
+    "curator_notes",
+    "notes_from_json",
+    "prompt_block",
+    "standing_mark",
+    "one_line",
+    "describe_edit",
+    "scope_words",
+]
+
+RETRY: Final = "retry"
+DO_NOT_REPEAT: Final = "do-not-repeat"
+ALREADY_IN_MEMORY: Final = "already-in-memory"
+#: Every kind of note, in the order docs/ledger.md lists them.
+KINDS: Final = (RETRY, DO_NOT_REPEAT, ALREADY_IN_MEMORY)
+
+#: The words a note's line starts with, by kind.
+_HEADS: Final = {RETRY: "retry", DO_NOT_REPEAT: "do not repeat as it is", ALREADY_IN_MEMORY: "already in memory"}
+#: The kind of note the final disposition an edit got last gives it (when it was never admitted).
+_KIND_OF: Final = {
+    DEFERRED: RETRY,
+    UNSELECTED: RETRY,
+    REJECTED: DO_NOT_REPEAT,
+    QUARANTINED: DO_NOT_REPEAT,
+    SUPERSEDED: DO_NOT_REPEAT,
+}
+#: How far a decision got (SPEC §3, §5), the furthest first: of one edit's decisions in one
+#: report, the furthest speaks for it (its duplicate is superseded by it, and a copy citing
+#: bad evidence says less about the edit than one that was ranked).
+_ADVANCE: Final = {SELECTED: 0, UNSELECTED: 1, SUPERSEDED: 2, DEFERRED: 3, QUARANTINED: 4, REJECTED: 5}
+
+#: The prompt's heading line, the same for every host (docs/ledger.md).
+PROMPT_HEADING: Final = (
+    "The evidence gate's notes on edits proposed before, the most recent first. Each says what to do next: "
+    "'retry' means propose it again when it says; 'do not repeat as it is' means not unchanged; "
+    "'already in memory' means it was written."
+)
+
+NOTE_CHARS: Final = 200
+"""The most characters of a rationale a note shows, the ellipsis included."""
+EDIT_TEXT_CHARS: Final = 120
+"""The most characters of an instruction's text a note shows, the ellipsis included."""
+_UNCUT: Final = sys.maxsize
+"""``one_line``'s limit for a text it only flattens."""
+_MAX_REASONS: Final = 3
+"""The most reasons a note gives; the rest are counted ("and 2 more reasons")."""
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """How much of a prompt the notes may take (docs/ledger.md). ``None``: no bound."""
+
+    per_lesson: int | None = 3
+    """The most notes about one lesson's edits (GEPA's rejected-proposal memory keeps 3 per parent)."""
+    notes: int | None = 10
+    """The most notes in all."""
+    note_bytes: int = 700
+    """The most UTF-8 bytes of one note's line: operations past it are counted, not shown."""
+    prompt_bytes: int | None = 4096
+    """The most UTF-8 bytes of all the lines together: the most recent notes that fit."""
+
+    def __post_init__(self) -> None:
+        for name in ("per_lesson", "notes", "prompt_bytes"):
+            value = getattr(self, name)
+            if value is not None and (type(value) is not int or value < 1):
+                raise ValueError(f"{name} must be a whole number of 1 or more, or None: {value!r}")
+        if type(self.note_bytes) is not int or self.note_bytes < _MIN_NOTE_BYTES:
+            raise ValueError(f"note_bytes must be a whole number of {_MIN_NOTE_BYTES} or more: {self.note_bytes!r}")
+
+
+_MIN_NOTE_BYTES: Final = 80
+#: The budget every host uses unless given another (docs/ledger.md).
+DEFAULT_BUDGET: Final = Budget()
+
+
+class Facts(NamedTuple):
+    """What a note needs of a decision's report beyond its row: the entry's ``support``
+    (SPEC §3.7; None when §3.5 did not run) and the report's ``config`` (SPEC §2)."""
+
+    support: Mapping[str, Any] | None
+    config: Mapping[str, Any]
+
+
+class History(Protocol):
+    """The decisions a curator's notes are made from, and what the notes look up in them.
+
+    :class:`Runs` holds reports in memory; :class:`ranking.ledger.store.LedgerHistory` reads a ledger.
+    """
+
+    def decisions(self) -> Sequence[DecisionRow]:
+        """Every decision, oldest first (the ledger's order: report, then position)."""
+        ...
+
+    def refused_by_test(self, report: str, fingerprint: str) -> bool:
+        """Whether an acceptance test ran on this selected edit and committed none of its diffs."""
+        ...
+
+    def edit(self, fingerprint: str) -> Mapping[str, Any] | None:
+        """The edit (SPEC §3.6's ``{"scope", "operations"}``) behind a fingerprint, when known."""
+        ...
+
+    def facts(self, decision: DecisionRow) -> Facts:
+        """The decision's support and its report's config."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """What became of one edit (one fingerprint), as the decisions tell it."""
+
+    fingerprint: str
+    kind: str | None
+    """The note it gets (:data:`KINDS`); None when it was admitted last."""
+    decision: DecisionRow
+    """The decision that speaks for it in the latest report that decided it."""
+    times: int
+    """In how many reports it was decided, since it was last admitted (all, if never)."""
+    admitted: DecisionRow | None
+    """The decision that admitted it last, if any."""
+    latest: int
+    """The position of its latest decision among all: a larger one is more recent."""
+
+
+def standings(history: History, *, excluding: str | None = None) -> list[Standing]:
+    """One :class:`Standing` per fingerprint, the most recently decided first. Decisions without a
+    fingerprint (incomplete proposals) cannot be recognised again and are left out; so are the
+    decisions of report ``excluding``."""
+    found: dict[str, dict[str, list[tuple[int, DecisionRow]]]] = {}
+    for at, d in enumerate(history.decisions()):
+        if d.fingerprint is not None and d.report != excluding:
+            found.setdefault(d.fingerprint, {}).setdefault(d.report, []).append((at, d))
+    out = []
+    for fingerprint, reports in found.items():
+        admitted: DecisionRow | None = None
+        since: list[DecisionRow] = []
+        latest = 0
+        for group in reports.values():
+            latest = max(latest, group[-1][0])
+            _, speaks = min(group, key=lambda item: (_ADVANCE[item[1].disposition], item[0]))
+            if speaks.disposition == SELECTED and not history.refused_by_test(speaks.report, fingerprint):
+                admitted, since = speaks, []
+            else:
+                since.append(speaks)
+        out.append(_standing(fingerprint, admitted, since, latest))
+    out.sort(key=lambda s: -s.latest)
+    return out
+
+
+def _standing(fingerprint: str, admitted: DecisionRow | None, since: list[DecisionRow], latest: int) -> Standing:
+    if not since:
+        assert admitted is not None  # Cannot fail: every fingerprint found has a decision.
+        return Standing(fingerprint, None, admitted, 0, admitted, latest)
+    last = since[-1]
+    if admitted is not None:
+        kind: str | None = ALREADY_IN_MEMORY
+    else:
+        # A selected edit whose acceptance test committed nothing was not refused by the gate: no note.
+        kind = _KIND_OF.get(last.disposition)
+    return Standing(fingerprint, kind, last, len(since), admitted, latest)
+
+
+@dataclass(frozen=True, slots=True)
+class NoteReason:
+    """One reason a note gives: its code and subject (SPEC §3), its sentence, and what to do."""
+
+    code: str
+    subject: str | None
+    sentence: str
+    remedy: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"code": self.code, "subject": self.subject, "sentence": self.sentence, "remedy": self.remedy}
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """One note for a curator's next prompt: one edit, what became of it, what to do next."""
+
+    kind: str
+    fingerprint: str
+    edit: str | None
+    """The edit in words, as the line shows it; None when the edit is not known (named by ``proposal``)."""
+    proposal: str
+    """The id it was last proposed under."""
+    run: str
+    """The run that decided it last."""
+    lesson: str | None
+    disposition: str
+    """Its final disposition in that run (SPEC §6)."""
+    times: int
+    """In how many runs it was decided since it was last admitted."""
+    reasons: tuple[NoteReason, ...]
+    more_reasons: int
+    """Reasons left out of the note (at most three are given)."""
+    winner: str | None
+    """For a conflict: the edit that won, in words; None otherwise."""
+    admitted: str | None
+    """For an edit already in memory: the run that admitted it."""
+    line: str
+    """The note as one line, at most the budget's ``note_bytes``."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The note as ``ledger notes --format json`` writes it (docs/ledger.md)."""
+        return {
+            "kind": self.kind,
+            "fingerprint": self.fingerprint,
+            "edit": self.edit,
+            "proposal": self.proposal,
+            "run": self.run,
+            "lesson": self.lesson,
+            "disposition": self.disposition,
+            "times": self.times,
+            "reasons": [r.to_json() for r in self.reasons],
+            "more_reasons": self.more_reasons,
+            "winner": self.winner,
+            "admitted": self.admitted,
+            "text": self.line,
+        }
+
+
+_TEXT = (lambda v: type(v) is str, "a string")
+_TEXT_OR_NULL = (lambda v: v is None or type(v) is str, "a string or null")
+_COUNT = (lambda v: type(v) is int and v >= 0, "a whole number of 0 or more")
+_NOTE_MEMBERS: Final = {
+    "kind": (lambda v: v in KINDS, f"one of {', '.join(KINDS)}"),
+    "fingerprint": (lambda v: type(v) is str and is_digest(v), "a DIGEST"),
+    "edit": _TEXT_OR_NULL,
+    "proposal": _TEXT,
+    "run": _TEXT,
+    "lesson": _TEXT_OR_NULL,
+    "disposition": (lambda v: v in FINAL_DISPOSITIONS, "a final disposition (SPEC §6)"),
+    "times": (lambda v: type(v) is int and v >= 1, "a whole number of 1 or more"),
+    "reasons": (lambda v: type(v) is list, "an array"),
+    "more_reasons": _COUNT,
+    "winner": _TEXT_OR_NULL,
+    "admitted": _TEXT_OR_NULL,
+    "text": (lambda v: type(v) is str and v != "" and one_line(v, _UNCUT) == v, "one line of text"),
+}
+_REASON_MEMBERS: Final = {"code": _TEXT, "subject": _TEXT_OR_NULL, "sentence": _TEXT, "remedy": _TEXT_OR_NULL}
+
+
+def notes_from_json(raw: bytes) -> tuple[Note, ...]:
+    """Notes as ``ledger notes --format json`` writes them, read back: ``notes_from_json(canon([n.to_json()
+    for n in notes])) == notes``. Anything else is refused whole, naming the first place that is
+    not a note's: ``notes.invalid`` (or ``input.malformed_json`` for bytes that are not I-JSON)."""
+    value = parse_json(raw)
+    if type(value) is not list:
+        raise InputError("notes.invalid", "not an array of notes", pointer="")
+    return tuple(_note_from(item, at) for at, item in enumerate(value))
+
+
+def _note_from(item: Any, at: int) -> Note:
+    _checked(item, _NOTE_MEMBERS, "a note", at)
+    reasons = []
+    for k, reason in enumerate(item["reasons"]):
+        _checked(reason, _REASON_MEMBERS, "a reason", at, "reasons", k)
+        reasons.append(NoteReason(reason["code"], reason["subject"], reason["sentence"], reason["remedy"]))
+    fields = {name: item[name] for name in _NOTE_MEMBERS if name not in ("reasons", "more_reasons", "text")}
+    return Note(**fields, reasons=tuple(reasons), more_reasons=item["more_reasons"], line=item["text"])
+
+
+def _checked(value: Any, members: Mapping[str, tuple[Callable[[Any], bool], str]], what: str, *at: str | int) -> None:
+    if type(value) is not dict:
+        raise InputError("notes.invalid", f"not {what} (an object)", pointer=pointer_of(*at))
+    for name, (holds, kind) in members.items():
+        if name not in value:
+            raise InputError("notes.invalid", f"{what} without {name!r}", pointer=pointer_of(*at))
+        if not holds(value[name]):
+            raise InputError("notes.invalid", f"{name!r} is not {kind}", pointer=pointer_of(*at, name))
+    extra = sorted(set(value) - set(members))
+    if extra:
+        raise InputError("notes.invalid", f"{what} has no member {extra[0]!r}", pointer=pointer_of(*at, extra[0]))
+
+
+def curator_notes(
+    history: History,
+    *,
+    lesson: str | None = None,
+    memory_version: int | None = None,
+    budget: Budget = DEFAULT_BUDGET,
+) -> tuple[Note, ...]:
+    """The notes for a curator's next prompt, the most recent first, within ``budget``.
+
+    ``lesson`` keeps the notes on that lesson's edits; ``memory_version`` is the memory's current
+    version, which a note on a stale edit names when it is given.
+    """
+    notes: list[Note] = []
+    per_lesson: dict[str | None, int] = {}
+    used = 0
+    for standing in standings(history):
+        if standing.kind is None or (lesson is not None and standing.decision.lesson != lesson):
+            continue
+        if budget.notes is not None and len(notes) >= budget.notes:
+            break
+        group = standing.decision.lesson
+        if budget.per_lesson is not None and per_lesson.get(group, 0) >= budget.per_lesson:
+            continue
+        note = _note(standing, history, memory_version, budget.note_bytes)
+        size = len(note.line.encode("utf-8")) + 1  # and its line break
+        if budget.prompt_bytes is not None and used + size > budget.prompt_bytes:
+            break
+        notes.append(note)
+        per_lesson[group] = per_lesson.get(group, 0) + 1
+        used += size
+    return tuple(notes)
+
+
+def prompt_block(notes: Sequence[Note]) -> str:
+    """The notes as a prompt gets them, under :data:`PROMPT_HEADING`; empty when there are none."""
+    return "\n".join([PROMPT_HEADING, *(n.line for n in notes)]) if notes else ""
+
+
+def standing_mark(standing: Standing, proposal: str | None = None) -> str | None:
+    """What ``score``'s table says of a proposal whose edit the ledger has seen before:
+    ``refused 2× before as p-ruff-format: closure.stale_memory``, ``deferred 1× before:
+    support.insufficient_lineages``, ``already in memory since run-…``; None when it was admitted last."""
+    if standing.kind is None:
+        return None
+    if standing.kind == ALREADY_IN_MEMORY:
+        assert standing.admitted is not None  # Cannot fail: that is what the kind means.
+        return f"already in memory since {standing.admitted.run}"
+    d = standing.decision
+    known = f" as {d.proposal}" if proposal is not None and d.proposal != proposal else ""
+    verb = "refused" if standing.kind == DO_NOT_REPEAT else d.disposition
+    return f"{verb} {standing.times}× before{known}: {', '.join(d.distinct_codes)}"
+
+
+# --- one note ------------------------------------------------------------------------------
+
+
+def _note(standing: Standing, history: History, memory_version: int | None, note_bytes: int) -> Note:
+    d, kind = standing.decision, standing.kind
+    assert kind is not None  # Cannot fail: curator_notes passes over the admitted.
+    edit = history.edit(standing.fingerprint)
+    facts = history.facts(d)
+    given = [] if kind == ALREADY_IN_MEMORY else _reasons(d)
+    reasons = tuple(_reason(code, subject, d, facts, memory_version) for code, subject in given[:_MAX_REASONS])
+    winner = _winner(d, history) if kind == DO_NOT_REPEAT and d.disposition == SUPERSEDED else None
+    admitted = standing.admitted.run if kind == ALREADY_IN_MEMORY and standing.admitted is not None else None
+    more = max(0, len(given) - _MAX_REASONS)
+
+    def line_with(operations: int | None) -> str:
+        what = describe_edit(edit, operations) if edit is not None else _argued(d)
+        return _line(kind, what, d, standing.times, reasons, more, winner, admitted)
+
+    line, shown = _fitted(line_with, len(edit.get("operations", ())) if edit is not None else 0, note_bytes)
+    return Note(
+        kind=kind,
+        fingerprint=standing.fingerprint,
+        edit=describe_edit(edit, shown) if edit is not None else None,
+        proposal=d.proposal,
+        run=d.run,
+        lesson=d.lesson,
+        disposition=d.disposition,
+        times=standing.times,
+        reasons=reasons,
+        more_reasons=more,
+        winner=winner,
+        admitted=admitted,
+        line=line,
+    )
+
+
+def _fitted(line_with: Callable[[int | None], str], operations: int, limit: int) -> tuple[str, int | None]:
+    """The line with as many of the edit's operations as fit in ``limit`` bytes (at least one; the
+    rest are counted), cut to ``limit`` bytes when even that is too long; and how many it shows
+    (None: all)."""
+    shown: int | None = None
+    line = line_with(None)
+    while len(line.encode("utf-8")) > limit and (shown is None or shown > 1) and operations > 1:
+        shown = min(operations - 1, limit // 40) if shown is None else shown - 1
+        line = line_with(max(shown, 1))
+    return _cut_bytes(line, limit), shown
+
+
+def _cut_bytes(text: str, limit: int) -> str:
+    """``text`` when it is at most ``limit`` UTF-8 bytes; else its longest prefix that fits with ``…``."""
+    raw = text.encode("utf-8")
+    if len(raw) <= limit:
+        return text
+    return raw[: limit - len("…".encode())].decode("utf-8", errors="ignore").rstrip() + "…"
+
+
+def _line(
+    kind: str,
+    what: str,
+    d: DecisionRow,
+    times: int,
+    reasons: Sequence[NoteReason],
+    more: int,
+    winner: str | None,
+    admitted: str | None,
+) -> str:
+    head = f"{_HEADS[kind]}: {what} — "
+    if kind == ALREADY_IN_MEMORY:
+        return one_line(
+            f"{head}admitted in {admitted}, then proposed again in {d.run}. Do not propose it again; to change "
+            "it, replace its key against the current memory.",
+            _UNCUT,
+        )
+    so_far = f" ({times}× so far)" if times > 1 else ""
+    parts = [f"{head}{d.disposition} in {d.run}{so_far}."]
+    parts += [r.sentence for r in reasons]
+    if more:
+        parts.append(f"(and {more} more reason{'' if more == 1 else 's'})")
+    if winner is not None:
+        parts.append(f"The edit that won: {winner}.")
+    remedies = list(dict.fromkeys(r.remedy for r in reasons if r.remedy is not None))
+    if remedies:
+        parts.append("What to do: " + " ".join(remedies))
+    # One line whatever a stored row holds (a subject edited by hand): every text above is one already.
+    return one_line(" ".join(parts), _UNCUT)
+
+
+def _reasons(d: DecisionRow) -> list[tuple[str, str | None]]:
+    """The reasons a note gives: those that made the decision what it is. Informational codes
+    say nothing to do, and a weaker reason's remedy would contradict the note (a rejected edit
+    that was also short of lineages is not to be proposed again as it is)."""
+    return [
+        (r["code"], r["subject"])
+        for r in json.loads(d.reasons)
+        if r["code"] not in INFORMATIONAL_CODES and DISPOSITION_OF.get(r["code"], d.validation) == d.validation
+    ]
+
+
+def _reason(code: str, subject: str | None, d: DecisionRow, facts: Facts, memory_version: int | None) -> NoteReason:
+    if code not in REMEDIES:  # a row edited by hand (``ledger verify`` names it): its code, as stored
+        return NoteReason(code, subject, f"Reason {reason_label(code, subject)}.", None)
+    remedy = reason_remedy(
+        code,
+        subject,
+        facts.config,
+        memory="" if memory_version is None else f" (now version {memory_version})",
+        more_tasks=_more_tasks(facts.support),
+        weights=_weights(facts.support),
+        final="" if d.score is None else f" of {_number(d.score)}",
+    )
+    return NoteReason(code, subject, reason_sentence(code, subject, facts.config), remedy)
+
+
+def _more_tasks(support: Mapping[str, Any] | None) -> str:
+    """``1 more independent task (it has 1 of the 2 required)``; without the support, ``more independent tasks``."""
+    if support is None:
+        return "more independent tasks"
+    have, need = support["lineages"], support["required"]
+    missing = max(1, need - have)
+    return f"{missing} more independent task{'' if missing == 1 else 's'} (it has {have} of the {need} required)"
+
+
+def _weights(support: Mapping[str, Any] | None) -> str:
+    if support is None:
+        return ""
+    return f" (counterevidence of strength {support['contradiction']} against support of {support['strength']})"
+
+
+def _winner(d: DecisionRow, history: History) -> str | None:
+    """The edit that superseded ``d`` (SPEC §5.3: ``superseded_by`` in the same report), in words."""
+    for other in history.decisions():
+        if other.report == d.report and other.proposal == d.superseded_by:
+            edit = history.edit(other.fingerprint) if other.fingerprint is not None else None
+            return describe_edit(edit, 2) if edit is not None else _argued(other)
+    return None
+
+
+def _argued(d: DecisionRow) -> str:
+    """A decision whose edit is not known, named by its id and rationale."""
+    said = one_line(d.rationale)
+    return f"proposal {d.proposal}" + (f" ({json.dumps(said, ensure_ascii=False)})" if said else "")
+
+
+def _number(value: Any) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+# --- words ---------------------------------------------------------------------------------
+
+
+def one_line(text: str, limit: int = NOTE_CHARS) -> str:
+    """``text`` with every run of spaces and unprintable characters made one space,
+    cut to ``limit`` characters with a trailing ``…`` when longer."""
+    flat = " ".join("".join(ch if ch.isprintable() else " " for ch in text).split())
+    if len(flat) <= limit:
+        return flat
+    return flat[: limit - 1].rstrip() + "…"
+
+
+def describe_edit(edit: Mapping[str, Any], operations: int | None = None) -> str:
+    """An edit (SPEC §3.6: its scope and key-sorted operations) in words a model reads:
+    ``replace "ci.timeout" with "CI jobs time out after 30 minutes." in acme/api``; several
+    operations joined by ``; ``, the first ``operations`` of them and the rest counted
+    (``and 397 more operations``)."""
+    ops = list(edit.get("operations", ()))
+    shown = ops if operations is None else ops[:operations]
+    words = [_operation_words(op) for op in shown]
+    if len(shown) < len(ops):
+        rest = len(ops) - len(shown)
+        words.append(f"and {rest} more operation{'' if rest == 1 else 's'}")
+    where = scope_words(edit.get("scope", {}))
+    return "; ".join(words) + (f" {where}" if where else "")
+
+
+def _operation_words(op: Mapping[str, Any]) -> str:
+    key = json.dumps(op.get("key"), ensure_ascii=False)
+    action = op.get("action")
+    if action == "remove":
+        return f"remove {key}"
+    text = json.dumps(one_line(str(op.get("text", "")), EDIT_TEXT_CHARS), ensure_ascii=False)
+    return f"add {key}: {text}" if action == "add" else f"replace {key} with {text}"
+
+
+def scope_words(scope: Mapping[str, Any]) -> str:
+    """``in acme/api``, ``in acme/api at src/api``, or nothing for a global scope (SPEC §1)."""
+    repository, path = scope.get("repository"), scope.get("path")
+    if repository is None:
+        return ""
+    return f"in {repository}" + (f" at {path}" if path else "")
+
+
+# --- reports held in memory ----------------------------------------------------------------
+
+
+class Runs:
+    """A :class:`History` of reports held in memory (an ACE gate without a ledger; one report
+    given to agentdescent's ``report_notes``), each added with the edits of its bundle."""
+
+    def __init__(self) -> None:
+        self._decisions: list[DecisionRow] = []
+        self._reports: dict[str, Mapping[str, Any]] = {}
+        self._edits: dict[str, Mapping[str, Any]] = {}
+        self._refused: set[tuple[str, str]] = set()
+        self._committed: set[tuple[str, str]] = set()
+
+    def add(self, report: Mapping[str, Any], edits: Iterable[Edit] = ()) -> None:
+        """Add a report (accepted, or produced by this process's pipeline) and the edits behind
+        its fingerprints (:func:`ranking.ledger.records.edits_of`); adding one twice adds nothing."""
+        if report["digest"] in self._reports:
+            return
+        self._reports[report["digest"]] = report
+        self._decisions.extend(decisions_of(report))
+        self._edits.update((f, orjson.loads(e)) for f, e in edits)
+
+    def add_outcome(self, report: str, fingerprint: str, committed: bool) -> None:
+        """What an acceptance test did with a selected edit's diff."""
+        (self._committed if committed else self._refused).add((report, fingerprint))
+
+    def decisions(self) -> Sequence[DecisionRow]:
+        return self._decisions
+
+    def refused_by_test(self, report: str, fingerprint: str) -> bool:
+        key = (report, fingerprint)
+        return key in self._refused and key not in self._committed
+
+    def edit(self, fingerprint: str) -> Mapping[str, Any] | None:
+        return self._edits.get(fingerprint)
+
+    def facts(self, decision: DecisionRow) -> Facts:
+        report = self._reports[decision.report]
+        return Facts(report["proposals"][decision.position]["support"], report["config"])

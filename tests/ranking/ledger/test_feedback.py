@@ -1,0 +1,431 @@
+"""The curator's notes (ranking.ledger.feedback, docs/ledger.md "Notes for the curator"): what
+the gate tells the model after it decided, by what became of each edit last."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from curator_io import canon, digest
+from curator_io.catalogue import DISPOSITION_OF, FINAL_DISPOSITIONS
+from curator_io.config import DEFAULT_CONFIG
+from curator_io.errors import InputError
+from ranking.ledger import read_notes
+from ranking.ledger.feedback import (
+    ALREADY_IN_MEMORY,
+    DO_NOT_REPEAT,
+    KINDS,
+    PROMPT_HEADING,
+    RETRY,
+    Budget,
+    Facts,
+    Note,
+    NoteReason,
+    curator_notes,
+    notes_from_json,
+    one_line,
+    prompt_block,
+    standing_mark,
+    standings,
+)
+from ranking.ledger.records import DecisionRow
+
+SCOPE = {"level": "repository", "repository": "acme/api"}
+
+
+def _edit(*operations: dict[str, str]) -> dict[str, Any]:
+    return {"scope": SCOPE, "operations": sorted(operations, key=lambda op: op["key"])}
+
+
+ADD_SLEEP = _edit({"action": "add", "key": "test.sleep", "text": "Sleep one second before asserting on orders."})
+ADD_MAKE = _edit({"action": "add", "key": "test.command", "text": "Run the tests with make test."})
+ADD_PYTEST = _edit({"action": "add", "key": "test.command", "text": "Run the tests with pytest."})
+EDITS = {digest(e): e for e in (ADD_SLEEP, ADD_MAKE, ADD_PYTEST)}
+SLEEP, MAKE, PYTEST = (digest(e) for e in (ADD_SLEEP, ADD_MAKE, ADD_PYTEST))
+
+
+def _decision(
+    report: str,
+    position: int,
+    proposal: str,
+    fingerprint: str | None,
+    disposition: str,
+    *reasons: tuple[str, str | None],
+    lesson: str = "les-1",
+    score: float | None = None,
+    superseded_by: str | None = None,
+) -> DecisionRow:
+    listed = [{"code": c, "subject": s} for c, s in reasons]
+    return DecisionRow(
+        report,
+        position,
+        f"run-{report}",
+        proposal,
+        fingerprint,
+        lesson,
+        _validation(reasons),
+        disposition,
+        json.dumps(listed, sort_keys=True, separators=(",", ":")),
+        score,
+        superseded_by,
+        f"rationale of {proposal}",
+    )
+
+
+def _validation(reasons: Sequence[tuple[str, str | None]]) -> str:
+    """SPEC §3: the strongest disposition any reason implies."""
+    implied = {DISPOSITION_OF.get(code, "accepted") for code, _ in reasons}
+    return next((d for d in ("rejected", "quarantined", "deferred") if d in implied), "accepted")
+
+
+class _History:
+    def __init__(
+        self,
+        decisions: Sequence[DecisionRow],
+        edits: Mapping[str, Any] | None = None,
+        support: Mapping[str, Any] | None = None,
+        uncommitted: set[tuple[str, str]] | None = None,
+    ) -> None:
+        self._decisions = list(decisions)
+        self._edits = EDITS if edits is None else edits
+        self._support = support
+        self._uncommitted = uncommitted or set()
+
+    def decisions(self) -> Sequence[DecisionRow]:
+        return self._decisions
+
+    def refused_by_test(self, report: str, fingerprint: str) -> bool:
+        return (report, fingerprint) in self._uncommitted
+
+    def edit(self, fingerprint: str) -> Mapping[str, Any] | None:
+        return self._edits.get(fingerprint)
+
+    def facts(self, decision: DecisionRow) -> Facts:
+        return Facts(self._support, DEFAULT_CONFIG.to_json())
+
+
+DEFERRED = ("support.insufficient_lineages", None)
+ONE_OF_TWO = {"lineages": 1, "required": 2, "strength": 12, "contradiction": 0}
+
+
+def test_a_deferred_edit_is_told_to_retry_when_another_task_shows_it_never_not_to_repropose_it() -> None:
+    history = _History([_decision("r1", 0, "p-sleep", SLEEP, "deferred", DEFERRED)], support=ONE_OF_TWO)
+
+    (note,) = curator_notes(history)
+
+    assert note.kind == RETRY
+    assert note.line == (
+        'retry: add "test.sleep": "Sleep one second before asserting on orders." in acme/api — deferred in run-r1. '
+        "Its verified support comes from fewer independent lineages (root tasks) than required; it is deferred "
+        "until the lesson recurs. What to do: Propose it again, as it is, once the lesson recurs in 1 more "
+        "independent task (it has 1 of the 2 required): tasks other than those it cites, as more runs of one task "
+        "count once."
+    )
+    assert "do not" not in note.line.lower()
+
+
+def test_an_unselected_edit_is_told_to_retry_as_it_is() -> None:
+    history = _History([_decision("r1", 0, "p-sleep", SLEEP, "unselected", ("rank.limit", None), score=70)])
+
+    (note,) = curator_notes(history)
+
+    assert note.kind == RETRY
+    assert "What to do: Propose it again as it is: it passed every rule" in note.line
+
+
+def test_a_rejected_edit_is_told_not_to_repeat_it_with_the_reason_as_a_sentence_and_its_remedy() -> None:
+    history = _History([_decision("r1", 0, "p-make", MAKE, "rejected", ("closure.key_exists", "test.command"))])
+
+    (note,) = curator_notes(history)
+
+    assert note.kind == DO_NOT_REPEAT
+    assert note.line.startswith('do not repeat as it is: add "test.command": "Run the tests with make test."')
+    assert "It adds instruction test.command, but that key already exists" in note.line
+    assert "What to do: To change test.command, use replace on it with its current digest" in note.line
+    (reason,) = note.reasons
+    assert (reason.code, reason.subject) == ("closure.key_exists", "test.command")
+    assert reason.remedy is not None and reason.remedy.startswith("To change test.command, use replace")
+
+
+def test_a_stale_edit_is_told_which_memory_version_to_reread_when_the_host_knows_it() -> None:
+    stale = _decision("r1", 0, "p-make", MAKE, "rejected", ("closure.stale_memory", None))
+
+    (unknown,) = curator_notes(_History([stale]))
+    (known,) = curator_notes(_History([stale]), memory_version=8)
+
+    assert "Re-read the memory and write the edit against it" in unknown.line
+    assert "Re-read the memory (now version 8) and write the edit against it" in known.line
+
+
+def test_a_quarantined_edit_is_told_not_to_repeat_it_until_sound_evidence_shows_it() -> None:
+    history = _History([_decision("r1", 0, "p-sleep", SLEEP, "quarantined", ("support.quarantined", None))])
+
+    (note,) = curator_notes(history)
+
+    assert note.kind == DO_NOT_REPEAT
+    assert "evidence from sound materializations" in note.line
+
+
+def test_an_edit_that_lost_a_conflict_names_the_edit_that_won() -> None:
+    history = _History(
+        [
+            _decision("r1", 0, "p-make", MAKE, "selected", ("rank.selected", None), score=81),
+            _decision(
+                "r1", 1, "p-pytest", PYTEST, "superseded", ("rank.conflict", "p-make"), score=60, superseded_by="p-make"
+            ),
+        ]
+    )
+
+    (note,) = curator_notes(history)
+
+    assert (note.kind, note.fingerprint) == (DO_NOT_REPEAT, PYTEST)
+    assert note.winner == 'add "test.command": "Run the tests with make test." in acme/api'
+    assert f"The edit that won: {note.winner}." in note.line
+
+
+def test_a_duplicate_of_a_selected_edit_gets_no_note_so_the_curator_keeps_its_current_instruction() -> None:
+    history = _History(
+        [
+            _decision("r1", 0, "p-make", MAKE, "selected", ("rank.selected", None), score=81),
+            _decision(
+                "r1", 1, "p-make-2", MAKE, "superseded", ("rank.duplicate", "p-make"), score=81, superseded_by="p-make"
+            ),
+        ]
+    )
+
+    assert curator_notes(history) == ()
+
+
+def test_an_edit_selected_later_leaves_the_notes() -> None:
+    history = _History(
+        [
+            _decision("r1", 0, "p-sleep", SLEEP, "deferred", DEFERRED),
+            _decision("r2", 0, "p-sleep", SLEEP, "selected", ("rank.selected", None), score=70),
+        ]
+    )
+
+    assert curator_notes(history) == ()
+    (standing,) = standings(history)
+    assert standing.kind is None and standing.admitted is not None and standing.admitted.report == "r2"
+
+
+def test_an_edit_admitted_then_proposed_again_is_already_in_memory() -> None:
+    history = _History(
+        [
+            _decision("r1", 0, "p-make", MAKE, "selected", ("rank.selected", None), score=81),
+            _decision("r2", 0, "p-make-again", MAKE, "rejected", ("closure.key_exists", "test.command")),
+        ]
+    )
+
+    (note,) = curator_notes(history)
+
+    assert (note.kind, note.admitted, note.reasons) == (ALREADY_IN_MEMORY, "run-r1", ())
+    assert note.line == (
+        'already in memory: add "test.command": "Run the tests with make test." in acme/api — admitted in run-r1, '
+        "then proposed again in run-r2. Do not propose it again; to change it, replace its key against the "
+        "current memory."
+    )
+
+
+def test_a_selected_edit_the_acceptance_test_did_not_commit_is_not_in_memory() -> None:
+    decisions = [
+        _decision("r1", 0, "p-make", MAKE, "selected", ("rank.selected", None), score=81),
+        _decision("r2", 0, "p-make-again", MAKE, "deferred", DEFERRED),
+    ]
+
+    (note,) = curator_notes(_History(decisions, uncommitted={("r1", MAKE)}))
+
+    assert note.kind == RETRY
+
+
+def test_a_400_operation_edit_makes_a_note_within_its_byte_limit_that_counts_what_it_leaves_out() -> None:
+    big = _edit(*({"action": "add", "key": f"k.{i:03}", "text": "x" * 400} for i in range(400)))
+    history = _History(
+        [_decision("r1", 0, "p-big", digest(big), "rejected", ("delta.oversized", None))], {digest(big): big}
+    )
+
+    (note,) = curator_notes(history)
+
+    assert len(note.line.encode()) <= Budget().note_bytes
+    assert note.edit is not None and note.edit.endswith("more operations in acme/api")
+    assert "Its edit is too large: more than 6 operations" in note.line
+
+
+def test_the_budget_keeps_the_most_recent_notes_per_lesson_in_number_and_in_bytes() -> None:
+    edits = {}
+    decisions = []
+    for i in range(12):
+        edit = _edit({"action": "add", "key": f"k.{i:02}", "text": f"Instruction {i}."})
+        edits[digest(edit)] = edit
+        lesson = "les-a" if i < 6 else f"les-{i}"
+        decisions.append(
+            _decision(f"r{i:02}", 0, f"p-{i}", digest(edit), "rejected", ("scope.mismatch", None), lesson=lesson)
+        )
+    history = _History(decisions, edits)
+
+    notes = curator_notes(history)
+    per_lesson = [n.proposal for n in notes if n.lesson == "les-a"]
+
+    assert [n.proposal for n in notes][:6] == ["p-11", "p-10", "p-9", "p-8", "p-7", "p-6"]
+    assert per_lesson == ["p-5", "p-4", "p-3"]  # the last 3 of one lesson
+    assert len(notes) == 9
+    assert len(curator_notes(history, budget=Budget(notes=4))) == 4
+    tight = curator_notes(history, budget=Budget(prompt_bytes=700))
+    assert sum(len(n.line.encode()) + 1 for n in tight) <= 700 < sum(len(n.line.encode()) + 1 for n in notes[:4])
+    unbounded = Budget(per_lesson=None, notes=None, prompt_bytes=None)
+    assert curator_notes(history, lesson="les-a", budget=unbounded) == tuple(
+        n for n in curator_notes(history, budget=unbounded) if n.lesson == "les-a"
+    )
+
+
+@pytest.mark.parametrize(
+    "given",
+    [{"notes": 0}, {"per_lesson": -1}, {"note_bytes": 79}, {"prompt_bytes": 0}, {"notes": 2.0}],
+)
+def test_a_budget_out_of_range_is_refused_when_made(given: dict[str, Any]) -> None:
+    with pytest.raises(ValueError, match=next(iter(given))):
+        Budget(**given)
+
+
+def test_notes_name_an_unknown_edit_by_its_proposal_and_rationale() -> None:
+    history = _History([_decision("r1", 0, "p-sleep", SLEEP, "rejected", ("scope.mismatch", None))], edits={})
+
+    (note,) = curator_notes(history)
+
+    assert note.edit is None
+    assert note.line.startswith('do not repeat as it is: proposal p-sleep ("rationale of p-sleep") — rejected')
+
+
+def test_the_prompt_block_is_the_heading_and_a_line_a_note() -> None:
+    history = _History([_decision("r1", 0, "p-make", MAKE, "rejected", ("closure.key_exists", "test.command"))])
+    notes = curator_notes(history)
+
+    assert prompt_block(notes) == "\n".join([PROMPT_HEADING, notes[0].line])
+    assert prompt_block(()) == ""
+
+
+def test_the_mark_says_what_the_ledger_knew_of_an_edit_before() -> None:
+    history = _History(
+        [
+            _decision("r1", 0, "p-sleep", SLEEP, "deferred", DEFERRED),
+            _decision("r1", 1, "p-make", MAKE, "rejected", ("closure.key_exists", "test.command")),
+            _decision("r2", 0, "p-sleep-2", SLEEP, "deferred", DEFERRED),
+        ]
+    )
+
+    marks = {s.fingerprint: standing_mark(s, "p-sleep") for s in standings(history, excluding="r2")}
+
+    assert marks == {
+        SLEEP: "deferred 1× before: support.insufficient_lineages",
+        MAKE: "refused 1× before as p-make: closure.key_exists",
+    }
+
+
+def test_notes_are_the_same_whatever_order_equal_decisions_are_written_in() -> None:
+    one = _decision("r1", 0, "p-make", MAKE, "rejected", ("closure.key_exists", "test.command"))
+    two = _decision("r1", 1, "p-sleep", SLEEP, "deferred", DEFERRED)
+
+    assert curator_notes(_History([one, two])) == curator_notes(_History([one, two]))
+    assert [n.proposal for n in curator_notes(_History([one, two]))] == ["p-sleep", "p-make"]
+
+
+def test_a_rejected_edit_short_of_lineages_too_is_not_told_to_propose_it_again_as_it_is() -> None:
+    reasons = (("support.counterevidence", None), DEFERRED)
+    history = _History([_decision("r1", 0, "p-sleep", SLEEP, "rejected", *reasons)], support=ONE_OF_TWO)
+
+    (note,) = curator_notes(history)
+
+    assert [r.code for r in note.reasons] == ["support.counterevidence"]
+    assert "as it is" not in note.line.split("What to do:")[1]
+
+
+# -- the JSON form, read back (docs/ledger.md, "JSON") ----------------------------------------
+
+_LINE = st.text(min_size=1).map(lambda t: one_line(t, 10**9)).filter(bool)  # a note's line is one line
+_OPTIONAL = st.none() | st.text()
+_REASON = st.builds(NoteReason, st.text(), _OPTIONAL, st.text(), _OPTIONAL)
+_NOTE = st.builds(
+    Note,
+    kind=st.sampled_from(KINDS),
+    fingerprint=st.binary(min_size=32, max_size=32).map(lambda b: "sha256:" + b.hex()),
+    edit=_OPTIONAL,
+    proposal=st.text(),
+    run=st.text(),
+    lesson=_OPTIONAL,
+    disposition=st.sampled_from(FINAL_DISPOSITIONS),
+    times=st.integers(1, 2**40),
+    reasons=st.lists(_REASON, max_size=3).map(tuple),
+    more_reasons=st.integers(0, 2**40),
+    winner=_OPTIONAL,
+    admitted=_OPTIONAL,
+    line=_LINE,
+)
+
+
+@given(st.lists(_NOTE, max_size=4).map(tuple))
+def test_notes_written_as_json_read_back_to_the_same_notes(notes: tuple[Note, ...]) -> None:
+    assert notes_from_json(canon([n.to_json() for n in notes])) == notes
+
+
+def test_the_notes_of_a_real_ledger_read_back_from_the_cli_json(tmp_path, capsys) -> None:
+    from tests.conftest import FIXTURES, run_main
+
+    ledger = tmp_path / "l.db"
+    for day, bundle in enumerate(("example.json", "example-reworded.json")):
+        assert (
+            run_main(capsys, "score", FIXTURES / bundle, "--out-dir", tmp_path / str(day), "--ledger", ledger)[0] == 0
+        )
+    rc, out, _ = run_main(capsys, "ledger", "notes", ledger, "--format", "json")
+
+    assert rc == 0 and notes_from_json(out.encode()) == read_notes(ledger)
+
+
+_GOOD = json.loads(
+    canon(
+        [
+            curator_notes(
+                _History([_decision("r1", 0, "p-make", MAKE, "rejected", ("closure.key_exists", "test.command"))])
+            )[0].to_json()
+        ]
+    )
+)
+
+
+@pytest.mark.parametrize(
+    ("change", "pointer", "detail"),
+    [
+        (lambda n: {"not": "an array"}, "", "not an array of notes"),
+        (lambda n: [7], "/0", "not a note (an object)"),
+        (lambda n: [{k: v for k, v in n[0].items() if k != "kind"}], "/0", "a note without 'kind'"),
+        (lambda n: [{**n[0], "kind": "never"}], "/0/kind", "'kind' is not one of retry, do-not-repeat"),
+        (lambda n: [{**n[0], "fingerprint": "sha256:xyz"}], "/0/fingerprint", "'fingerprint' is not a DIGEST"),
+        (lambda n: [{**n[0], "edit": 3}], "/0/edit", "'edit' is not a string or null"),
+        (lambda n: [{**n[0], "disposition": "accepted"}], "/0/disposition", "'disposition' is not a final"),
+        (lambda n: [{**n[0], "times": 0}], "/0/times", "'times' is not a whole number of 1 or more"),
+        (lambda n: [{**n[0], "times": True}], "/0/times", "'times' is not a whole number of 1 or more"),
+        (lambda n: [{**n[0], "reasons": {}}], "/0/reasons", "'reasons' is not an array"),
+        (lambda n: [{**n[0], "reasons": [{"code": "x"}]}], "/0/reasons/0", "a reason without 'subject'"),
+        (lambda n: [{**n[0], "more_reasons": -1}], "/0/more_reasons", "'more_reasons' is not a whole number of 0"),
+        (lambda n: [{**n[0], "text": "two\nlines"}], "/0/text", "'text' is not one line of text"),
+        (lambda n: [{**n[0], "text": ""}], "/0/text", "'text' is not one line of text"),
+        (lambda n: [{**n[0], "signer": None}], "/0/signer", "a note has no member 'signer'"),
+    ],
+)
+def test_json_that_is_not_notes_is_refused_naming_the_place(change, pointer: str, detail: str) -> None:
+    with pytest.raises(InputError) as refused:
+        notes_from_json(canon(change(_GOOD)))
+
+    assert (refused.value.code, refused.value.pointer) == ("notes.invalid", pointer)
+    assert refused.value.detail.startswith(detail)
+
+
+def test_bytes_that_are_not_json_are_malformed_json() -> None:
+    with pytest.raises(InputError) as refused:
+        notes_from_json(b'[{"kind": "retry", "kind": "retry"}]')
+
+    assert refused.value.code == "input.malformed_json"
