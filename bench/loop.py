@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from curator_io import Add, BundleBuilder, Scope
-from curator_io.catalogue import REJECTED, SELECTED, SUPERSEDED
+from curator_io.catalogue import REJECTED, SELECTED
 from ranking.ledger import DEFAULT_BUDGET, Ledger, prompt_block, read_notes
 from ranking.ledger.curator import record_run
 from ranking.ledger.feedback import ALREADY_IN_MEMORY, describe_edit, one_line
@@ -79,23 +79,38 @@ class Idea:
 WORLD = (
     Idea("make-test", "Run the tests with make test.", True, (Seen(1, "task-1"), Seen(1, "task-2"))),
     # Unlucky: two runs of one task on day 1 (one lineage), another task on day 4.
-    Idea("orders-wait", "Wait for the order to settle before asserting.", True,
-         (Seen(1, "task-3"), Seen(1, "task-3"), Seen(4, "task-4"))),  # fmt: skip
+    Idea(
+        "orders-wait",
+        "Wait for the order to settle before asserting.",
+        True,
+        (Seen(1, "task-3"), Seen(1, "task-3"), Seen(4, "task-4")),
+    ),
     # A user's correction: one lineage is enough (SPEC §3.5.6); the curator writes it twice.
     Idea("lockfile", "Commit the lockfile with every dependency change.", True, (Seen(2, "task-5", "user"),), copies=2),
-    Idea("env-vars", "Export the Makefile's variables before running pytest.", True,
-         (Seen(2, "task-6"), Seen(3, "task-7"))),  # fmt: skip
+    Idea(
+        "env-vars",
+        "Export the Makefile's variables before running pytest.",
+        True,
+        (Seen(2, "task-6"), Seen(3, "task-7")),
+    ),
     # Bad: contradicted by a deterministic outcome; it shows again on day 5.
-    Idea("sleep", "Add a one-second sleep before flaky assertions.", False,
-         (Seen(2, "task-8", "self_assessment"), Seen(2, "task-9", against=True),
-          Seen(5, "task-10", "self_assessment")))  # fmt: skip
-    ,
+    Idea(
+        "sleep",
+        "Add a one-second sleep before flaky assertions.",
+        False,
+        (Seen(2, "task-8", "self_assessment"), Seen(2, "task-9", against=True), Seen(5, "task-10", "self_assessment")),
+    ),
     # Bad: seen only in an incompatible checkout, twice.
-    Idea("skip-lint", "Skip the linter when it is slow.", False,
-         (Seen(3, "task-11", sound=False), Seen(5, "task-12", sound=False))),  # fmt: skip
+    Idea(
+        "skip-lint",
+        "Skip the linter when it is slow.",
+        False,
+        (Seen(3, "task-11", sound=False), Seen(5, "task-12", sound=False)),
+    ),
     # Bad: claims every repository from one repository's evidence; it shows again on day 6.
-    Idea("ci-timeout", "CI jobs time out after 5 minutes.", False,
-         (Seen(4, "task-13"), Seen(6, "task-14")), scope=BROAD),  # fmt: skip
+    Idea(
+        "ci-timeout", "CI jobs time out after 5 minutes.", False, (Seen(4, "task-13"), Seen(6, "task-14")), scope=BROAD
+    ),
 )
 
 

@@ -11,7 +11,7 @@ import pytest
 from tests.conftest import REPO
 
 sys.path.insert(0, str(REPO / "bench"))
-import loop  # noqa: E402
+import loop
 
 
 @pytest.fixture(scope="module")
