@@ -254,15 +254,17 @@ def component_at(pointer: str, parent: Mapping[str, str]) -> str | None:
 def _operations(
     parent: Mapping[str, str], child: Mapping[str, str], keys: Mapping[str, str]
 ) -> list[Add | Replace | Remove]:
-    """The child's edit of the parent, in key order: the builder fills in each expected digest."""
+    """The child's edit of the parent, in key order: the builder fills in each expected digest.
+    ``keys`` names the components of every child of the bundle: one that neither this child nor
+    the parent has is no edit of this child's."""
     ops: list[Add | Replace | Remove] = []
     for name in sorted(keys, key=keys.__getitem__):
-        key = keys[name]
-        if name not in parent:
+        key, had, has = keys[name], name in parent, name in child
+        if has and not had:
             ops.append(Add(key, child[name]))
-        elif name not in child:
+        elif had and not has:
             ops.append(Remove(key))
-        elif child[name] != parent[name]:
+        elif had and child[name] != parent[name]:
             ops.append(Replace(key, child[name]))
     return ops
 

@@ -250,3 +250,15 @@ def test_check_writable_names_what_of_one_child_no_bundle_can_hold() -> None:
         check_writable(PARENT, {"instruction": "Answer \udc00"}, [0])
     with pytest.raises(Unwritable, match=r"^data id <object"):
         check_writable(PARENT, {"instruction": "Answer well."}, [object()])
+
+
+def test_a_component_only_one_child_adds_is_that_childs_edit_and_no_other_childs() -> None:
+    document, entries = _family(
+        Child("p-1-0", {"instruction": "Answer well."}, Minibatch([0, 1], [0.0, 0.0], [1.0, 1.0])),
+        Child("p-1-1", {"instruction": "Answer.", "format": "One line."}, Minibatch([2, 3], [0.0, 0.0], [1.0, 1.0])),
+    )
+
+    first, second = document["proposals"]
+    assert [(op["action"], op["key"]) for op in first["operations"]] == [("replace", "instruction")]
+    assert [(op["action"], op["key"]) for op in second["operations"]] == [("add", "format")]
+    assert {e["disposition"] for e in entries.values()} == {"selected"}

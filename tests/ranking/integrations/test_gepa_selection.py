@@ -184,3 +184,23 @@ def test_proposals_of_different_parents_are_ranked_each_against_its_own_parent()
     ]
     assert judged[0].report is judged[2].report and judged[1].report is not judged[0].report
     assert [j.bundle["memory"]["version"] for j in judged] == [0, 1, 0]  # type: ignore[index]
+
+
+def test_children_of_one_parent_of_which_only_one_adds_a_component_are_ranked_together() -> None:
+    state = SimpleNamespace(i=2, program_candidates=[{"instruction": "Answer."}])
+    added = _proposal(0, "Answer.")
+    added.candidate["format"] = "One line."
+    proposals = [_proposal(0, "Answer well."), added]
+
+    judged = EvidenceRankingCriterion().judge_iteration(proposals, state)  # type: ignore[arg-type]
+    chosen = EvidenceRankingSelection(EvidenceRankingCriterion()).select(
+        proposals,
+        state,  # type: ignore[arg-type]
+        EvidenceRankingCriterion(),
+    )
+
+    assert _decisions(judged) == [
+        ("p-3.0", "selected", ("rank.selected",), None),
+        ("p-3.1", "selected", ("rank.selected",), None),
+    ]
+    assert chosen == proposals
