@@ -72,9 +72,13 @@ class Observation:
     """When, a TIMESTAMP; the bundle's ``frozen_at`` is the latest of its samples'."""
 
     def __post_init__(self) -> None:
+        # Refused here, where the caller's observe made it, not windows later inside ACE's pipeline.
+        for name in ("lineage", "signal", "summary", "observed_at"):
+            value = getattr(self, name)
+            if type(value) is not str:
+                raise TypeError(f"Observation.{name} must be a str, not {type(value).__name__}: {value!r}")
         if self.signal not in SIGNAL_WEIGHTS:
             raise ValueError(f"signal must be one of {', '.join(SIGNAL_WEIGHTS)}: {self.signal!r}")
-        # Refused here, where the caller's observe returned it, not windows later in the bundle.
         if not is_timestamp(self.observed_at):
             example = "2026-12-01T09:00:00Z"
             raise ValueError(f"observed_at must be a TIMESTAMP (RFC 3339 in UTC, {example}): {self.observed_at!r}")

@@ -23,3 +23,20 @@ def test_any_lineage_text_is_written_as_an_id_and_an_id_as_itself(lineage: str) 
     written = lineage_id(lineage)
     assert is_id(written)
     assert (written == lineage) == (is_id(lineage) and len(lineage) <= 64)
+
+
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [
+        ({"lineage": 7}, "Observation.lineage must be a str, not int: 7"),
+        ({"lineage": b"task-1"}, "Observation.lineage must be a str, not bytes: b'task-1'"),
+        ({"lineage": "task-1", "summary": None}, "Observation.summary must be a str, not NoneType: None"),
+        ({"lineage": "task-1", "signal": None}, "Observation.signal must be a str, not NoneType: None"),
+        ({"lineage": "task-1", "observed_at": 0}, "Observation.observed_at must be a str, not int: 0"),
+    ],
+)
+def test_an_observation_of_the_wrong_type_is_refused_where_it_is_made(given: dict, message: str) -> None:
+    with pytest.raises(TypeError) as refused:
+        Observation(**given)
+
+    assert str(refused.value) == message
