@@ -122,8 +122,10 @@ def test_the_browser_finds_the_three_tables_of_the_ledger_view(browser: Browser,
     runs = [row.find("td")[1].all_text() for row in dom.one("table", id="runs").find("tbody")[0].find("tr")]
     assert runs == ["run-2026-11-29-a", "run-2026-11-30-b"]
     fingerprints = dom.one("table", id="fingerprints").find("tbody")[0].find("tr")
-    assert {row.find("td")[0].all_text() for row in fingerprints} == set(_refused(tmp_path))
-    assert any(HOSTILE in row.all_text() for row in fingerprints)
+    shown = {row.find("td")[1].find("code")[0].attrs["title"] for row in fingerprints}
+    assert shown == set(_refused(tmp_path))
+    edits = [row.find("td")[0].all_text() for row in fingerprints]
+    assert 'replace "style.imports" with "Sort imports and format with ruff." in acme/api' in edits
     (outcome,) = dom.one("table", id="outcomes").find("tbody")[0].find("tr")
     assert outcome.find("td")[2].all_text() == "diff-7"
     shot = browser.screenshot(page, tmp_path / "ledger.png")
