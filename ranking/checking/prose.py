@@ -57,9 +57,16 @@ def _lines(n: int) -> str:
 
 
 def _span(lines: tuple[int, ...]) -> str:
+    """``line 3``, ``lines 3-5``, ``lines 1-4, 16-19``: each run of consecutive lines."""
     if len(lines) == 1:
         return f"line {lines[0]}"
-    return f"lines {lines[0]}-{lines[-1]}"
+    runs: list[list[int]] = []
+    for n in lines:
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    return "lines " + ", ".join(str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs)
 
 
 def prose_changes(after: MarkdownMemory | None, base: MarkdownMemory | None) -> tuple[ProseChange, ...]:

@@ -325,3 +325,50 @@ def test_memory_import_out_the_file_itself_and_again_is_refused(tmp_path: Path, 
 
     code, _, err = run_main(capsys, "memory", "import", tmp_path / "AGENTS.md")
     assert code == 2 and "usage.invalid_option: the file has a managed section already (lines 3-9)" in err
+
+
+# --- bad input -------------------------------------------------------------------------------
+
+
+def test_a_removed_byte_order_mark_is_a_prose_change_on_line_1(day: Path, capsys) -> None:
+    _apply(capsys, day, day / "AGENTS.md")
+    (day / "AGENTS.md").write_bytes((day / "AGENTS.md").read_bytes().removeprefix("\ufeff".encode()))
+
+    code, out, _ = _gate(capsys, day, day / "AGENTS.md", "--memory-before", day / "base.md")
+
+    assert code == 1
+    assert out.splitlines()[0].startswith("prose_changed  line 1  the prose changed at line 1 (1 line changed)")
+
+
+def test_crlf_line_endings_turned_to_lf_in_the_prose_are_a_prose_change(day: Path, capsys) -> None:
+    _apply(capsys, day, day / "AGENTS.md")
+    data = (day / "AGENTS.md").read_bytes()
+    (day / "AGENTS.md").write_bytes(data.replace(b"Tag from `main` only.\r\n", b"Tag from `main` only.\n"))
+
+    code, out, _ = _gate(capsys, day, day / "AGENTS.md", "--memory-before", day / "base.md")
+
+    assert code == 1 and "the prose changed at line 20 (1 line changed)" in out
+
+
+def test_a_json_memory_after_against_a_markdown_base_has_lost_the_base_prose(day: Path, capsys) -> None:
+    assert run_main(capsys, "apply", day / "bundle.json", day / "out" / "report.json", "--out", day / "m.json")[0] == 0
+
+    code, out, _ = _gate(capsys, day, day / "m.json", "--memory-before", day / "base.md", "--format", "json")
+
+    result = json.loads(out)
+    assert code == 1
+    assert [f["message"] for f in result["findings"]] == [
+        "memory-after holds no prose, and the base's prose (lines 1-4, 16-19) is not in it"
+    ]
+
+
+def test_the_gate_and_import_read_a_symlinked_agents_md_and_import_writes_the_file_it_names(day: Path, capsys) -> None:
+    _apply(capsys, day, day / "AGENTS.md")
+    (day / "CLAUDE.md").symlink_to("AGENTS.md")
+    assert _gate(capsys, day, day / "CLAUDE.md", "--memory-before", day / "base.md")[0] == 0
+
+    (day / "notes.md").write_text("# Notes\n\n- Be brief.\n")
+    (day / "MEMORY.md").symlink_to("notes.md")
+    assert run_main(capsys, "memory", "import", day / "MEMORY.md", "--out", day / "MEMORY.md")[0] == 0
+    assert (day / "MEMORY.md").is_symlink()
+    assert b"- Be brief. <!-- key=notes.1 origin=repository -->" in (day / "notes.md").read_bytes()
