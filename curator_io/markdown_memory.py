@@ -46,8 +46,8 @@ __all__ = [
 ]
 
 MAX_MARKDOWN_BYTES = 4 << 20
-"""The most a Markdown memory may hold (4 MiB): its CommonMark parse is held in memory, and
-takes seconds a megabyte (bench/RESULTS.md)."""
+"""The most a Markdown memory may hold (4 MiB): its CommonMark parse is held in memory, and its
+time grows with the prose (bench/RESULTS.md)."""
 
 _BOM = "\ufeff"
 _LINE_END = re.compile(r"\r\n|\r|\n")
@@ -238,7 +238,7 @@ def _read_item(line: str, n: int, scope: dict[str, str]) -> dict[str, Any]:
 
 def _check_layout(found: Sequence[str], memory: Mapping[str, Any], start: int) -> None:
     """Step 8: the section's lines are exactly what :func:`section_lines` writes for its memory."""
-    expected = section_lines(memory)
+    expected = _lines_of(memory)  # Cannot fail: every instruction was just read and sealed.
     for n, (want, got) in enumerate(zip(expected, found, strict=False)):
         if want != got:
             what = "an empty line" if want == "" else g.shown(want[:60])
@@ -256,6 +256,11 @@ def section_lines(memory: Mapping[str, Any]) -> list[str]:
     ``input.markdown_unrepresentable`` for one the Markdown form cannot hold (docs/markdown-memory.md).
     """
     _check_representable(memory)
+    return _lines_of(memory)
+
+
+def _lines_of(memory: Mapping[str, Any]) -> list[str]:
+    """:func:`section_lines` of a memory known to be representable (one just read)."""
     lines = [f"<!-- evidence-rank:memory version={int(memory['version'])} -->"]
     scope = None
     for instruction in memory["instructions"]:
