@@ -15,6 +15,7 @@ from curator_io.errors import (
     TamperError,
 )
 from curator_io.jsonio import parse_json
+from curator_io.memory import MemoryDocument, MemoryFile, check_memory, read_memory
 from curator_io.models import Bundle, Evidence, Instruction, Lesson, Materialization, Scope, Trace
 
 __all__ = [
@@ -32,6 +33,8 @@ __all__ = [
     "InvariantError",
     "Lesson",
     "Materialization",
+    "MemoryDocument",
+    "MemoryFile",
     "PolicyError",
     "Remove",
     "Replace",
@@ -43,10 +46,12 @@ __all__ = [
     "Trace",
     "bundle_from_document",
     "canon",
+    "check_memory",
     "digest",
     "is_sealed",
     "load_bundle",
     "parse_config",
     "parse_json",
+    "read_memory",
     "seal",
 ]

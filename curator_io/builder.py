@@ -31,11 +31,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from curator_io.bundle import load_bundle
-from curator_io.canonical import canon, digest
+from curator_io.canonical import canon, digest, is_sealed
 from curator_io.catalogue import BUNDLE_SCHEMA
 from curator_io.errors import InputError, pointer_of
 from curator_io.jsonio import MAX_DEPTH, parse_json
 from curator_io.kinds import EVIDENCE, INSTRUCTION, LESSON, MATERIALIZATION, TRACE, Kind
+from curator_io.memory import MemoryDocument, check_memory
 from curator_io.models import Bundle, Scope
 from curator_io.sealing import seal_artifacts
 
@@ -110,6 +111,39 @@ class BundleBuilder:
             name: [] for name in ("memory", "instructions", "materializations", "traces", "evidence", "lessons")
         }
         self._proposals: list[_Proposal] = []
+        self._memory_members: dict[str, Any] = {}
+
+    @classmethod
+    def from_memory(cls, memory: Mapping[str, Any] | MemoryDocument, *, curator: str, frozen_at: str) -> BundleBuilder:
+        """A builder whose memory is ``memory``, exactly: a memory object, or the
+        :class:`~curator_io.memory.MemoryDocument` a memory file holds, JSON or Markdown
+        (``ranking.read_memory_file(path).document``): yesterday's memory, for today's bundle.
+        Its version, its instructions in their order with every member, and its other members
+        are the bundle's ``memory``, so the gate finds the bundle curated against that file.
+
+        Raises ``input.schema`` (or ``input.duplicate_id``) for a memory SPEC §1 does not allow
+        (:func:`curator_io.memory.check_memory`), and ``input.schema`` at an instruction whose
+        ``digest`` is not its seal: the bundle would carry another memory than the file's.
+        """
+        found = memory.memory if isinstance(memory, MemoryDocument) else memory
+        check_memory(found)
+        builder = cls(memory_version=found["version"], curator=curator, frozen_at=frozen_at)
+        for i, instruction in enumerate(found["instructions"]):
+            if not is_sealed(instruction):
+                why = "the digest is not the instruction's seal (SPEC §0): the bundle would not hold this memory"
+                raise InputError("input.schema", why, pointer=pointer_of("instructions", i, "digest"))
+            own = {"key", "text", "scope", "origin", "digest"}
+            builder.memory_instruction(
+                instruction["key"],
+                instruction["text"],
+                scope=Scope(**instruction["scope"]),
+                origin=instruction["origin"],
+                members={name: value for name, value in instruction.items() if name not in own},
+            )
+        builder._memory_members = {
+            name: value for name, value in found.items() if name not in ("version", "instructions")
+        }
+        return builder
 
     def memory_instruction(
         self, key: str, text: str, *, scope: Scope, origin: str = "curated", members: Mapping[str, Any] | None = None
@@ -283,7 +317,7 @@ class BundleBuilder:
         return {
             "schema": BUNDLE_SCHEMA,
             "run": {"id": run_id, **self._run},
-            "memory": {"version": self.memory_version, "instructions": memory},
+            "memory": {"version": self.memory_version, "instructions": memory, **self._memory_members},
             **{name: items for name, items in self._lists.items() if name != "memory"},
             "proposals": [{**p.members, "operations": _written(p, digests)} for p in self._proposals],
         }

@@ -67,6 +67,7 @@ __all__ = [
     "COUNTS_MEMBERS",
     "RANKING_REPORT_MEMBERS",
     "INVARIANTS",
+    "MARKDOWN_REFUSALS",
     "EXIT_FAILED",
     "EXIT_USAGE",
     "EXIT_INPUT",
@@ -438,6 +439,30 @@ INVARIANTS: Final = (
     "conflict_free",
 )
 
+#: A Markdown memory that is not in the form (docs/markdown-memory.md, "Reading", in the order of its
+#: steps), and a memory the form cannot hold; each is ``input.markdown_<name>``, exit 3.
+MARKDOWN_REFUSALS: Final = (
+    "too_large",
+    "encoding",
+    "marker",
+    "no_section",
+    "two_sections",
+    "unpaired",
+    "tab",
+    "heading",
+    "block",
+    "nested_list",
+    "item",
+    "scope",
+    "no_scope",
+    "no_key",
+    "key",
+    "duplicate_key",
+    "text",
+    "layout",
+    "unrepresentable",
+)
+
 #: README, "Exit codes" (0 is success): a gate or check failed; usage, unreadable or unwritable;
 #: invalid input; verification or integrity refused.
 EXIT_FAILED, EXIT_USAGE, EXIT_INPUT, EXIT_REFUSED = 1, 2, 3, 4
@@ -454,6 +479,7 @@ EXIT_OF_CODE: Final[Mapping[str, int]] = {
     "input.duplicate_id": _INPUT,
     "input.inconsistent_trace": _INPUT,
     "input.frozen_digest_mismatch": _INPUT,
+    **{f"input.markdown_{name}": _INPUT for name in MARKDOWN_REFUSALS},
     "config.invalid": _USAGE,
     "usage.unreadable": _USAGE,
     "usage.unwritable": _USAGE,

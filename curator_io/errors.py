@@ -41,18 +41,35 @@ class EvidenceRankError(Exception):
     #: The exit code of every code this class raises (:data:`curator_io.catalogue.EXIT_OF_CODE`).
     exit_code: int = EXIT_FAILED
 
-    def __init__(self, code: str, detail: str, *, pointer: str | None = None, source: str | None = None) -> None:
+    def __init__(
+        self,
+        code: str,
+        detail: str,
+        *,
+        pointer: str | None = None,
+        source: str | None = None,
+        at: tuple[int, int] | None = None,
+    ) -> None:
         self.code = code
         self.detail = detail
         self.pointer = pointer
         #: The file the pointer points into, when the command read one.
         self.source = source
+        #: The 1-based line and column of the place in a text file that has no JSON Pointer
+        #: (a Markdown memory, docs/markdown-memory.md).
+        self.at = at
         super().__init__(self.message)
 
     @property
     def message(self) -> str:
-        """``CODE at 'POINTER': detail``: what ``error.json`` records."""
-        where = f" at {self.pointer!r}" if self.pointer is not None else ""
+        """``CODE at 'POINTER': detail`` (``CODE at line L, column C: detail`` in a Markdown
+        memory): what ``error.json`` records."""
+        if self.pointer is not None:
+            where = f" at {self.pointer!r}"
+        elif self.at is not None:
+            where = f" at line {self.at[0]}, column {self.at[1]}"
+        else:
+            where = ""
         return f"{self.code}{where}: {self.detail}"
 
     @property

@@ -9,6 +9,7 @@ if TYPE_CHECKING:
     from ranking.checking.acceptance import Accepted, Replayed, accept
     from ranking.checking.apply import apply_selection, reviewable
     from ranking.pipeline import Result, rank, rank_bytes
+    from ranking.running.inputs import read_memory_file
 
     __version__: str
     """The installed distribution's version (``evidence-rank``), or ``"unknown"`` in a never-installed checkout."""
@@ -23,6 +24,7 @@ __all__ = [
     "reviewable",
     "rank",
     "rank_bytes",
+    "read_memory_file",
 ]
 
 _HOMES = {
@@ -34,6 +36,7 @@ _HOMES = {
     "reviewable": "ranking.checking.apply",
     "rank": "ranking.pipeline",
     "rank_bytes": "ranking.pipeline",
+    "read_memory_file": "ranking.running.inputs",
 }
 
 

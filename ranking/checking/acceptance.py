@@ -60,6 +60,7 @@ from curator_io.errors import (
 )
 from curator_io.grammar import shown
 from curator_io.jsonio import parse_json
+from curator_io.memory import MemoryFile
 from curator_io.models import Bundle
 from curator_io.report_model import RankingReport, ranking_report_of
 from ranking.checking.policy import BaseMismatch, ConfigMismatch, base_mismatch, config_mismatches, describe_mismatches
@@ -429,5 +430,8 @@ def _base_mismatch(bundle: Bundle | None, base: Any, source: str | None) -> Base
     if bundle is None:
         raise ConfigError("usage.invalid_option", "the base is checked against a bundle: give the bundle too")
     with _in_file(source):
-        memory = parse_json(base) if isinstance(base, bytes) else base
+        if isinstance(base, MemoryFile):  # JSON or Markdown, read by the one door (curator_io.memory)
+            memory = base.document.memory
+        else:
+            memory = parse_json(base) if isinstance(base, bytes) else base
         return base_mismatch(bundle.memory, memory)

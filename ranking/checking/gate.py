@@ -29,12 +29,18 @@ Markdown summary) is :mod:`ranking.views.gate`.
 
 Instructions are compared by key, as canonical JSON (RFC 8785); their order in
 memory-after does not matter, nor whether it is indented.
+
+4. A Markdown memory (docs/markdown-memory.md) holds prose around its managed section, which
+   an agent reads as instructions too: each run of prose lines that differs from the base's
+   (:mod:`ranking.checking.prose`; a JSON base has none) is a ``prose_changed`` finding, or,
+   with ``allow_prose_changes``, a change the result lists and says it did not check.
+   Every finding in a Markdown memory-after knows its line (:attr:`Finding.at`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from curator_io import grammar as g
@@ -42,10 +48,12 @@ from curator_io.canonical import canon
 from curator_io.config import Config
 from curator_io.errors import InputError, pointer_of
 from curator_io.jsonio import parse_json
+from curator_io.memory import MemoryDocument, MemoryFile
 from curator_io.models import Bundle
 from ranking.checking.acceptance import NAMELESS, NotPinned, Replayed, Sources, accept
 from ranking.checking.apply import apply_selection
 from ranking.checking.policy import BaseMismatch, ConfigMismatch, check_memory_object
+from ranking.checking.prose import prose_changes
 from validator import proposals_of
 
 if TYPE_CHECKING:
@@ -73,11 +81,13 @@ KINDS = (
     "unexpected_change",
     "unexpected_removal",
     "missing_edit",
+    "prose_changed",
 )
 
 #: What a gate can be told not to check, in the order it says so: who signed the bundle
-#: (no trust file) and which memory the bundle was curated against (no base).
-UNCHECKED = ("signature", "base")
+#: (no trust file), which memory the bundle was curated against (no base), and the prose
+#: around a Markdown memory's section (``--allow-prose-changes``, or no base to compare it with).
+UNCHECKED = ("signature", "base", "prose")
 
 _Instructions = dict[str, tuple[int, Mapping[str, Any]]]
 """key -> (index in its ``instructions`` array, the instruction object)."""
@@ -101,6 +111,10 @@ class Finding:
     mismatch: ConfigMismatch | BaseMismatch | None = None
     """For ``config_mismatch``: the pinned value and the report's; for ``base_mismatch``,
     the versions and digests of both memories."""
+    at: tuple[int, int] | None = None
+    """The 1-based line and column in :attr:`document` when it is a Markdown memory (a prose
+    change, an instruction's item, the section's start marker); None for JSON, where
+    :attr:`pointer` is found in the text (:mod:`ranking.views.positions`)."""
 
     @property
     def document(self) -> str:
@@ -137,6 +151,9 @@ class GateResult:
     """Who signed the bundle, when the gate was given a trust file (docs/provenance.md)."""
     unchecked: tuple[str, ...] = ()
     """What the gate was told not to check, from :data:`UNCHECKED`: a pass says nothing of these."""
+    prose_changes: tuple[Finding, ...] = ()
+    """With ``allow_prose_changes``: each ``prose_changed`` the gate accepted, listed so that none
+    passes silently."""
 
     @property
     def passed(self) -> bool:
@@ -150,6 +167,7 @@ class GateResult:
             "findings": [f.to_json() for f in self.findings],
             "signer": None if self.signer is None else self.signer.to_json(),
             "unchecked": list(self.unchecked),
+            "prose_changes": [f.to_json() for f in self.prose_changes],
         }
 
 
@@ -166,29 +184,64 @@ def gate(
     trust: TrustList | bytes | None = None,
     signature: bytes | None = None,
     sources: Sources = NAMELESS,
+    allow_prose_changes: bool = False,
 ) -> GateResult:
-    """The gate's verdict on memory-after (bytes, or the parsed object), by the steps in this
-    module's docstring. ``config`` is the pinned policy; ``base`` the base branch's memory (not
-    given: the base is not checked, and the result says so); ``trust`` and ``signature`` as
-    :func:`~ranking.checking.acceptance.accept` takes them (no trust file: the signature is
-    not checked, and the result says so). Raises the acceptance's refusals, and ``input.*``
-    for a memory-after that is not a memory object."""
-    skipped = {"signature": trust is None, "base": base is _SKIP}
-    unchecked = tuple(name for name in UNCHECKED if skipped[name])
+    """The gate's verdict on memory-after (bytes of JSON, the parsed object, or a
+    :class:`~curator_io.memory.MemoryFile`, JSON or Markdown), by the steps in this module's
+    docstring. ``config`` is the pinned policy; ``base`` the base branch's memory, in the same
+    forms (not given: the base is not checked, and the result says so); ``trust`` and
+    ``signature`` as :func:`~ranking.checking.acceptance.accept` takes them (no trust file: the
+    signature is not checked, and the result says so). Raises the acceptance's refusals, and
+    ``input.*`` for a memory-after that is not a memory object."""
+    skipped = {"signature": trust is None, "base": base is _SKIP, "prose": False}
     pins = {} if base is _SKIP else {"base": base}
     try:  # 1.
         accepted = accept(
             report, bundle=bundle, config=config, trust=trust, signature=signature, sources=sources, **pins
         )
     except NotPinned as e:  # 2.
-        return GateResult(_pin_findings(e), None, None, e.signer, unchecked)
+        findings = _pin_findings(e, base if isinstance(base, MemoryFile) else None)
+        return GateResult(findings, None, None, e.signer, _unchecked(skipped))
     permitted = apply_selection(accepted)  # 3.
     try:
-        actual = parse_json(memory_after) if isinstance(memory_after, bytes) else memory_after
-        result = compare_memory(permitted, actual, accepted.bundle.memory, selected_edits(accepted))
+        after = _document(memory_after)
+        result = compare_memory(permitted, after.memory, accepted.bundle.memory, selected_edits(accepted))
     except InputError as e:
         raise (e.in_file(sources.memory_after) if sources.memory_after is not None and e.source is None else e) from e
-    return GateResult(result.findings, result.version, result.instructions, accepted.signer, unchecked)
+    findings = tuple(replace(f, at=after.position(f.pointer)) for f in result.findings)
+    prose = _prose_findings(after, base) if _has_prose(after, base) else ()  # 4.
+    skipped["prose"] = _has_prose(after, base) and (base is _SKIP or allow_prose_changes)
+    if not allow_prose_changes:
+        findings, prose = findings + prose, ()
+    return GateResult(findings, result.version, result.instructions, accepted.signer, _unchecked(skipped), prose)
+
+
+def _unchecked(skipped: Mapping[str, bool]) -> tuple[str, ...]:
+    return tuple(name for name in UNCHECKED if skipped[name])
+
+
+def _document(memory: Any) -> MemoryDocument:
+    """Memory-after as the one door reads it: a MemoryFile's document, JSON bytes parsed, an object as it is."""
+    if isinstance(memory, MemoryFile):
+        return memory.document
+    return MemoryDocument(parse_json(memory) if isinstance(memory, bytes) else memory)
+
+
+def _has_prose(after: MemoryDocument, base: Any) -> bool:
+    """Whether memory-after or the base is a Markdown memory, so there is prose to hold."""
+    return after.markdown is not None or (isinstance(base, MemoryFile) and base.document.markdown is not None)
+
+
+def _prose_findings(after: MemoryDocument, base: Any) -> tuple[Finding, ...]:
+    """A ``prose_changed`` finding for each run of prose that is not the base's (step 4); none
+    without a base, which the result says it did not check."""
+    if base is _SKIP:
+        return ()
+    theirs = base.document.markdown if isinstance(base, MemoryFile) else None
+    return tuple(
+        Finding("prose_changed", None, "", change.describe(), at=None if change.at is None else (change.at, 1))
+        for change in prose_changes(after.markdown, theirs)
+    )
 
 
 def selected_edits(accepted: Replayed) -> dict[str, tuple[str, ...]]:
@@ -201,12 +254,13 @@ def selected_edits(accepted: Replayed) -> dict[str, tuple[str, ...]]:
     return {key: tuple(ids) for key, ids in edits.items()}
 
 
-def _pin_findings(refusal: NotPinned) -> tuple[Finding, ...]:
-    """The ``base_mismatch``, if any, then one ``config_mismatch`` per member."""
+def _pin_findings(refusal: NotPinned, base_file: MemoryFile | None) -> tuple[Finding, ...]:
+    """The ``base_mismatch``, if any (on a Markdown base's start marker), then one ``config_mismatch`` per member."""
+    at = None if base_file is None else base_file.document.position("")
     base = (
         ()
         if refusal.base is None
-        else (Finding("base_mismatch", None, "", refusal.base.describe(), mismatch=refusal.base),)
+        else (Finding("base_mismatch", None, "", refusal.base.describe(), mismatch=refusal.base, at=at),)
     )
     return base + tuple(
         Finding(

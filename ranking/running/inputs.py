@@ -31,11 +31,13 @@ from collections.abc import Iterator
 from typing import BinaryIO
 
 from curator_io.errors import ConfigError
+from curator_io.memory import MemoryFile, is_markdown_name
 
 __all__ = [
     "MAX_INPUT_BYTES",
     "STDIN",
     "read_input",
+    "read_memory_file",
     "read_if_present",
     "open_input",
     "refuse_device",
@@ -62,6 +64,17 @@ def read_input(path: str | os.PathLike[str]) -> bytes:
     """The bytes of the input ``path`` names (rules 1-4 above)."""
     with open_input(path) as stream:
         return read_stream(stream, path)
+
+
+def read_memory_file(path: str | os.PathLike[str], raw: bytes | None = None) -> MemoryFile:
+    """A memory file (``gate``'s memory-after and base, ``apply --out FILE.md``, ``memory show``, the
+    builder's next-day memory): its bytes read by :func:`read_input` (or ``raw``, when the caller
+    read them already), in the form its name says (:func:`curator_io.memory.is_markdown_name`:
+    ``.md`` is Markdown, anything else JSON, ``-`` included). ``.document`` reads it, through
+    :func:`curator_io.memory.read_memory`, the one door every memory comes in by."""
+    data = read_input(path) if raw is None else raw
+    name = os.fspath(path)
+    return MemoryFile(data, markdown=is_markdown_name(name), source=name)
 
 
 def read_if_present(path: str | os.PathLike[str]) -> bytes | None:

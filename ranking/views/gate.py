@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from urllib.parse import quote
 
 from curator_io.canonical import canon
-from ranking.checking.gate import GateResult
+from ranking.checking.gate import Finding, GateResult
 from ranking.views.terminal import Command, printable
 
 __all__ = [
@@ -67,6 +67,8 @@ _UNCHECKED = {
     "invent evidence and reseal it",
     "base": "not checked: the memory the bundle was curated against (--skip-base-check), so an old signed "
     "bundle could roll memory back",
+    "prose": "not checked: the prose around the Markdown memory's managed section (--allow-prose-changes, or no "
+    "base to compare it with), which an agent reads as instructions too",
 }
 
 
@@ -78,11 +80,17 @@ def unchecked_lines(unchecked: tuple[str, ...]) -> list[str]:
 def render_text(result: GateResult) -> list[str]:
     """One line per finding, who signed the bundle (when the gate checked), what it did not check,
     then the verdict."""
-    lines = [f"{f.kind}  {f.pointer}  {f.message}" for f in result.findings]
+    lines = [f"{f.kind}  {_where(f)}  {f.message}" for f in result.findings]
     lines += _signed(result)
     lines += [f"warning: {line}" for line in unchecked_lines(result.unchecked)]
+    lines += [f"warning: accepted: {f.message}" for f in result.prose_changes]
     lines.append(_verdict(result))
     return lines
+
+
+def _where(f: Finding) -> str:
+    """Where a finding is, as the text says it: the Markdown line, else the JSON Pointer."""
+    return f"line {f.at[0]}" if f.at is not None else f.pointer
 
 
 def render_json(result: GateResult) -> bytes:
@@ -124,18 +132,32 @@ def render_github(
     lines: list[Command | str] = []
     for f in result.findings:
         path = files[f.document]
-        where: dict[str, str | int] = {"file": path} if path else {}
-        line_col = (positions or {}).get((f.document, f.pointer))
-        if path and line_col is not None:
-            where |= {"line": line_col[0], "col": line_col[1]}
-        at = f" ({f.pointer})" if f.pointer else ""
-        lines.append(Command("error", f.message + at, where | {"title": TITLE}))
+        lines.append(Command("error", f.message + _pointer(f), _place(f, path, positions) | {"title": TITLE}))
     lines += [Command("notice", line, {"title": TITLE}) for line in _signed(result)]
     lines += [Command("warning", line, {"title": TITLE}) for line in unchecked_lines(result.unchecked)]
+    lines += [
+        Command("warning", f"accepted: {f.message}", _place(f, file, positions) | {"title": TITLE})
+        for f in result.prose_changes
+    ]
     if result.passed:
         lines.append(Command("notice", _verdict(result), {"title": TITLE}))
     lines.append(_verdict(result))
     return lines
+
+
+def _pointer(f: Finding) -> str:
+    return f" ({f.pointer})" if f.pointer and f.at is None else ""
+
+
+def _place(
+    f: Finding, path: str | None, positions: Mapping[tuple[str, str], tuple[int, int]] | None
+) -> dict[str, str | int]:
+    """A workflow command's ``file``, ``line`` and ``col``: the finding's own line in a Markdown
+    memory, else where its pointer is in the JSON's text."""
+    if not path:
+        return {}
+    line_col = f.at or (positions or {}).get((f.document, f.pointer))
+    return {"file": path} | ({} if line_col is None else {"line": line_col[0], "col": line_col[1]})
 
 
 def _link(target: str) -> str:
@@ -150,6 +172,7 @@ def render_step_summary(result: GateResult, html: str | None = None) -> str:
     lines = [f"### evidence-rank gate: {status}", "", escape_markdown(_verdict(result)), ""]
     lines += [escape_markdown(line) + "\n" for line in _signed(result)]
     lines += [f"**Warning:** {escape_markdown(line)}\n" for line in unchecked_lines(result.unchecked)]
+    lines += [f"**Accepted:** {escape_markdown(f.message)}\n" for f in result.prose_changes]
     if html is not None:
         lines += [f"Run view: [{escape_markdown(html)}]({_link(html)})", ""]
     if result.findings:

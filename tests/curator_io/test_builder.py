@@ -26,9 +26,12 @@ from curator_io import (
     fit_text,
     load_bundle,
     parse_json,
+    read_memory,
+    seal,
 )
 from curator_io.jsonio import MAX_DEPTH
 from curator_io.kinds import EVIDENCE, INSTRUCTION, LESSON, MATERIALIZATION, TRACE, Kind
+from curator_io.markdown_memory import write_markdown_memory
 from curator_io.sealing import seal_bundle
 from ranking.pipeline import rank
 from tests.conftest import FIXTURES
@@ -340,3 +343,44 @@ def test_a_bundle_named_by_its_content_changes_name_with_any_record() -> None:
 def test_a_text_fitted_for_a_bundle_is_cut_at_a_character_within_its_bytes(text: str, most: int, fitted: str) -> None:
     assert fit_text(text, most) == fitted
     assert len(fit_text(text, most).encode("utf-8")) <= most
+
+
+# --- the next day's bundle from yesterday's memory (docs/gate-your-curator.md) ---------------
+
+_YESTERDAY = {
+    "version": 4,
+    "instructions": [
+        seal({"key": "style.lint", "text": "Run ruff.", "scope": {"level": "global"}, "origin": "user"}),
+        seal({"key": "a.first", "text": "Keys need not be sorted.", "scope": REPO.to_json(), "origin": "curated"}),
+    ],
+}
+
+
+def test_a_builder_from_a_markdown_memory_holds_exactly_the_memory_the_file_holds() -> None:
+    document = read_memory(write_markdown_memory(_YESTERDAY), markdown=True)
+
+    b = BundleBuilder.from_memory(document, curator="c@1", frozen_at=T0)
+
+    assert canon(b.build("run-1").document["memory"]) == canon(_YESTERDAY)
+    assert b.memory_version == 4
+
+
+def test_a_builder_from_a_json_memory_keeps_every_member_of_it() -> None:
+    memory = {**_YESTERDAY, "owner": "team-a"}
+    memory["instructions"] = [seal({**_YESTERDAY["instructions"][0], "note": {"why": "CI"}})]
+
+    sealed = BundleBuilder.from_memory(memory, curator="c@1", frozen_at=T0).build("run-1")
+
+    assert canon(sealed.document["memory"]) == canon(memory)
+
+
+def test_a_builder_refuses_a_memory_whose_instruction_is_not_sealed() -> None:
+    memory = {**_YESTERDAY, "instructions": [{**_YESTERDAY["instructions"][0], "text": "Edited by hand."}]}
+
+    with pytest.raises(InputError, match=r"^input\.schema at '/instructions/0/digest': the digest is not"):
+        BundleBuilder.from_memory(memory, curator="c@1", frozen_at=T0)
+
+
+def test_a_builder_refuses_a_memory_spec_does_not_allow() -> None:
+    with pytest.raises(InputError, match=r"^input\.schema at '/version': expected an INT"):
+        BundleBuilder.from_memory({"version": -1, "instructions": []}, curator="c@1", frozen_at=T0)

@@ -27,6 +27,7 @@ COMMANDS = {
     "batch": "score many bundles (files, folders, JSONL); one folder per bundle and DIR/summary.json",
     "apply": "print the memory the report's selection permits the Writer to produce",
     "gate": "fail (exit 1) when MEMORY differs from what the report's selection permits",
+    "memory": "show the memory a file holds (JSON or an AGENTS.md), or import a Markdown file written by hand",
     "explain": "explain one proposal's disposition: reasons, score components, supersession",
     "render": "write a self-contained HTML view of a report (or of a batch folder with --batch)",
     "seal": "seal every artifact and the bundle, in place (or --check)",

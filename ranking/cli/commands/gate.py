@@ -25,7 +25,7 @@ from ranking.cli.collector import collector_off
 from ranking.cli.output import emit, emit_json
 from ranking.cli.signed import SUFFIX, add_trust_options, check_trust_options, read_signed
 from ranking.cli.targets import Named, refuse_input_as_output
-from ranking.running.inputs import read_input
+from ranking.running.inputs import read_input, read_memory_file
 from ranking.views.gate import (
     TITLE,
     escape_markdown,
@@ -47,7 +47,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "Exits 1 and lists every instruction added, changed or removed that the selection does not account "
         "for, and every selected edit that is missing. MEMORY is a memory object: "
         '{"version": INT, "instructions": [...]}, compared as canonical JSON: apply\'s indented form, its '
-        "--canonical bytes, or any JSON with the same value. "
+        "--canonical bytes, or any JSON with the same value; or a Markdown file (.md: an AGENTS.md, "
+        "docs/markdown-memory.md) whose managed section holds it, its prose compared with the base's too. "
         "The bundle must have been curated against the base's memory (--memory-before): otherwise a "
         "base_mismatch finding. The report must have been ranked with the pinned policy (--config, default "
         "the SPEC §2 defaults): each config member that differs is a config_mismatch finding. After either, "
@@ -67,6 +68,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         action="store_true",
         help="do not check the bundle's memory against the base (a local check, such as pre-commit, that has no "
         "base): every run says so, and a pass then says nothing about rollback",
+    )
+    p.add_argument(
+        "--allow-prose-changes",
+        action="store_true",
+        help="accept changes to the prose around a Markdown memory's managed section (a pull request people "
+        "wrote): each is still listed, and every run says the prose was not checked",
     )
     p.add_argument(
         "--config",
@@ -122,6 +129,8 @@ class _Run:
     def _line_of(self, e: EvidenceRankError) -> dict[str, int]:
         """The line and column of the place a refusal points at, found in the bytes already read;
         none when it cannot be found (an annotation on the file as a whole)."""
+        if e.at is not None:  # a Markdown memory: the line and column are the error's own
+            return {"line": e.at[0], "col": e.at[1]}
         raw = self.seen.get(e.source) if e.source is not None else None
         found = None if raw is None or e.pointer is None else position_of(raw.decode("utf-8", "replace"), e.pointer)
         return {} if found is None else {"line": found[0], "col": found[1]}
@@ -203,15 +212,16 @@ def _gate(run: _Run) -> int:
         base=args.memory_before,
         memory_after=args.memory_after,
     )
-    pins = {} if args.memory_before is None else {"base": raw[BASE]}
+    pins = {} if args.memory_before is None else {"base": read_memory_file(args.memory_before, raw[BASE])}
     result = gate(
         raw[REPORT],
         raw[BUNDLE],
-        raw[AFTER],
+        read_memory_file(args.memory_after, raw[AFTER]),
         config=DEFAULT_CONFIG if args.config is None else raw[CONFIG],
         trust=signed.trust,
         signature=signed.signature,
         sources=sources,
+        allow_prose_changes=args.allow_prose_changes,
         **pins,
     )
     if args.format == "json":

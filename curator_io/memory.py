@@ -1,0 +1,123 @@
+"""A memory document (SPEC §1 ``memory``: ``{"version": INT, "instructions": [Instruction, ...]}``)
+as a file holds it: JSON, or the Markdown form of docs/markdown-memory.md (an AGENTS.md, a
+CLAUDE.md, a MEMORY.md), and the one door it comes in by.
+
+:func:`read_memory` is that door: every command and helper that takes a memory file (``gate``'s
+memory-after and base, ``apply --out FILE.md``, ``memory show``, the builder's next-day memory)
+gets its :class:`MemoryDocument` from it, so a Markdown file is read by one set of rules
+everywhere. Which form a file is in is said by its name (:func:`is_markdown_name`), never
+guessed from its bytes.
+
+Pure: bytes in. Reading the file is :mod:`ranking.running.inputs`' (``read_memory_file``).
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from curator_io import grammar as g
+from curator_io.errors import InputError, pointer_of
+from curator_io.jsonio import parse_json
+from curator_io.kinds import INSTRUCTION
+
+if TYPE_CHECKING:
+    from curator_io.markdown_memory import MarkdownMemory
+
+__all__ = ["MARKDOWN_SUFFIXES", "is_markdown_name", "MemoryDocument", "MemoryFile", "read_memory", "check_memory"]
+
+#: A file whose name ends so (in any case) holds the Markdown form; any other, JSON.
+MARKDOWN_SUFFIXES = (".md", ".markdown")
+
+
+def is_markdown_name(name: str) -> bool:
+    """Whether a file so named holds the Markdown form (``AGENTS.md``, ``notes.MARKDOWN``)."""
+    return name.lower().endswith(MARKDOWN_SUFFIXES)
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryDocument:
+    """A memory file read: the memory object it holds, and for the Markdown form the file around it."""
+
+    memory: Any
+    """The memory object, as parsed. From Markdown it is a memory SPEC §1 allows, every
+    instruction sealed; from JSON it is the parsed value, checked by whoever takes it
+    (:func:`check_memory`, or the gate, which reports a duplicate key as a finding)."""
+    markdown: MarkdownMemory | None = None
+    """The prose around the managed section, and where each instruction is: Markdown only."""
+
+    def position(self, pointer: str) -> tuple[int, int] | None:
+        """The 1-based line and column in a Markdown file of what ``pointer`` names in the memory
+        object; None for JSON (:mod:`ranking.views.positions` finds it in the text)."""
+        return None if self.markdown is None else self.markdown.position(pointer)
+
+
+def read_memory(raw: bytes, *, markdown: bool, source: str | None = None) -> MemoryDocument:
+    """The memory ``raw`` holds: the Markdown form (docs/markdown-memory.md) when ``markdown``,
+    else a JSON document (SPEC §0: I-JSON). ``source`` names the file in a refusal.
+
+    Raises ``input.markdown_*`` (at a line and a column) or ``input.malformed_json``.
+    """
+    try:
+        if not markdown:
+            return MemoryDocument(parse_json(raw))
+        from curator_io.markdown_memory import read_markdown_memory  # only a Markdown file pays for it
+
+        found = read_markdown_memory(raw)
+        return MemoryDocument(found.memory, found)
+    except InputError as e:
+        raise (e if source is None or e.source is not None else e.in_file(source)) from None
+
+
+class MemoryFile:
+    """A memory file as the reader returned it: its bytes, its form, its name; read into a
+    :class:`MemoryDocument` (:func:`read_memory`) once, when first asked. The gate asks only
+    once the report is accepted, so a forged report is refused before the file is discussed."""
+
+    def __init__(self, raw: bytes, *, markdown: bool, source: str | None = None) -> None:
+        self.raw, self.markdown, self.source = raw, markdown, source
+
+    @functools.cached_property
+    def document(self) -> MemoryDocument:
+        return read_memory(self.raw, markdown=self.markdown, source=self.source)
+
+
+def check_memory(memory: Any) -> None:
+    """``input.schema`` (or ``input.duplicate_id``) unless ``memory`` is a memory object SPEC §1
+    allows: an object whose ``version`` is an INT and whose ``instructions`` are instructions
+    (``key``, ``text`` of 1-4000 bytes, ``scope``, ``origin``, a string ``digest``), their keys
+    unique; other members are allowed, as in a bundle. The pointer names the first offending place."""
+    if type(memory) is not dict:
+        raise InputError("input.schema", "expected a memory object {version, instructions}", pointer="")
+    for name in ("version", "instructions"):
+        if name not in memory:
+            raise InputError("input.schema", f"missing member {name!r}", pointer=pointer_of(name))
+    if not g.INT.holds(memory["version"]):
+        raise InputError(
+            "input.schema", f"expected {g.INT.expected}, got {g.shown(memory['version'])}", pointer="/version"
+        )
+    items = memory["instructions"]
+    if type(items) is not list:
+        raise InputError("input.schema", "expected an array of instructions", pointer="/instructions")
+    seen: dict[str, int] = {}
+    for i, item in enumerate(items):
+        _check_instruction(item, i)
+        key = item["key"]
+        if key in seen:
+            first = pointer_of("instructions", seen[key])
+            why = f"instruction key {key!r} appears twice (first at {first})"
+            raise InputError("input.duplicate_id", why, pointer=pointer_of("instructions", i, "key"))
+        seen[key] = i
+
+
+def _check_instruction(item: Any, i: int) -> None:
+    if type(item) is not dict:
+        raise InputError("input.schema", "expected an instruction object", pointer=pointer_of("instructions", i))
+    name = INSTRUCTION.first_offending(item)
+    if name is not None:
+        where = pointer_of("instructions", i, name)
+        if name not in item:
+            raise InputError("input.schema", f"missing member {name!r}", pointer=where)
+        rule = INSTRUCTION.rule(name)
+        raise InputError("input.schema", f"expected {rule.expected}, got {g.shown(item[name])}", pointer=where)
