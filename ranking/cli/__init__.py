@@ -22,6 +22,7 @@ from ranking.cli import commands
 from ranking.cli.commands import add_global_options
 from ranking.cli.logs import configure_logging, get_logger
 from ranking.cli.output import StdoutUnwritable, detach_stdout, flush_stdout, prepare_streams, say
+from ranking.running.inputs import hold_standard_streams
 
 __all__ = ["main"]
 
@@ -123,6 +124,7 @@ def _sigterm_raises() -> Iterator[None]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    hold_standard_streams()  # first: before anything opens a file (issue 48, finding 3)
     prepare_streams()
     parser = build_parser()
     args = _parse(parser, argv)

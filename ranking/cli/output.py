@@ -11,13 +11,17 @@
 - A stdout that cannot take the output (a full disk, a closed descriptor) is a
   usage error (``usage.unwritable``, exit 2) reported in one line, never a
   traceback. A reader that went away (``| head``) is not an error.
-- Reports and JSON go out as exact bytes, whatever the stream's encoding.
+- A document (a report, a memory, JSON) goes out as exact bytes, whatever the stream's
+  encoding, into a regular file (``> memory.json``); anywhere else (a terminal, a pipe, a CI
+  log) JSON is escaped by :func:`~ranking.views.terminal.printable_json` (the same value) and
+  any other text line by line, so nothing in it is read as a command (:func:`emit_document`).
 """
 
 from __future__ import annotations
 
 import codecs
 import os
+import stat
 import sys
 from collections.abc import Iterable
 
@@ -28,6 +32,7 @@ __all__ = [
     "prepare_streams",
     "emit",
     "emit_json",
+    "emit_document",
     "say",
     "write_stdout",
     "flush_stdout",
@@ -86,8 +91,29 @@ def emit(lines: Line | Iterable[Line]) -> None:
 
 
 def emit_json(data: bytes) -> None:
-    """A JSON document on stdout, on one line, as exact bytes (:func:`~ranking.views.terminal.printable_json`)."""
-    write_stdout(printable_json(data) + b"\n")
+    """A JSON document on stdout, on one line (:func:`emit_document`)."""
+    emit_document(data + b"\n")
+
+
+def emit_document(data: bytes, *, json: bool = True) -> None:
+    """A document on stdout: its exact bytes when stdout is a regular file; otherwise, where a
+    terminal or a CI runner reads it, JSON through :func:`~ranking.views.terminal.printable_json`
+    (the same JSON value) and other text (``json=False``: Markdown) a line at a time through the
+    escaper."""
+    if _is_regular_file(sys.stdout):
+        write_stdout(data)
+    elif json:
+        # A line at a time: a reviewable document is indented, and no JSON string holds a raw line break.
+        write_stdout(b"\n".join(printable_json(line) for line in data.split(b"\n")))
+    else:
+        emit(data.decode("utf-8").splitlines())
+
+
+def _is_regular_file(stream: object) -> bool:
+    try:
+        return stat.S_ISREG(os.fstat(stream.fileno()).st_mode)  # type: ignore[attr-defined]
+    except (AttributeError, OSError, ValueError):
+        return False  # no descriptor (a test's capture), or a closed one: read by someone
 
 
 def say(line: str) -> None:

@@ -3,7 +3,10 @@ config, a trust file, a signature, a ledger to merge, a JSONL stream.
 
 Every path is opened once, by the same rules, whatever it names:
 
-1. ``-`` is standard input; a standard input that is closed is ``usage.unreadable``.
+1. ``-`` is standard input; a standard input that is closed is ``usage.unreadable``, and so
+   is ``/dev/stdin`` (or ``/dev/fd/0``): :func:`hold_standard_streams`, called before anything
+   opens a file, keeps a closed descriptor 0, 1 or 2 from being taken by the next file opened
+   (the batch's lock file read as its input).
 2. A character or block device that is not a terminal (``/dev/zero``, a disk) is
    refused before a byte is read: it never ends. This holds for ``-`` and
    ``/dev/stdin`` too, whatever they were redirected from.
@@ -36,6 +39,7 @@ from curator_io.memory import MemoryFile, is_markdown_name
 __all__ = [
     "MAX_INPUT_BYTES",
     "STDIN",
+    "hold_standard_streams",
     "read_input",
     "read_memory_file",
     "read_if_present",
@@ -52,6 +56,40 @@ MAX_INPUT_BYTES = 1 << 30
 
 STDIN = "-"
 _CHUNK = 1 << 20
+
+
+_STDIN_NAMES = ("/dev/stdin", "/dev/fd/0", "/proc/self/fd/0")
+_closed_stdin = False
+
+
+def hold_standard_streams() -> None:
+    """Keep descriptors 0, 1 and 2 for what they are, before anything opens a file. A process
+    started with one closed (``<&-``, ``>&-``) would give it to the first file it opens: the batch's
+    lock file would be read as ``/dev/stdin``, a temporary file written as standard output. Each
+    closed one is held by ``/dev/null``, and what it was for stays closed to this process: a
+    closed standard input is remembered (``-`` and ``/dev/stdin`` are ``usage.unreadable``, it is
+    closed) and a closed standard output is ``sys.stdout = None`` (writing to it is
+    ``usage.unwritable``, as when Python starts without one); standard error's lines are lost."""
+    global _closed_stdin
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            held = os.open(os.devnull, os.O_RDONLY if fd == 0 else os.O_WRONLY)
+            if held != fd:  # pragma: no cover - the lowest free descriptor is the closed one
+                os.dup2(held, fd)
+                os.close(held)
+            if fd == 0:
+                _closed_stdin = True
+                sys.stdin = None
+            elif fd == 1:
+                sys.stdout = None
+
+
+def _refuse_closed_stdin(path: str | os.PathLike[str]) -> None:
+    """Rule 1 for ``/dev/stdin`` and its other names when standard input was closed at start."""
+    if _closed_stdin and os.fspath(path) in _STDIN_NAMES:
+        raise unreadable(path, OSError(errno.EBADF, "it is closed"))
 
 
 def shown_path(path: str | os.PathLike[str]) -> str:
@@ -92,6 +130,7 @@ def read_if_present(path: str | os.PathLike[str]) -> bytes | None:
 def open_input(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
     """``path`` opened for reading bytes by rules 1, 2 and 4, for a caller that reads it as a
     stream (a JSONL file, a line at a time); closed on leaving, except standard input."""
+    _refuse_closed_stdin(path)
     if os.fspath(path) == STDIN:
         stream = _stdin()
         _refuse_device(stream, path)
@@ -129,6 +168,7 @@ def _refuse_device(stream: BinaryIO, path: str | os.PathLike[str]) -> None:
 def refuse_device(path: str, mode: int) -> None:
     """Rule 2 for a path not yet opened (``batch`` checks every PATH before it reads any): ``mode``
     is its ``os.stat``. A terminal is opened without waiting (``O_NONBLOCK``) to ask it."""
+    _refuse_closed_stdin(path)
     if not _is_device(mode):
         return
     try:

@@ -13,7 +13,7 @@ from ranking.checking.acceptance import Replayed, Sources, accept
 from ranking.checking.apply import apply_selection, into_markdown, reviewable
 from ranking.cli.collector import collector_off
 from ranking.cli.logs import get_logger
-from ranking.cli.output import write_stdout
+from ranking.cli.output import emit_document
 from ranking.cli.targets import refuse_input_as_output
 from ranking.running.inputs import read_if_present, read_input, read_memory_file
 from ranking.running.outputs import write_file
@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
         if args.out:
             write_file(args.out, data)
         else:
-            write_stdout(data)
+            emit_document(data)
     get_logger().info("applied", bundle=args.bundle, selected=list(accepted.report.selected), version=memory["version"])
     return 0
 

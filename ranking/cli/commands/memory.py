@@ -15,7 +15,7 @@ from curator_io.markdown_import import import_markdown
 from curator_io.memory import check_memory
 from curator_io.models import Scope
 from ranking.cli.commands import add_global_options
-from ranking.cli.output import emit_json, say, write_stdout
+from ranking.cli.output import emit_document, emit_json, say
 from ranking.running.inputs import read_input, read_memory_file
 from ranking.running.outputs import write_file
 
@@ -70,7 +70,7 @@ def run_import(args: argparse.Namespace) -> int:
         # A symlink is followed, as apply follows one: the file it names gets the section.
         write_file(os.path.realpath(args.out), imported.data, keep_mode=os.path.exists(args.out))
     else:
-        write_stdout(imported.data)
+        emit_document(imported.data, json=False)
     say(f"imported {len(imported.keys)} instruction(s) from {args.file}")
     for line, key in imported.keys:
         say(f"  line {line}: {key}")

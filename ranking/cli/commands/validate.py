@@ -6,7 +6,7 @@ import argparse
 
 from ranking.cli.collector import collector_off
 from ranking.cli.common import read_bundle, read_config
-from ranking.cli.output import write_stdout
+from ranking.cli.output import emit_document
 from ranking.cli.targets import refuse_input_as_output
 from ranking.running.outputs import write_file
 from validator import validate
@@ -35,5 +35,5 @@ def run(args: argparse.Namespace) -> int:
     if args.out:
         write_file(args.out, data)
     else:
-        write_stdout(data + b"\n")
+        emit_document(data + b"\n")
     return 0

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import functools
 import os
+import stat
 from collections.abc import Callable
 from pathlib import Path
 
 from curator_io.errors import ConfigError
 
-__all__ = ["write_atomic", "refuse_folder_name", "new_file_mode"]
+__all__ = ["write_atomic", "refuse_folder_name", "refuse_special_file", "new_file_mode"]
 
 
 @functools.cache
@@ -57,6 +58,7 @@ def write_atomic(
     that cannot be written is ``usage.unwritable``.
     """
     refuse_folder_name(path)
+    refuse_special_file(path)
     target = Path(path)
     mode = new_file_mode() if mode is None else mode
     try:
@@ -97,3 +99,31 @@ def refuse_folder_name(path: str | os.PathLike[str]) -> None:
         raise ConfigError(
             "usage.unwritable", f"cannot write {text!r}: it ends in '/', so it names a folder, not a file"
         )
+
+
+_KINDS = (
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISDIR, "a folder"),
+)
+
+
+def refuse_special_file(path: str | os.PathLike[str]) -> None:
+    """Refuse an output path that names, or links to, anything but a regular file: a device, a
+    FIFO, a socket or a folder is never replaced by a file (as root, a rename over ``/dev/null``
+    would make it one), nor is a link to one (``/proc/self/fd/1``). A path that does not exist
+    yet, a regular file and a link to one are written as ever."""
+    try:
+        found = os.stat(path)  # follows a link: what the name leads to is what would be lost
+    except OSError:
+        return  # nothing there yet (or a dangling link): the write says what is wrong, if anything
+    for holds, kind in _KINDS:
+        if holds(found.st_mode):
+            text = os.fspath(path)
+            raise ConfigError(
+                "usage.unwritable",
+                f"cannot write {text!r}: it is {kind}, not a regular file, and evidence-rank replaces only files"
+                " (to print, leave out --out)",
+            )

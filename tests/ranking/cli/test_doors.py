@@ -185,3 +185,109 @@ def test_it(rank_bundle):
     result.assert_outcomes(skipped=1, errors=1)
     assert "##[" not in result.stdout.str()
     assert "#\\x23[error]forged.json" in result.stdout.str()
+
+
+# -- apply's memory on standard output (issue 48, finding 2) ------------------------------------
+
+
+def _hostile_memory(tmp_path: Path) -> tuple[Path, Path]:
+    """A bundle whose memory holds a workflow command and a bidi override, scored: (bundle, report)."""
+    from curator_io import BundleBuilder, Scope
+
+    b = BundleBuilder(memory_version=1, curator="c@1", frozen_at="2026-12-01T00:00:00Z")
+    b.memory_instruction("ci.note", f"Deploy {COMMAND} \u202eevil", scope=Scope(level="global"))
+    bundle = tmp_path / "bundle.json"
+    bundle.write_bytes(b.build("run-hostile").canonical)
+    assert _run("score", bundle, "--out-dir", tmp_path / "out", "-q").returncode == 0
+    return bundle, tmp_path / "out" / "report.json"
+
+
+@pytest.mark.parametrize("canonical", [[], ["--canonical"]])
+def test_apply_to_a_pipe_or_a_log_escapes_what_a_runner_or_terminal_would_act_on(
+    canonical: list[str], tmp_path: Path
+) -> None:
+    bundle, report = _hostile_memory(tmp_path)
+    out = tmp_path / "memory.json"
+    assert _run("apply", bundle, report, "--out", out, *canonical).returncode == 0
+
+    piped = _run("apply", bundle, report, *canonical)
+
+    assert piped.returncode == 0
+    assert b"##[" not in piped.stdout and "\u202e".encode() not in piped.stdout
+    assert json.loads(piped.stdout) == json.loads(out.read_bytes())  # the same memory
+
+
+@pytest.mark.parametrize("canonical", [[], ["--canonical"]])
+def test_apply_into_a_file_by_redirection_writes_the_bytes_out_writes(canonical: list[str], tmp_path: Path) -> None:
+    bundle, report = _hostile_memory(tmp_path)
+    out = tmp_path / "memory.json"
+    assert _run("apply", bundle, report, "--out", out, *canonical).returncode == 0
+
+    redirected = tmp_path / "redirected.json"
+    with redirected.open("wb") as f:
+        proc = subprocess.run(
+            [sys.executable, "-m", "ranking.cli", "apply", str(bundle), str(report), *canonical],
+            cwd=REPO,
+            stdout=f,
+            stderr=subprocess.PIPE,
+            timeout=60,
+            check=False,
+        )
+
+    assert proc.returncode == 0
+    assert redirected.read_bytes() == out.read_bytes()
+
+
+# -- a closed standard input is not the next file opened (issue 48, finding 3) ------------------
+
+
+def _closed_stdin(*argv: str | Path) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-m", "ranking.cli", *map(str, argv)],
+        cwd=REPO,
+        capture_output=True,
+        preexec_fn=lambda: os.close(0),  # started as `evidence-rank ... <&-` starts it
+        timeout=60,
+        check=False,
+    )
+
+
+def test_batch_of_dev_stdin_with_stdin_closed_reads_no_file_of_its_own(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+
+    proc = _closed_stdin("batch", "/dev/stdin", "--out-dir", out)
+
+    assert proc.returncode == 2
+    assert proc.stderr.decode() == "evidence-rank: usage.unreadable: cannot read '/dev/stdin': it is closed\n"
+    assert not (out / "summary.json").exists()
+
+
+def test_a_signature_on_dev_stdin_with_stdin_closed_is_unreadable_not_unsigned(tmp_path: Path) -> None:
+    bundle, report = _scored(tmp_path)
+    after = tmp_path / "after.json"
+    assert _run("apply", bundle, report, "--out", after).returncode == 0
+    trust = tmp_path / "trust"
+    trust.write_bytes(_run("keygen", "--out", tmp_path / "key.pem").stdout)
+    argv = ["--report", report, "--bundle", bundle, "--memory-after", after, "--skip-base-check"]
+
+    proc = _closed_stdin("gate", *argv, "--trust", trust, "--signature", "/dev/stdin")
+
+    assert proc.returncode == 2
+    assert proc.stderr.decode() == "evidence-rank: usage.unreadable: cannot read '/dev/stdin': it is closed\n"
+
+
+def test_with_stdout_closed_no_output_file_takes_its_place(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    proc = subprocess.run(
+        [sys.executable, "-m", "ranking.cli", "score", str(EXAMPLE), "--out-dir", str(out)],
+        cwd=REPO,
+        stdin=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        preexec_fn=lambda: os.close(1),  # `evidence-rank score ... >&-`
+        timeout=60,
+        check=False,
+    )
+
+    assert proc.returncode == 2
+    assert "usage.unwritable at '': cannot write to standard output: it is closed" in proc.stderr.decode()
+    assert json.loads((out / "report.json").read_bytes())["schema"] == "evidence-ranking-v1"
