@@ -4,7 +4,7 @@ written for a person to review (:func:`reviewable`), and how it goes into a Mark
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from curator_io.canonical import canon, seal
@@ -78,19 +78,50 @@ def reviewable(memory: Mapping[str, Any]) -> bytes:
 
 
 def _written(value: Any, kind: str | None, indent: str) -> str:
-    inner = indent + "  "
+    """``value`` written at ``indent``, a container a member a line. A loop, not a recursion: a
+    memory may nest 512 levels (SPEC §0), past what Python's stack takes."""
+    parts: list[str] = []
+    # Each open container: its children still to write, its indent, its closer, whether one was written.
+    stack: list[tuple[Iterator[tuple[str, Any, str | None]], str, str, list[bool]]] = []
+
+    def start(value: Any, kind: str | None, indent: str) -> None:
+        opened = _opened(value, kind, indent + "  ")
+        if isinstance(opened, str):
+            parts.append(opened)
+            return
+        head, children, closer = opened
+        parts.append(head)
+        stack.append((iter(children), indent, closer, [False]))
+
+    start(value, kind, indent)
+    while stack:
+        children, at, closer, written = stack[-1]
+        child = next(children, None)
+        if child is None:
+            stack.pop()
+            parts.append("\n" + at + closer)
+            continue
+        prefix, value, kind = child
+        parts.append(",\n" + prefix if written[0] else prefix)
+        written[0] = True
+        start(value, kind, at + "  ")
+    return "".join(parts)
+
+
+def _opened(value: Any, kind: str | None, inner: str) -> str | tuple[str, list[tuple[str, Any, str | None]], str]:
+    """A scalar or an empty container as its text; else how a container opens, its children (each
+    with the text before it and its kind) and how it closes."""
     if isinstance(value, Mapping):
         if not value:
             return "{}"
         order = _ORDER.get(kind or "", ())
         names = [n for n in order if n in value] + sorted(n for n in value if n not in order)
         holds = _HOLDS.get(kind or "", {})
-        members = [f"{inner}{canon(n).decode()}: {_written(value[n], holds.get(n), inner)}" for n in names]
-        return "{\n" + ",\n".join(members) + "\n" + indent + "}"
+        return "{\n", [(f"{inner}{canon(n).decode()}: ", value[n], holds.get(n)) for n in names], "}"
     if isinstance(value, list | tuple):
         if not value:
             return "[]"
-        return "[\n" + ",\n".join(inner + _written(v, kind, inner) for v in value) + "\n" + indent + "]"
+        return "[\n", [(inner, v, kind) for v in value], "]"
     return canon(value).decode("utf-8")
 
 

@@ -182,3 +182,25 @@ def test_apply_without_a_report_is_a_usage_error(capsys: pytest.CaptureFixture[s
         main(["apply", str(_case("001-basic-accepted-selected") / "bundle.json")])
     assert caught.value.code == 2
     assert "the following arguments are required: REPORT" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("depth", [400, 505])
+def test_apply_prints_a_memory_nested_as_deep_as_spec_allows_for_review(
+    depth: int, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from curator_io import BundleBuilder, Scope
+
+    nested: Any = []
+    for _ in range(depth):
+        nested = [nested]
+    b = BundleBuilder(memory_version=1, curator="c@1", frozen_at="2026-12-01T00:00:00Z")
+    b.memory_instruction("ci.note", "Deploy on green.", scope=Scope(level="global"), members={"deep": nested})
+    bundle = tmp_path / "bundle.json"
+    bundle.write_bytes(b.build("run-deep").canonical)
+    assert main(["score", str(bundle), "--out-dir", str(tmp_path / "out"), "-q"]) == 0
+    report = str(tmp_path / "out" / "report.json")
+
+    rc, out, err = _apply(capsys, str(bundle), report)
+    assert (rc, err) == (0, "")
+    assert main(["apply", str(bundle), report, "--canonical", "--out", str(tmp_path / "m.json")]) == 0
+    assert canon(json.loads(out)) == (tmp_path / "m.json").read_bytes()
