@@ -344,7 +344,14 @@ def _digest(body: dict[str, Any], *, leave_out: str = "frozen") -> str:
 def _frozen(body: dict[str, Any]) -> SealedBundle:
     """``body`` frozen (SPEC §1 ``frozen.digest``), written and loaded back, as every command reads a bundle."""
     canonical = canon({**body, "frozen": {"digest": _digest(body)}})
-    return SealedBundle(parse_json(canonical), canonical, load_bundle(canonical))
+    try:
+        document = parse_json(canonical)
+    except InputError as e:
+        deep = _too_deep(body)
+        if e.code == "input.malformed_json" and deep is not None:  # the parser cannot say where
+            raise InputError(e.code, e.detail, pointer=pointer_of(*deep)) from None
+        raise
+    return SealedBundle(document, canonical, load_bundle(canonical))
 
 
 def _written(proposal: _Proposal, digests: Mapping[str, str]) -> list[dict[str, Any]]:
@@ -387,9 +394,9 @@ def _malformed(value: Any, where: tuple[str | int, ...]) -> InputError:
 
 
 def _unwritable(value: Any, where: tuple[str | int, ...], inside: frozenset[int]) -> tuple[tuple[str | int, ...], str]:
-    if len(where) > MAX_DEPTH:
-        return where, f"nested deeper than {MAX_DEPTH} levels"  # as the parser refuses it in a file
     if isinstance(value, dict | list | tuple):
+        if len(where) >= MAX_DEPTH:  # the value at ``where`` is level len(where) + 1, the root level 1
+            return where, f"nested deeper than {MAX_DEPTH} levels"  # as the parser refuses it in a file
         if id(value) in inside:
             return where, "a value that contains itself"
         if isinstance(value, dict):
@@ -405,6 +412,20 @@ def _unwritable(value: Any, where: tuple[str | int, ...], inside: frozenset[int]
     except ValueError as e:
         return where, f"RFC 8785 cannot write {_shown(value)}: {e}"
     return where, "RFC 8785 cannot write it"
+
+
+def _too_deep(document: Any) -> tuple[str | int, ...] | None:
+    """Where the first array or object nested deeper than the parser reads (SPEC §0: 512) is, in a
+    loop: a value so deep is past what a recursion takes."""
+    stack: list[tuple[Any, tuple[str | int, ...]]] = [(document, ())]
+    while stack:
+        value, where = stack.pop()
+        if isinstance(value, dict | list | tuple):
+            if len(where) >= MAX_DEPTH:
+                return where
+            items = value.items() if isinstance(value, dict) else enumerate(value)
+            stack.extend((item, (*where, name)) for name, item in reversed(list(items)))
+    return None
 
 
 def _shown(value: Any) -> str:

@@ -283,17 +283,19 @@ def test_a_value_that_contains_itself_is_malformed_json_at_its_place() -> None:
     )
 
 
-def test_a_value_nested_past_what_the_parser_reads_is_malformed_json_as_in_a_file() -> None:
-    # Deeper than Python's recursion limit: the builder says where, and raises no RecursionError.
+@pytest.mark.parametrize("depth", [510, 513, 950, 2_000, 100_000])
+def test_a_value_nested_past_what_the_parser_reads_is_malformed_json_at_its_place(depth: int) -> None:
+    # From just past SPEC §0's 512 levels to far past Python's recursion limit: the builder names the
+    # first array nested 513 levels deep (the document is level 1), and raises no RecursionError.
     deep: Any = 0
-    for _ in range(100_000):
+    for _ in range(depth):
         deep = [deep]
     b = _builder()
     b.materialization("mat-deep", repository="acme/api", source_revision="r", members={"x_deep": deep})
     with pytest.raises(InputError) as e:
         b.build("run-1")
     assert (e.value.code, e.value.detail) == ("input.malformed_json", f"nested deeper than {MAX_DEPTH} levels")
-    assert e.value.pointer.startswith("/materializations/2/x_deep/0/0/")
+    assert e.value.pointer == "/materializations/2/x_deep" + "/0" * (MAX_DEPTH - 3)
 
 
 def test_members_may_not_set_what_the_builder_writes() -> None:
