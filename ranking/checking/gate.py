@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any
 from curator_io import grammar as g
 from curator_io.canonical import canon
 from curator_io.config import Config
-from curator_io.errors import InputError, pointer_of
+from curator_io.errors import ConfigError, InputError, pointer_of
 from curator_io.jsonio import parse_json
 from curator_io.memory import MemoryDocument, MemoryFile
 from curator_io.models import Bundle
@@ -193,6 +193,12 @@ def gate(
     ``signature`` as :func:`~ranking.checking.acceptance.accept` takes them (no trust file: the
     signature is not checked, and the result says so). Raises the acceptance's refusals, and
     ``input.*`` for a memory-after that is not a memory object."""
+    if config is None:  # a library door fails closed: no pinned policy would trust the report's own
+        raise ConfigError(
+            "usage.invalid_option",
+            "gate needs the pinned policy: config= a Config, a config object or its bytes "
+            "(curator_io.config.DEFAULT_CONFIG for SPEC §2's defaults); None would believe the report's own",
+        )
     skipped = {"signature": trust is None, "base": base is _SKIP, "prose": False}
     pins = {} if base is _SKIP else {"base": base}
     try:  # 1.

@@ -597,3 +597,20 @@ def test_a_pinned_policy_outside_spec_2_is_a_usage_error(tmp_path: Path, capsys:
     rc, _, err = _gate(capsys, REPLACE_AND_ADD, REPLACE_AND_ADD / "expected.apply.json", "--config", str(policy))
     assert rc == 2
     assert f"evidence-rank: {policy}: config.invalid at '/max_selected': max_selected: the limit of five is hard" in err
+
+
+def test_the_gate_as_a_library_refuses_to_run_without_a_pinned_policy(tmp_path: Path) -> None:
+    # A report ranked with threshold 0 and min_lineages 1 would pass with config=None taken as
+    # "believe the report's own": the door fails closed on the caller's mistake (issue 48, finding 9).
+    from curator_io.errors import ConfigError
+    from ranking.checking.gate import gate
+
+    bundle = (PARITY / "002-mixed-dispositions" / "bundle.json").read_bytes()
+    lax = rank(load_bundle(bundle), parse_config({"threshold": 0, "min_lineages": 1}))
+    after = apply_selection(accept(lax.canonical, bundle=bundle))
+
+    with pytest.raises(ConfigError) as refused:
+        gate(lax.canonical, bundle, after, config=None)  # type: ignore[arg-type]
+
+    assert refused.value.code == "usage.invalid_option"
+    assert refused.value.detail.startswith("gate needs the pinned policy: config=")
