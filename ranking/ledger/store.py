@@ -462,9 +462,10 @@ class Ledger:
 
 
 def _hex_prefix(given: str) -> str | None:
-    """``sha256:`` and the hex digits of a shortened fingerprint; None for a whole one (or anything else)."""
+    """``sha256:`` and the hex digits of a fingerprint given by its hex digits (8 to 64 of them, with
+    or without ``sha256:``, as tables and other tools show it); None for anything else."""
     digits = given.removeprefix("sha256:")
-    if 8 <= len(digits) < 64 and all(c in "0123456789abcdef" for c in digits):
+    if 8 <= len(digits) <= 64 and all(c in "0123456789abcdef" for c in digits):
         return "sha256:" + digits
     return None
 

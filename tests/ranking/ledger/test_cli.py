@@ -85,9 +85,10 @@ def test_history_shows_both_decisions_on_the_reworded_edit_oldest_first(tmp_path
     assert lines[2].strip() == 'edit: replace "style.imports" with "Sort imports and format with ruff." in acme/api'
     assert lines[3].split()[:4] == ["run-2026-11-30-b", "p-format-with-ruff", short, "rejected"]
     assert lines[-1] == "2 decisions in 2 runs · refused 2×"
-    # The short fingerprint a table shows finds the same decisions.
-    assert main(["ledger", "history", str(ledger), "--fingerprint", short]) == 0
-    assert capsys.readouterr().out.splitlines() == lines
+    # The short fingerprint a table shows finds the same decisions, as do all 64 digits without sha256:.
+    for given in (short, fingerprint.removeprefix("sha256:")):
+        assert main(["ledger", "history", str(ledger), "--fingerprint", given]) == 0
+        assert capsys.readouterr().out.splitlines() == lines
 
 
 def test_history_of_a_proposal_lists_the_same_edit_under_another_id_and_says_so(tmp_path: Path, capsys) -> None:
