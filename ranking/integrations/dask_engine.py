@@ -16,6 +16,7 @@ Needs the optional extra: ``pip install 'evidence-rank[dask]'``.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -102,11 +103,31 @@ def _connect(scheduler: str, timeout: float) -> Client:
         )
     try:
         return Client(scheduler, timeout=timeout, set_as_default=False)
-    except (OSError, ValueError) as e:
-        # OSError covers refused connections, unknown hosts and the timeout (TimeoutError).
-        raise ConfigError(
-            "usage.scheduler_unreachable", f"cannot reach the Dask scheduler {scheduler!r} within {timeout:g} s: {e}"
-        ) from e
+    except Exception as e:  # noqa: BLE001  # a peer that is no scheduler can make its decoder raise anything
+        # OSError covers refused connections, unknown hosts and the timeout (TimeoutError); a service
+        # that answers in another protocol makes Dask decode its bytes as a message (a MemoryError
+        # for a 3 EiB frame, seen with an HTTP server).
+        _forget(e)
+        why = (
+            f"cannot reach the Dask scheduler {scheduler!r} within {timeout:g} s: {e}"
+            if isinstance(e, OSError)
+            else f"{scheduler!r} answers, but not as a Dask scheduler ({type(e).__name__}: {e})"
+        )
+        raise ConfigError("usage.scheduler_unreachable", why) from None
+
+
+def _forget(error: BaseException) -> None:
+    """Close the half-built Client a failed constructor leaves behind, now and quietly: left to its
+    ``__del__``, it tries again seconds later and prints a traceback after our one-line error."""
+    tb = error.__traceback__
+    while tb is not None:
+        half = tb.tb_frame.f_locals.get("self")
+        tb = tb.tb_next
+        if isinstance(half, Client):
+            with contextlib.suppress(Exception):
+                half.close(timeout=1)
+            half._Client__loop = None  # type: ignore[attr-defined]  # what __del__ reads as "never started"
+            return
 
 
 @contextmanager

@@ -6,6 +6,10 @@ import itertools
 import logging
 import os
 import shutil
+import socket
+import subprocess
+import sys
+import threading
 from collections.abc import Iterator
 
 import pytest
@@ -188,3 +192,38 @@ def test_an_input_error_is_a_result_not_a_task_failure(tmp_path, cluster) -> Non
     assert rc == 3
     (entry,) = read_summary(tmp_path / "out")["bundles"]
     assert (entry["outcome"], entry["error"]["code"]) == ("error", "input.malformed_json")
+
+
+def test_a_scheduler_address_where_another_service_answers_is_one_line_and_nothing_after(tmp_path) -> None:
+    # An HTTP server where the scheduler should be: Dask decodes its reply as a message and fails;
+    # the half-built client it leaves is closed then, not by its __del__ printing a traceback later.
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    address = f"tcp://127.0.0.1:{server.getsockname()[1]}"
+
+    def answer() -> None:
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            with conn:
+                conn.sendall(b"HTTP/1.0 200 OK\r\nContent-Length: 5\r\n\r\nhello" * 64)
+
+    threading.Thread(target=answer, daemon=True).start()
+    shutil.copy(FIXTURES / "example.json", tmp_path / "example.json")
+    argv = ["batch", str(tmp_path / "example.json"), "--out-dir", str(tmp_path / "out"), "--engine", "dask"]
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "ranking.cli", *argv, "--scheduler", address, "--connect-timeout", "2"],
+            capture_output=True,
+            timeout=120,
+            check=False,
+        )
+    finally:
+        server.close()
+
+    assert done.returncode == 2
+    (line,) = done.stderr.decode().splitlines()
+    assert line.startswith(f"evidence-rank: usage.scheduler_unreachable: '{address}' answers, but not as a Dask")
