@@ -1,6 +1,7 @@
 """The boundary: bundle and report models, loading and writing bundles, input errors, canonical JSON, digests."""
 
-from curator_io.builder import Add, BundleBuilder, Remove, Replace, SealedBundle, fit_text
+from typing import TYPE_CHECKING, Any
+
 from curator_io.bundle import SCHEMA as BUNDLE_SCHEMA
 from curator_io.bundle import bundle_from_document, load_bundle
 from curator_io.canonical import canon, digest, is_sealed, seal
@@ -17,6 +18,22 @@ from curator_io.errors import (
 from curator_io.jsonio import parse_json
 from curator_io.memory import MemoryDocument, MemoryFile, check_memory, read_memory
 from curator_io.models import Bundle, Evidence, Instruction, Lesson, Materialization, Scope, Trace
+
+if TYPE_CHECKING:
+    from curator_io.builder import Add, BundleBuilder, Remove, Replace, SealedBundle, fit_text
+
+#: The builder's names, imported when first asked for (PEP 562): no command writes a bundle, and
+#: importing the builder costs every command's start-up (bench/RESULTS.md, issue 48).
+_BUILDER = frozenset({"Add", "BundleBuilder", "Remove", "Replace", "SealedBundle", "fit_text"})
+
+
+def __getattr__(name: str) -> Any:
+    if name in _BUILDER:
+        from curator_io import builder
+
+        return getattr(builder, name)
+    raise AttributeError(f"module 'curator_io' has no attribute {name!r}")
+
 
 __all__ = [
     "Add",

@@ -26,10 +26,12 @@ error but a ``proposal.incomplete`` rejection (SPEC §3.1).
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from curator_io.bookkeeping import mistakes
 from curator_io.bundle import load_bundle
 from curator_io.canonical import canon, digest, is_sealed
 from curator_io.catalogue import BUNDLE_SCHEMA
@@ -280,14 +282,27 @@ class BundleBuilder:
         bundle's content that does not depend on the run id (what :meth:`build_named` uses)."""
         return _digest(self._body(None), leave_out="run")
 
-    def build(self, run_id: str) -> SealedBundle:
+    def build(self, run_id: str, *, strict: bool = False) -> SealedBundle:
         """The sealed bundle, as ``run_id`` (an ID: the reports' ``run``), checked by the loader.
 
         Raises ``curator_io.InputError`` as :func:`curator_io.load_bundle` would for the same
         document (``input.malformed_json`` for a value RFC 8785 cannot write, naming it);
-        ``ValueError`` for an operation on a key the memory lacks with no digest given.
+        ``ValueError`` for an operation on a key the memory lacks with no digest given, and, with
+        ``strict``, for any of :meth:`mistakes` (SPEC allows such a bundle: by default it is built,
+        and validation rejects what cites them).
         """
+        if strict:
+            found = self.mistakes()
+            if found:
+                more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+                raise ValueError(f"the bundle's bookkeeping: {found[0]}{more}")
         return _frozen(self._body(run_id))
+
+    def mistakes(self) -> tuple[str, ...]:
+        """The loop's bookkeeping errors recorded so far, in recording order
+        (:func:`curator_io.bookkeeping.mistakes`): each is valid input (SPEC §1), and validation
+        rejects what cites it (``closure.*``)."""
+        return mistakes(self._lists, [(p.id, p.members) for p in self._proposals])
 
     def build_named(self, prefix: str) -> SealedBundle:
         """:meth:`build` with the run id ``{prefix}-`` and 12 hex digits of :meth:`content_digest`:
@@ -363,9 +378,12 @@ def _written(proposal: _Proposal, digests: Mapping[str, str]) -> list[dict[str, 
             continue
         expected = op.expected_digest if op.expected_digest is not None else digests.get(op.key)
         if expected is None:
+            # The likely mistake is the key, not a missing digest: name the nearest key the memory holds.
+            near = difflib.get_close_matches(op.key, sorted(digests), n=1)
+            fix = f"did you mean {near[0]!r}?" if near else "give expected_digest= to edit one it does not hold"
             raise ValueError(
-                f"proposal {proposal.id!r}: {type(op).__name__.lower()} of {op.key!r}: no memory instruction "
-                "has this key; give expected_digest="
+                f"proposal {proposal.id!r}: {type(op).__name__.lower()} of {op.key!r}: no instruction {op.key!r} "
+                f"in the memory; {fix}"
             )
         if isinstance(op, Replace):
             out.append({"action": "replace", "key": op.key, "text": op.text, "expected_digest": expected})

@@ -107,6 +107,8 @@ class BaseMismatch:
     bundle_digest: str
     base_version: Any
     base_digest: str
+    difference: str = ""
+    """The first place the two differ, in words (``instruction 'ci.timeout' differs in text``)."""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -115,10 +117,16 @@ class BaseMismatch:
         }
 
     def describe(self) -> str:
+        curated = f"the bundle was curated against memory version {_show(self.bundle_version)} ({self.bundle_digest})"
+        if canon(self.bundle_version) == canon(self.base_version):
+            # The same version, other content: memory edited by hand (or a rewritten bundle), not a rollback.
+            return (
+                f"{curated}, and the base is version {_show(self.base_version)} too, but not the same memory "
+                f"({self.base_digest}): {self.difference}; curate a new bundle against the base"
+            )
         return (
-            f"the bundle was curated against memory version {_show(self.bundle_version)} ({self.bundle_digest}), "
-            f"but the base is version {_show(self.base_version)} ({self.base_digest}): applying an old or "
-            "replayed bundle would roll memory back; curate a new bundle against the base"
+            f"{curated}, but the base is version {_show(self.base_version)} ({self.base_digest}): applying an old "
+            "or replayed bundle would roll memory back; curate a new bundle against the base"
         )
 
 
@@ -132,7 +140,40 @@ def base_mismatch(bundle_memory: Mapping[str, Any], base: Any) -> BaseMismatch |
     ours, theirs = canon(bundle_memory), canon(base)
     if ours == theirs:
         return None
-    return BaseMismatch(bundle_memory.get("version"), sha256_digest(ours), base.get("version"), sha256_digest(theirs))
+    return BaseMismatch(
+        bundle_memory.get("version"),
+        sha256_digest(ours),
+        base.get("version"),
+        sha256_digest(theirs),
+        _first_difference(bundle_memory, base),
+    )
+
+
+def _first_difference(ours: Mapping[str, Any], theirs: Mapping[str, Any]) -> str:
+    """The first instruction (in key order), else the first member, on which two memories differ."""
+    mine, other = _by_key(ours.get("instructions")), _by_key(theirs.get("instructions"))
+    if mine is None or other is None:
+        return "their instructions differ"
+    for key in sorted(mine.keys() | other.keys()):
+        if key not in other:
+            return f"instruction {key!r} is in the bundle's memory and not in the base"
+        if key not in mine:
+            return f"instruction {key!r} is in the base and not in the bundle's memory"
+        a, b = mine[key], other[key]
+        members = sorted(n for n in a.keys() | b.keys() if n not in a or n not in b or canon(a[n]) != canon(b[n]))
+        if members:
+            return f"instruction {key!r} differs in {', '.join(members)}"
+    names = sorted(n for n in ours.keys() | theirs.keys() if n != "instructions")
+    changed = [n for n in names if n not in ours or n not in theirs or canon(ours[n]) != canon(theirs[n])]
+    return f"memory member {changed[0]!r} differs" if changed else "their instructions are in another order"
+
+
+def _by_key(instructions: Any) -> dict[str, dict[str, Any]] | None:
+    """Instructions by key; None where they are not a list of objects with string keys, each once."""
+    if type(instructions) is not list or not all(type(i) is dict and type(i.get("key")) is str for i in instructions):
+        return None
+    found = {i["key"]: i for i in instructions}
+    return found if len(found) == len(instructions) else None
 
 
 def check_memory_object(value: Any, role: str) -> None:

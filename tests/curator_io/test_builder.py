@@ -306,8 +306,26 @@ def test_members_may_not_set_what_the_builder_writes() -> None:
 def test_a_replace_of_a_key_the_memory_lacks_needs_its_digest() -> None:
     b = _builder()
     b.propose("p-x", lesson="les-1", scope=REPO, confidence=1, operations=[Replace("nope", "t")], support=["ev-0"])
-    with pytest.raises(ValueError, match=r"^proposal 'p-x': replace of 'nope': no memory instruction has this key"):
+    with pytest.raises(ValueError) as refused:
         b.build("run-1")
+    assert str(refused.value) == (
+        "proposal 'p-x': replace of 'nope': no instruction 'nope' in the memory; "
+        "give expected_digest= to edit one it does not hold"
+    )
+
+
+def test_a_replace_of_a_mistyped_key_names_the_key_it_likely_meant() -> None:
+    b = _builder()
+    b.memory_instruction("test.command", "Run the tests with make test.", scope=REPO)
+    b.propose(
+        "p-x", lesson="les-1", scope=REPO, confidence=1, operations=[Replace("test.comand", "t")], support=["ev-0"]
+    )
+    with pytest.raises(ValueError) as refused:
+        b.build("run-1")
+    assert str(refused.value) == (
+        "proposal 'p-x': replace of 'test.comand': no instruction 'test.comand' in the memory; "
+        "did you mean 'test.command'?"
+    )
 
 
 def test_a_malformed_proposal_is_written_for_validation_to_reject() -> None:
@@ -386,3 +404,31 @@ def test_a_builder_refuses_a_memory_whose_instruction_is_not_sealed() -> None:
 def test_a_builder_refuses_a_memory_spec_does_not_allow() -> None:
     with pytest.raises(InputError, match=r"^input\.schema at '/version': expected an INT"):
         BundleBuilder.from_memory({"version": -1, "instructions": []}, curator="c@1", frozen_at=T0)
+
+
+def _slipped() -> BundleBuilder:
+    """The example's records with the loop's usual slips: a trace of a checkout never recorded,
+    evidence one step past its trace's end, and a proposal citing evidence never recorded."""
+    b = _builder()
+    b.trace("tr-9", lineage="task-9", materialization="mat-9", steps=2)
+    b.evidence("ev-9", trace="tr-9", step=2, signal="deterministic", observed_at=T0)
+    b.propose("p-x", lesson="les-1", scope=REPO, confidence=1, operations=[Add("x.y", "t")], support=["ev-7"])
+    return b
+
+
+def test_the_builder_lists_the_loops_bookkeeping_slips_before_it_builds() -> None:
+    assert _builder().mistakes() == ()
+    assert _slipped().mistakes() == (
+        "trace 'tr-9' ran in materialization 'mat-9', which is not recorded",
+        "evidence 'ev-9' is at step 2 of trace 'tr-9', which has 2 steps (0 to 1)",
+        "proposal 'p-x''s support cites evidence 'ev-7', which is not recorded",
+    )
+
+
+def test_a_strict_build_refuses_the_slips_and_a_default_one_builds_what_spec_allows() -> None:
+    assert _slipped().build("run-1").bundle is not None  # valid input: validation rejects what cites them
+    with pytest.raises(ValueError) as refused:
+        _slipped().build("run-1", strict=True)
+    assert str(refused.value) == (
+        "the bundle's bookkeeping: trace 'tr-9' ran in materialization 'mat-9', which is not recorded (and 2 more)"
+    )

@@ -402,3 +402,23 @@ def test_a_logged_file_name_forges_no_command_in_either_log_format(fmt: str, tmp
     assert proc.returncode == 0, proc.stderr
     assert "add-mask]secret" in proc.stderr  # logged, escaped
     _no_command_but_ours(proc.stdout + proc.stderr)
+
+
+def test_a_base_edited_by_hand_at_the_same_version_names_the_instruction_that_differs(
+    signed_history: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    h = signed_history
+    base = json.loads(h["m0"].read_bytes())
+    base["instructions"][0]["text"] = "Edited by hand on the base branch."
+    key = base["instructions"][0]["key"]
+    edited = tmp_path / "base.json"
+    edited.write_text(json.dumps(base))
+
+    rc, out, _ = run_main(capsys, *_replay(h, "--trust", h["trust"], "--memory-before", edited))
+
+    assert rc == 1
+    m0, m1 = sha256_digest(canon(json.loads(h["m0"].read_bytes()))), sha256_digest(canon(base))
+    assert out.splitlines()[0] == (
+        f"base_mismatch    the bundle was curated against memory version 7 ({m0}), and the base is version 7 too, "
+        f"but not the same memory ({m1}): instruction {key!r} differs in text; curate a new bundle against the base"
+    )
