@@ -306,7 +306,7 @@ def test_members_may_not_set_what_the_builder_writes() -> None:
 def test_a_replace_of_a_key_the_memory_lacks_needs_its_digest() -> None:
     b = _builder()
     b.propose("p-x", lesson="les-1", scope=REPO, confidence=1, operations=[Replace("nope", "t")], support=["ev-0"])
-    with pytest.raises(ValueError) as refused:
+    with pytest.raises(ValueError, match=r"^proposal 'p-x'") as refused:
         b.build("run-1")
     assert str(refused.value) == (
         "proposal 'p-x': replace of 'nope': no instruction 'nope' in the memory; "
@@ -320,7 +320,7 @@ def test_a_replace_of_a_mistyped_key_names_the_key_it_likely_meant() -> None:
     b.propose(
         "p-x", lesson="les-1", scope=REPO, confidence=1, operations=[Replace("test.comand", "t")], support=["ev-0"]
     )
-    with pytest.raises(ValueError) as refused:
+    with pytest.raises(ValueError, match=r"^proposal 'p-x'") as refused:
         b.build("run-1")
     assert str(refused.value) == (
         "proposal 'p-x': replace of 'test.comand': no instruction 'test.comand' in the memory; "
@@ -427,7 +427,7 @@ def test_the_builder_lists_the_loops_bookkeeping_slips_before_it_builds() -> Non
 
 def test_a_strict_build_refuses_the_slips_and_a_default_one_builds_what_spec_allows() -> None:
     assert _slipped().build("run-1").bundle is not None  # valid input: validation rejects what cites them
-    with pytest.raises(ValueError) as refused:
+    with pytest.raises(ValueError, match=r"^the bundle's bookkeeping: ") as refused:
         _slipped().build("run-1", strict=True)
     assert str(refused.value) == (
         "the bundle's bookkeeping: trace 'tr-9' ran in materialization 'mat-9', which is not recorded (and 2 more)"
