@@ -1,5 +1,6 @@
 """The boundary: bundle and report models, loading and writing bundles, input errors, canonical JSON, digests."""
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 from curator_io.bundle import SCHEMA as BUNDLE_SCHEMA
@@ -16,22 +17,25 @@ from curator_io.errors import (
     TamperError,
 )
 from curator_io.jsonio import parse_json
-from curator_io.memory import MemoryDocument, MemoryFile, check_memory, read_memory
 from curator_io.models import Bundle, Evidence, Instruction, Lesson, Materialization, Scope, Trace
 
 if TYPE_CHECKING:
     from curator_io.builder import Add, BundleBuilder, Remove, Replace, SealedBundle, fit_text
+    from curator_io.memory import MemoryDocument, MemoryFile, check_memory, read_memory
 
-#: The builder's names, imported when first asked for (PEP 562): no command writes a bundle, and
-#: importing the builder costs every command's start-up (bench/RESULTS.md, issue 48).
-_BUILDER = frozenset({"Add", "BundleBuilder", "Remove", "Replace", "SealedBundle", "fit_text"})
+#: The names of the builder and of memory files, imported when first asked for (PEP 562): only a
+#: program that writes a bundle, or a command that takes a memory file, needs them, and importing
+#: them costs every command's start-up (bench/RESULTS.md, issue 48).
+_LAZY = {
+    **dict.fromkeys(("Add", "BundleBuilder", "Remove", "Replace", "SealedBundle", "fit_text"), "builder"),
+    **dict.fromkeys(("MemoryDocument", "MemoryFile", "check_memory", "read_memory"), "memory"),
+}
 
 
 def __getattr__(name: str) -> Any:
-    if name in _BUILDER:
-        from curator_io import builder
-
-        return getattr(builder, name)
+    if name in _LAZY:
+        module = importlib.import_module(f"curator_io.{_LAZY[name]}")
+        return getattr(module, name)
     raise AttributeError(f"module 'curator_io' has no attribute {name!r}")
 
 

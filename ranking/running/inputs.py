@@ -31,10 +31,12 @@ import os
 import stat
 import sys
 from collections.abc import Iterator
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from curator_io.errors import ConfigError
-from curator_io.memory import MemoryFile, is_markdown_name
+
+if TYPE_CHECKING:
+    from curator_io.memory import MemoryFile
 
 __all__ = [
     "MAX_INPUT_BYTES",
@@ -110,6 +112,8 @@ def read_memory_file(path: str | os.PathLike[str], raw: bytes | None = None) -> 
     read them already), in the form its name says (:func:`curator_io.memory.is_markdown_name`:
     ``.md`` is Markdown, anything else JSON, ``-`` included). ``.document`` reads it, through
     :func:`curator_io.memory.read_memory`, the one door every memory comes in by."""
+    from curator_io.memory import MemoryFile, is_markdown_name  # only the commands that take a memory pay for it
+
     data = read_input(path) if raw is None else raw
     name = os.fspath(path)
     return MemoryFile(data, markdown=is_markdown_name(name), source=name)
