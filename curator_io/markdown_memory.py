@@ -31,7 +31,7 @@ from curator_io.errors import InputError, pointer_of
 from curator_io.kinds import parse_scope
 from curator_io.markdown_blocks import END, HEADING, ITEM, check_section, find_section, read_blocks, read_prose
 from curator_io.markdown_text import read_scope_heading, read_text, scope_heading, written_text
-from curator_io.memory import check_memory
+from curator_io.memory_object import check_memory
 from curator_io.models import Scope
 
 __all__ = [
