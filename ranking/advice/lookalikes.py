@@ -83,7 +83,8 @@ class Place:
     proposal: str | None = None
     """For ``proposal``: the id of the proposal whose operation it is."""
     action: str | None = None
-    """For ``proposal``: ``add`` or ``replace``."""
+    """For ``proposal``: ``add`` or ``replace``; for ``memory-after``, what the write did to the
+    bundle's memory (``add``, ``replace``: its text changed), or None when it kept it as it was."""
 
     def describe(self) -> str:
         if self.where == "proposal":
@@ -254,9 +255,10 @@ def _written(
         key, text = inst.get("key"), inst.get("text")
         if type(key) is not str or type(text) is not str or key in kept:
             continue  # not an instruction to compare (the gate's findings say what is wrong with it)
-        entry = _Entry(Place("memory-after", key), text_of(text), _scope_of(inst.get("scope")))
+        action = "add" if key not in before else "replace" if before[key].text != text else None
+        entry = _Entry(Place("memory-after", key, None, action), text_of(text), _scope_of(inst.get("scope")))
         kept[key] = entry
-        if key not in before or before[key].text != text:
+        if action is not None:
             subjects.append(entry)
     return sorted(subjects, key=lambda e: e.place.key), [kept[k] for k in sorted(kept)]
 

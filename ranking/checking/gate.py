@@ -29,6 +29,12 @@ Markdown summary) is :mod:`ranking.views.gate`.
 
 Instructions are compared by key, as canonical JSON (RFC 8785); their order in
 memory-after does not matter, nor whether it is indented.
+
+4. Advice beside the verdict: each instruction memory-after adds or changes the text of
+   that resembles another instruction it keeps (or an applicable one) under another key is
+   a ``lookalike`` warning (:mod:`ranking.advice.lookalikes`). A warning fails the gate only
+   when the caller asks (``fail_on_lookalikes``): keys are SPEC's identity, and a look-alike
+   is a reviewer's question, not a rule.
 """
 
 from __future__ import annotations
@@ -43,6 +49,7 @@ from curator_io.config import Config
 from curator_io.errors import InputError, pointer_of
 from curator_io.jsonio import parse_json
 from curator_io.models import Bundle
+from ranking.advice.lookalikes import Lookalike, find_lookalikes
 from ranking.checking.acceptance import NAMELESS, NotPinned, Replayed, Sources, accept
 from ranking.checking.apply import apply_selection
 from ranking.checking.policy import BaseMismatch, ConfigMismatch, check_memory_object
@@ -56,9 +63,11 @@ __all__ = [
     "KINDS",
     "UNCHECKED",
     "Finding",
+    "LookalikeWarning",
     "GateResult",
     "gate",
     "compare_memory",
+    "lookalike_warnings",
     "selected_edits",
 ]
 
@@ -127,6 +136,44 @@ class Finding:
 
 
 @dataclass(frozen=True, slots=True)
+class LookalikeWarning:
+    """An instruction memory-after adds or changes that resembles another instruction it keeps
+    (or an applicable one) under another key: advice, a failure only with ``fail_on_lookalikes``."""
+
+    lookalike: Lookalike
+    pointer: str
+    """Where the instruction is in memory-after (``/instructions/<index>``)."""
+
+    kind = "lookalike"
+    document = "memory-after"
+
+    @property
+    def key(self) -> str:
+        return self.lookalike.subject.key
+
+    @property
+    def message(self) -> str:
+        found = self.lookalike
+        return (
+            f"instruction {self.key!r} resembles {found.other.describe()} (score {found.score:g}; shared words: "
+            f"{', '.join(found.words)}): {found.advice()}"
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        found = self.lookalike
+        return {
+            "kind": self.kind,
+            "key": self.key,
+            "document": self.document,
+            "pointer": self.pointer,
+            "message": self.message,
+            "resembles": {"where": found.other.where, "key": found.other.key},
+            "score": found.score,
+            "words": list(found.words),
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class GateResult:
     findings: tuple[Finding, ...]
     version: Any
@@ -137,10 +184,20 @@ class GateResult:
     """Who signed the bundle, when the gate was given a trust file (docs/provenance.md)."""
     unchecked: tuple[str, ...] = ()
     """What the gate was told not to check, from :data:`UNCHECKED`: a pass says nothing of these."""
+    warnings: tuple[LookalikeWarning, ...] = ()
+    """Look-alikes the write adds or changes, in memory-after's key order; none when it was not compared."""
+    fail_on_lookalikes: bool = False
+    """Whether a warning fails the gate (``gate --fail-on-lookalikes``)."""
 
     @property
     def passed(self) -> bool:
-        return not self.findings
+        return not self.findings and not (self.fail_on_lookalikes and self.warnings)
+
+    @property
+    def places(self) -> tuple[tuple[str, str], ...]:
+        """(document, pointer) of each finding and warning: where an annotation belongs."""
+        findings = tuple((f.document, f.pointer) for f in self.findings)
+        return findings + tuple((w.document, w.pointer) for w in self.warnings)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -148,6 +205,7 @@ class GateResult:
             "version": self.version,
             "instructions": self.instructions,
             "findings": [f.to_json() for f in self.findings],
+            "warnings": [w.to_json() for w in self.warnings],
             "signer": None if self.signer is None else self.signer.to_json(),
             "unchecked": list(self.unchecked),
         }
@@ -166,13 +224,15 @@ def gate(
     trust: TrustList | bytes | None = None,
     signature: bytes | None = None,
     sources: Sources = NAMELESS,
+    fail_on_lookalikes: bool = False,
 ) -> GateResult:
     """The gate's verdict on memory-after (bytes, or the parsed object), by the steps in this
     module's docstring. ``config`` is the pinned policy; ``base`` the base branch's memory (not
     given: the base is not checked, and the result says so); ``trust`` and ``signature`` as
     :func:`~ranking.checking.acceptance.accept` takes them (no trust file: the signature is
-    not checked, and the result says so). Raises the acceptance's refusals, and ``input.*``
-    for a memory-after that is not a memory object."""
+    not checked, and the result says so); ``fail_on_lookalikes``: a look-alike warning fails
+    the gate too. Raises the acceptance's refusals, and ``input.*`` for a memory-after that is
+    not a memory object."""
     skipped = {"signature": trust is None, "base": base is _SKIP}
     unchecked = tuple(name for name in UNCHECKED if skipped[name])
     pins = {} if base is _SKIP else {"base": base}
@@ -181,14 +241,35 @@ def gate(
             report, bundle=bundle, config=config, trust=trust, signature=signature, sources=sources, **pins
         )
     except NotPinned as e:  # 2.
-        return GateResult(_pin_findings(e), None, None, e.signer, unchecked)
+        return GateResult(_pin_findings(e), None, None, e.signer, unchecked, fail_on_lookalikes=fail_on_lookalikes)
     permitted = apply_selection(accepted)  # 3.
     try:
         actual = parse_json(memory_after) if isinstance(memory_after, bytes) else memory_after
         result = compare_memory(permitted, actual, accepted.bundle.memory, selected_edits(accepted))
     except InputError as e:
         raise (e.in_file(sources.memory_after) if sources.memory_after is not None and e.source is None else e) from e
-    return GateResult(result.findings, result.version, result.instructions, accepted.signer, unchecked)
+    warnings = lookalike_warnings(accepted.bundle, actual)  # 4.
+    return GateResult(
+        result.findings,
+        result.version,
+        result.instructions,
+        accepted.signer,
+        unchecked,
+        warnings,
+        fail_on_lookalikes,
+    )
+
+
+def lookalike_warnings(bundle: Bundle, actual: Mapping[str, Any]) -> tuple[LookalikeWarning, ...]:
+    """Step 4: a warning for each look-alike of an instruction memory-after (already compared,
+    so a memory object) adds or changes, pointing at the instruction's first place in it."""
+    first: dict[str, int] = {}
+    for i, inst in enumerate(actual["instructions"]):
+        first.setdefault(inst["key"], i)
+    return tuple(
+        LookalikeWarning(found, pointer_of("instructions", first[found.subject.key]))
+        for found in find_lookalikes(bundle, written=actual)
+    )
 
 
 def selected_edits(accepted: Replayed) -> dict[str, tuple[str, ...]]:

@@ -82,6 +82,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "$GITHUB_STEP_SUMMARY when set)",
     )
     p.add_argument(
+        "--fail-on-lookalikes",
+        action="store_true",
+        help="fail (exit 1) when an instruction MEMORY adds or changes resembles another one it keeps under another "
+        "key (docs/lookalikes.md); without it each look-alike is a warning and the gate passes",
+    )
+    p.add_argument(
         "--html",
         metavar="PATH_OR_URL",
         help="with --format github: link the step summary to this run view (made by evidence-rank render), "
@@ -212,6 +218,7 @@ def _gate(run: _Run) -> int:
         trust=signed.trust,
         signature=signed.signature,
         sources=sources,
+        fail_on_lookalikes=args.fail_on_lookalikes,
         **pins,
     )
     if args.format == "json":
@@ -260,10 +267,10 @@ def _positions(result: GateResult, raw: Mapping[str, bytes]) -> dict[tuple[str, 
     """(document, pointer) -> (line, column) of each finding, for annotations on the changed line."""
     texts = {name: data.decode("utf-8", "replace") for name, data in raw.items()}
     out = {}
-    for f in result.findings:
-        found = position_of(texts[f.document], f.pointer) if f.document in texts else None
+    for document, pointer in result.places:
+        found = position_of(texts[document], pointer) if document in texts else None
         if found is not None:
-            out[(f.document, f.pointer)] = found
+            out[(document, pointer)] = found
     return out
 
 
