@@ -40,10 +40,10 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from rapidfuzz import fuzz, utils
+from rapidfuzz import fuzz, process, utils
 
 from curator_io.models import Bundle, Instruction, Scope
-from validator import norm, proposals_of
+from validator import Proposal, norm, proposals_of
 
 __all__ = ["THRESHOLD", "MIN_SHARED", "WHERE", "Place", "Lookalike", "find_lookalikes", "resemblance", "words_of"]
 
@@ -168,17 +168,21 @@ class _Text:
         stems, surface = words_of(text)
         return cls(text, stems, surface, " ".join(stems))
 
-    def resembles(self, other: _Text, shared: int | None = None) -> tuple[float, tuple[str, ...]] | None:
+    def candidate(self, other: _Text, shared: int) -> bool:
+        """Step 2: enough words in common (``shared``) to be scored at all."""
+        return shared >= min(MIN_SHARED, max(len(self.stems), len(other.stems)))
+
+    def shared_words(self, other: _Text) -> tuple[str, ...]:
         theirs = set(other.stems)
-        if shared is None:
-            shared = sum(1 for s in self.stems if s in theirs)
-        if not shared or shared < min(MIN_SHARED, max(len(self.stems), len(other.stems))):
+        return tuple(w for s, w in zip(self.stems, self.surface, strict=True) if s in theirs)
+
+    def resembles(self, other: _Text) -> tuple[float, tuple[str, ...]] | None:
+        """Steps 2 and 3 for one pair."""
+        words = self.shared_words(other)
+        if not words or not self.candidate(other, len(words)):
             return None
         score = fuzz.token_set_ratio(self.joined, other.joined, score_cutoff=THRESHOLD)
-        if score < THRESHOLD:  # below the cutoff rapidfuzz says 0
-            return None
-        words = tuple(w for s, w in zip(self.stems, self.surface, strict=True) if s in theirs)
-        return round(score, 1), words
+        return None if score < THRESHOLD else (round(score, 1), words)  # below the cutoff rapidfuzz says 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,6 +200,7 @@ def find_lookalikes(
     *,
     proposals: Collection[str] | None = None,
     written: Mapping[str, Any] | None = None,
+    checked: Mapping[str, Proposal] | None = None,
 ) -> tuple[Lookalike, ...]:
     """Every look-alike in ``bundle``, by the steps in this module's docstring, sorted by
     subject, then the closest first.
@@ -204,7 +209,9 @@ def find_lookalikes(
     they are compared with are the same. ``written``: a memory object (the gate's
     memory-after, already checked to be one): its instructions the bundle's memory does not
     hold as they are are the subjects, compared with the rest of it and the applicable
-    instructions; the proposals are not read."""
+    instructions; the proposals are not read. ``checked``: the bundle's structurally complete
+    proposals by id, when the caller has them (:func:`validator.proposals_of`, or a validation's
+    entries), so that they are not checked again."""
     texts: dict[str, _Text] = {}
 
     def text_of(s: str) -> _Text:
@@ -219,7 +226,12 @@ def find_lookalikes(
     if written is not None:
         subjects, pool = _written(bundle, written, text_of)
     else:
-        subjects, pool = _proposed(bundle, proposals, text_of)
+        memory = [
+            _Entry(Place("memory", i.key), text_of(i.text), None)
+            for i in sorted(bundle.memory_instructions.values(), key=_by_key)
+        ]
+        subjects, edits = _proposed(proposals_of(bundle) if checked is None else checked, proposals, text_of)
+        pool = memory + edits
     return _match(subjects, pool + applicable)
 
 
@@ -228,21 +240,17 @@ def _by_key(instruction: Instruction) -> str:
 
 
 def _proposed(
-    bundle: Bundle, only: Collection[str] | None, text_of: Callable[[str], _Text]
+    complete: Mapping[str, Proposal], only: Collection[str] | None, text_of: Callable[[str], _Text]
 ) -> tuple[list[_Entry], list[_Entry]]:
-    memory = [
-        _Entry(Place("memory", i.key), text_of(i.text), None)
-        for i in sorted(bundle.memory_instructions.values(), key=_by_key)
-    ]
     edits = []
-    for pid, p in sorted(proposals_of(bundle).items()):
+    for pid, p in sorted(complete.items()):
         keys = frozenset(op.key for op in p.operations)
         for op in p.operations:
             if op.text is not None:  # add and replace
                 place = Place("proposal", op.key, pid, op.action)
                 edits.append(_Entry(place, text_of(op.text), p.scope, keys))
     subjects = edits if only is None else [e for e in edits if e.place.proposal in only]
-    return subjects, memory + edits
+    return subjects, edits
 
 
 def _written(
@@ -286,14 +294,25 @@ def _match(subjects: Iterable[_Entry], pool: list[_Entry]) -> tuple[Lookalike, .
     found = []
     for subject in subjects:
         shared = Counter(i for stem in subject.text.stems for i in index.get(stem, ()))
-        for i, n in shared.items():
-            other = pool[i]
-            if not _comparable(subject, other):
-                continue
-            alike = subject.text.resembles(other.text, n)
-            if alike is not None:
-                score, words = alike
-                found.append(Lookalike(subject.place, other.place, score, words, subject.text.text, other.text.text))
+        candidates = [
+            pool[i]
+            for i, n in shared.items()
+            if subject.text.candidate(pool[i].text, n) and _comparable(subject, pool[i])
+        ]
+        # Step 3 for all its candidates at once, in rapidfuzz's own loop.
+        scored = process.extract(
+            subject.text.joined,
+            [c.text.joined for c in candidates],
+            scorer=fuzz.token_set_ratio,
+            score_cutoff=THRESHOLD,
+            limit=None,
+        )
+        for _, score, at in scored:
+            other = candidates[at]
+            words = subject.text.shared_words(other.text)
+            found.append(
+                Lookalike(subject.place, other.place, round(score, 1), words, subject.text.text, other.text.text)
+            )
     return tuple(sorted(found, key=Lookalike._order))
 
 

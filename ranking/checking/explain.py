@@ -123,7 +123,7 @@ def explain(accepted: Accepted, proposal_id: str) -> Explanation:
     if v is not None and v.proposal is not None and bundle is not None:
         sections.append(_evidence(v.proposal, bundle))
         sections.append(_operations(v.proposal, bundle))
-        lookalikes = _lookalikes(proposal_id, bundle)
+        lookalikes = _lookalikes(proposal_id, bundle, found)
         if lookalikes is not None:
             sections.append(lookalikes)
     if entry.rationale:
@@ -351,10 +351,11 @@ def _evidence_line(stance: str, eid: str, bundle: Bundle) -> tuple[str, Any]:
     )
 
 
-def _lookalikes(proposal_id: str, bundle: Bundle) -> Section | None:
+def _lookalikes(proposal_id: str, bundle: Bundle, entries: Mapping[str, ValidationEntry]) -> Section | None:
     """Each added or replaced text that resembles an instruction under another key, and what to do."""
+    checked = {pid: e.proposal for pid, e in entries.items() if e.proposal is not None}
     lines = []
-    for found in find_lookalikes(bundle, proposals=(proposal_id,)):
+    for found in find_lookalikes(bundle, proposals=(proposal_id,), checked=checked):
         s = found.subject
         lines.append(
             f"{s.action} {s.key} resembles {found.other.describe()} (score {found.score:g}; shared words: "

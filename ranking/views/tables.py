@@ -71,7 +71,8 @@ _NAMED = 5
 
 
 def render_lookalike_count(found: tuple[Lookalike, ...]) -> list[str]:
-    """One line under the outcome when some edit resembles an instruction under another key; none otherwise."""
+    """One line under the outcome when some edit in ``found`` (the selected ones'; what the Writer may
+    write) resembles an instruction under another key; none otherwise."""
     edits = sorted({(f.subject.proposal or "", f.subject.key) for f in found})
     if not edits:
         return []
@@ -79,6 +80,6 @@ def render_lookalike_count(found: tuple[Lookalike, ...]) -> list[str]:
     named = ", ".join(ids[:_NAMED]) + (f" and {len(ids) - _NAMED} more" if len(ids) > _NAMED else "")
     n = len(edits)
     return [
-        f"look-alikes: {n} {'edit' if n == 1 else 'edits'} ({named}) {'resembles' if n == 1 else 'resemble'} "
+        f"look-alikes: {n} selected {'edit' if n == 1 else 'edits'} ({named}) {'resembles' if n == 1 else 'resemble'} "
         "an instruction under another key; evidence-rank explain REPORT ID --bundle BUNDLE says which"
     ]

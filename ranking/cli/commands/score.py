@@ -36,7 +36,7 @@ from ranking.pipeline import Result, result_of
 from ranking.running.inputs import read_input
 from ranking.running.outputs import BUNDLE_FILES, REPORT, VALIDATION, score_folder
 from ranking.views.tables import lookalike_marks, render_lookalike_count, render_outcome, render_table
-from validator import validate
+from validator import Validation, validate
 
 if TYPE_CHECKING:
     from curator_io.models import Bundle
@@ -148,16 +148,21 @@ def _score(args: argparse.Namespace, inputs: _Inputs) -> tuple[Result, Signer | 
         validation = check_validation(bundle, given, config=config)
     else:
         validation = validate(bundle, config=config)
-    lookalikes = () if args.quiet else _lookalikes(bundle)
-    del bundle  # ranking needs only the validation: a large bundle is freed before the reports are built
-    return result_of(validation), signer, lookalikes
+    if args.quiet:
+        del bundle  # ranking needs only the validation: a large bundle is freed before the reports are built
+        return result_of(validation), signer, ()
+    result = result_of(validation)
+    return result, signer, _lookalikes(bundle, validation, result.selected)
 
 
-def _lookalikes(bundle: Bundle) -> tuple[Lookalike, ...]:
-    """Computed only when shown: ``score -q`` neither imports rapidfuzz nor pays for it."""
+def _lookalikes(bundle: Bundle, validation: Validation, selected: tuple[str, ...]) -> tuple[Lookalike, ...]:
+    """The look-alikes of the selected edits, what the Writer may write (``explain`` has any
+    proposal's): at most five proposals, so the table costs the same on any bundle. Computed
+    only when shown: ``score -q`` neither imports rapidfuzz nor pays for it."""
     from ranking.advice.lookalikes import find_lookalikes
 
-    return find_lookalikes(bundle)
+    checked = {e.id: e.proposal for e in validation.entries if e.proposal is not None}
+    return find_lookalikes(bundle, proposals=selected, checked=checked)
 
 
 def _refuse_own_outputs(args: argparse.Namespace, out: Path) -> None:

@@ -5,8 +5,8 @@
 It draws an accepted report (:func:`ranking.checking.acceptance.accept`: its SPEC §7
 invariants, or with the bundle the replay), so a page never shows a tampered report
 as if it were real, and checks nothing itself. Reason codes are spelled out with
-``explain``'s sentences. With the bundle, a proposal whose added or replaced text
-resembles an instruction under another key is marked, and its details list the
+``explain``'s sentences. With the bundle, a selected proposal whose added or replaced
+text resembles an instruction under another key is marked, and its details list the
 look-alikes (:mod:`ranking.advice.lookalikes`: advice, not part of the report).
 
 The score bar is drawn in points: the bar is 100 wide, each §4 component is as
@@ -102,7 +102,8 @@ def render_report(accepted: Accepted) -> str:
     if isinstance(accepted, Replayed):
         bundle = accepted.bundle
         proposals = proposals_of(bundle)
-        for found in find_lookalikes(bundle):
+        # The selected edits', what the Writer may write: at most five proposals on any bundle.
+        for found in find_lookalikes(bundle, proposals=accepted.report.selected, checked=proposals):
             lookalikes.setdefault(found.subject.proposal or "", []).append(found)
     model = accepted.report
     config = model.config

@@ -225,11 +225,11 @@ def test_score_marks_and_counts_the_edits_that_resemble_an_instruction_under_ano
     assert "p-deps         selected        86  rank.selected · resembles deps.setup" in lines
     assert "p-lint         selected        86  rank.selected" in lines
     assert lines[-1] == (
-        "look-alikes: 2 edits (p-deps, p-test-runner) resemble an instruction under another key; "
+        "look-alikes: 2 selected edits (p-deps, p-test-runner) resemble an instruction under another key; "
         "evidence-rank explain REPORT ID --bundle BUNDLE says which"
     )
     assert main(["score", str(bundle), "--out-dir", str(tmp_path / "out"), "--summary"]) == 0
-    assert capsys.readouterr().out.splitlines()[1].startswith("look-alikes: 2 edits")
+    assert capsys.readouterr().out.splitlines()[1].startswith("look-alikes: 2 selected edits")
 
 
 def test_score_prints_no_look_alike_line_when_there_is_none(tmp_path: Path, capsys) -> None:

@@ -192,7 +192,7 @@ def test_with_the_bundle_the_run_view_marks_a_proposal_whose_text_resembles_an_i
         "add <code>test.runner</code> resembles memory 'test.command' (score 100; shared words: pytest, test): "
         '<span class="rationale">Run the tests with pytest.</span>'
     ) in row
-    assert "<dt>look-alikes</dt><dd>2 proposals add or replace a text" in page
+    assert "<dt>look-alikes</dt><dd>2 selected proposals add or replace a text" in page
     lint = page[page.index(f'<tr id="{anchor("p-lint")}"') :]
     assert "resembles" not in lint[: lint.index("</tr>")]
     assert "look-alike" not in render_report(accept(rank(sealed.bundle).canonical))
