@@ -45,7 +45,7 @@ from rapidfuzz import fuzz, process, utils
 from curator_io.models import Bundle, Instruction, Scope
 from validator import Proposal, norm, proposals_of
 
-__all__ = ["THRESHOLD", "MIN_SHARED", "WHERE", "Place", "Lookalike", "find_lookalikes", "resemblance", "words_of"]
+__all__ = ["THRESHOLD", "MIN_SHARED", "Place", "Lookalike", "find_lookalikes", "resemblance"]
 
 #: The least ``token_set_ratio`` (0-100) of a look-alike: the best F0.5 on the labelled set.
 THRESHOLD = 75
@@ -139,7 +139,7 @@ class Lookalike:
         return (self.subject._order(), -self.score, self.other._order(), self.text, self.other_text)
 
 
-def words_of(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def _words_of(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Step 1: the words compared (stems, each once, in the text's order) and how the text writes each."""
     stems: dict[str, str] = {}
     for word in utils.default_process(norm(text)).split():
@@ -165,7 +165,7 @@ class _Text:
 
     @classmethod
     def of(cls, text: str) -> _Text:
-        stems, surface = words_of(text)
+        stems, surface = _words_of(text)
         return cls(text, stems, surface, " ".join(stems))
 
     def candidate(self, other: _Text, shared: int) -> bool:
@@ -199,14 +199,18 @@ def find_lookalikes(
     bundle: Bundle,
     *,
     proposals: Collection[str] | None = None,
+    against: Collection[str] | None = None,
     written: Mapping[str, Any] | None = None,
     checked: Mapping[str, Proposal] | None = None,
 ) -> tuple[Lookalike, ...]:
     """Every look-alike in ``bundle``, by the steps in this module's docstring, sorted by
     subject, then the closest first.
 
-    ``proposals``: only the operations of these proposals (by id) are subjects; the texts
-    they are compared with are the same. ``written``: a memory object (the gate's
+    ``proposals``: only the operations of these proposals (by id) are subjects. ``against``:
+    only these proposals' texts are compared with (besides memory and the applicable
+    instructions); None, every proposal's. ``score`` and the run view pass the selected ones
+    for both, what the write will hold, so that the work does not grow with the bundle.
+    ``written``: a memory object (the gate's
     memory-after, already checked to be one): its instructions the bundle's memory does not
     hold as they are are the subjects, compared with the rest of it and the applicable
     instructions; the proposals are not read. ``checked``: the bundle's structurally complete
@@ -230,7 +234,8 @@ def find_lookalikes(
             _Entry(Place("memory", i.key), text_of(i.text), None)
             for i in sorted(bundle.memory_instructions.values(), key=_by_key)
         ]
-        subjects, edits = _proposed(proposals_of(bundle) if checked is None else checked, proposals, text_of)
+        complete = proposals_of(bundle) if checked is None else checked
+        subjects, edits = _proposed(complete, proposals, against, text_of)
         pool = memory + edits
     return _match(subjects, pool + applicable)
 
@@ -240,17 +245,24 @@ def _by_key(instruction: Instruction) -> str:
 
 
 def _proposed(
-    complete: Mapping[str, Proposal], only: Collection[str] | None, text_of: Callable[[str], _Text]
+    complete: Mapping[str, Proposal],
+    only: Collection[str] | None,
+    against: Collection[str] | None,
+    text_of: Callable[[str], _Text],
 ) -> tuple[list[_Entry], list[_Entry]]:
+    """The subjects, and the proposals' texts they are compared with (``against``, and the subjects)."""
     edits = []
     for pid, p in sorted(complete.items()):
+        if only is not None and against is not None and pid not in only and pid not in against:
+            continue  # neither a subject nor compared with: not even read
         keys = frozenset(op.key for op in p.operations)
         for op in p.operations:
             if op.text is not None:  # add and replace
                 place = Place("proposal", op.key, pid, op.action)
                 edits.append(_Entry(place, text_of(op.text), p.scope, keys))
     subjects = edits if only is None else [e for e in edits if e.place.proposal in only]
-    return subjects, edits
+    pool = edits if against is None else [e for e in edits if e.place.proposal in against]
+    return subjects, pool
 
 
 def _written(

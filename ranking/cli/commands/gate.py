@@ -51,7 +51,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "The bundle must have been curated against the base's memory (--memory-before): otherwise a "
         "base_mismatch finding. The report must have been ranked with the pinned policy (--config, default "
         "the SPEC §2 defaults): each config member that differs is a config_mismatch finding. After either, "
-        "MEMORY is not compared.",
+        "MEMORY is not compared. Each instruction MEMORY adds or changes that resembles another one it keeps under "
+        "another key is a lookalike warning (docs/lookalikes.md); it fails the gate only with --fail-on-lookalikes.",
     )
     p.add_argument("--bundle", required=True, metavar="BUNDLE", help="the curator-bundle-v1 JSON file")
     p.add_argument("--report", required=True, metavar="REPORT", help="the evidence-ranking-v1 report of BUNDLE")

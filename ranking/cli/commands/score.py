@@ -63,7 +63,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "to the one recomputed from BUNDLE and the config",
     )
     shown = p.add_mutually_exclusive_group()
-    shown.add_argument("--summary", action="store_true", help="print only the outcome line, not a row per proposal")
+    shown.add_argument(
+        "--summary",
+        action="store_true",
+        help="print only the outcome line (and the selected edits' look-alikes, counted), not a row per proposal",
+    )
     shown.add_argument("-q", "--quiet", action="store_true", help="print nothing; the exit code and files say it all")
     p.add_argument(
         "--ledger",
@@ -156,13 +160,14 @@ def _score(args: argparse.Namespace, inputs: _Inputs) -> tuple[Result, Signer | 
 
 
 def _lookalikes(bundle: Bundle, validation: Validation, selected: tuple[str, ...]) -> tuple[Lookalike, ...]:
-    """The look-alikes of the selected edits, what the Writer may write (``explain`` has any
-    proposal's): at most five proposals, so the table costs the same on any bundle. Computed
+    """The look-alikes of the selected edits against memory, the applicable instructions and each
+    other: what the write will hold, as the gate will see it (``explain`` compares any proposal with
+    every other). At most five proposals, so the table costs about the same on any bundle. Computed
     only when shown: ``score -q`` neither imports rapidfuzz nor pays for it."""
     from ranking.advice.lookalikes import find_lookalikes
 
     checked = {e.id: e.proposal for e in validation.entries if e.proposal is not None}
-    return find_lookalikes(bundle, proposals=selected, checked=checked)
+    return find_lookalikes(bundle, proposals=selected, against=selected, checked=checked)
 
 
 def _refuse_own_outputs(args: argparse.Namespace, out: Path) -> None:

@@ -102,8 +102,10 @@ def render_report(accepted: Accepted) -> str:
     if isinstance(accepted, Replayed):
         bundle = accepted.bundle
         proposals = proposals_of(bundle)
-        # The selected edits', what the Writer may write: at most five proposals on any bundle.
-        for found in find_lookalikes(bundle, proposals=accepted.report.selected, checked=proposals):
+        # The selected edits against memory and each other, what the write will hold: at most five
+        # proposals on any bundle.
+        selected = accepted.report.selected
+        for found in find_lookalikes(bundle, proposals=selected, against=selected, checked=proposals):
             lookalikes.setdefault(found.subject.proposal or "", []).append(found)
     model = accepted.report
     config = model.config

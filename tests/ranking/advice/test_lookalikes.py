@@ -167,3 +167,19 @@ def test_a_pair_resembles_the_same_whichever_text_comes_first() -> None:
     assert resemblance(a, b) == (100.0, ("tests", "pytest"))
     assert resemblance(b, a) == (100.0, ("pytest", "test"))
     assert resemblance("Run ruff before committing.", "Run the tests before committing.") is None
+
+
+def test_against_limits_the_proposals_compared_with_and_never_memory_or_the_instructions() -> None:
+    bundle = _bundle(
+        {"deps.setup": "Install dependencies with uv sync."},
+        ("p-1", [Add("deps.install", "Install the dependencies with uv sync.")]),
+        ("p-2", [Add("deps.sync", "Use uv sync to install dependencies.")]),
+    )
+    everything = find_lookalikes(bundle, proposals=["p-1"])
+    assert _pairs(everything) == [
+        ("proposal", "deps.install", "proposal", "deps.sync"),
+        ("proposal", "deps.install", "memory", "deps.setup"),
+    ]
+    assert _pairs(find_lookalikes(bundle, proposals=["p-1"], against=["p-1"])) == [
+        ("proposal", "deps.install", "memory", "deps.setup"),
+    ]
