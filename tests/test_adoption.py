@@ -57,7 +57,7 @@ def _yaml_block(doc: Path, first_line: str) -> str:
     return str(block)
 
 
-def _scratch_gated_files(root: Path, *, extra_instruction: bool = False) -> Path:
+def _scratch_gated_files(root: Path, *, extra_instruction: bool = False, bundle_bytes: bytes | None = None) -> Path:
     """The files a gated repository holds: a bundle signed by the Curator's key, its report ranked
     under POLICY, the memory the selection permits (with one instruction it does not, if asked),
     the policy and the trust file that lists the Curator's key. Returns the memory on the base
@@ -68,7 +68,7 @@ def _scratch_gated_files(root: Path, *, extra_instruction: bool = False) -> Path
     (root / ".evidence-rank" / "policy.json").write_text(json.dumps(POLICY))
     (root / ".evidence-rank" / "trusted-signers").write_bytes(trust_file((signing_key("curator"), "Curator CI")))
     bundle = root / "curator" / "bundle.json"
-    bundle.write_bytes((FIXTURES / "example.json").read_bytes())
+    bundle.write_bytes((FIXTURES / "example.json").read_bytes() if bundle_bytes is None else bundle_bytes)
     key = root.parent / f"{root.name}-curator.key"  # the Curator's CI secret: never in the gated repository
     key.write_bytes(key_pem("curator"))
     assert main(["sign", str(bundle), "--key", str(key)]) == 0
@@ -240,6 +240,24 @@ def test_the_action_refuses_to_gate_without_a_base_unless_told_and_then_warns(tm
     assert runner.use_action(action, {**given, "skip-base-check": "true"}) == 0, runner.output
     (warning,) = [line for line in runner.output[-1].splitlines() if line.startswith("::warning ")]
     assert "--skip-base-check" in warning
+
+
+def test_the_action_warns_of_look_alikes_and_fails_on_them_only_when_told(tmp_path: Path) -> None:
+    from tests.curator_scenario import scenario
+
+    workspace = tmp_path / "workspace"
+    base = _scratch_gated_files(workspace, bundle_bytes=scenario().canonical)
+    runner = Runner(tmp_path, workspace)
+    action = source_copy(tmp_path / "action")
+    given = {**GIVEN, **TRUSTED, "memory-before": str(base)}
+
+    assert runner.use_action(action, given) == 0, runner.output
+    looks = [line for line in runner.output[-1].splitlines() if "look-alike::" in line]
+    assert [line.split(" ", 1)[0] for line in looks] == ["::warning", "::warning"]
+    assert runner.use_action(action, {**given, "fail-on-lookalikes": "true"}) == 1
+    looks = [line for line in runner.output[-1].splitlines() if "look-alike::" in line]
+    assert [line.split(" ", 1)[0] for line in looks] == ["::error", "::error"]
+    assert runner.use_action(action, {**given, "fail-on-lookalikes": "yes"}) == 2  # not a boolean: refused
 
 
 def test_nothing_the_checkout_adds_can_stand_in_for_the_action(tmp_path: Path) -> None:

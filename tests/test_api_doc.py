@@ -16,7 +16,7 @@ import pytest
 API_MD = Path(__file__).resolve().parents[1] / "docs" / "api.md"
 
 #: The packages and modules whose ``__all__`` is what users call (README "As a library",
-#: docs/agentdescent.md, docs/gepa.md, docs/dspy.md, the pytest plugin's entry point).
+#: docs/agentdescent.md, docs/gepa.md, docs/dspy.md, docs/lookalikes.md, the pytest plugin's entry point).
 PUBLIC_MODULES = (
     "curator_io",
     "validator",
@@ -27,6 +27,7 @@ PUBLIC_MODULES = (
     "ranking.integrations.ace",
     "ranking.integrations.dspy_gepa",
     "ranking.ledger",
+    "ranking.advice.lookalikes",
     "evidence_rank_pytest",
 )
 

@@ -6,7 +6,9 @@ for a superseded proposal, what superseded it and why it ranks higher (§5).
 With the bundle the report was computed from (replayed byte for byte, else
 ``report.tampered``): every cited evidence item with its trace, lineage,
 materialization, signal and integrity; how each component was computed from
-them; the operations; and which key and member a conflict is about.
+them; the operations; which key and member a conflict is about; and the
+instructions under other keys that an added or replaced text resembles
+(:mod:`ranking.advice.lookalikes`: advice, not part of any decision).
 
 Pure: the CLI reads the files.
 """
@@ -30,6 +32,7 @@ from curator_io.errors import ConfigError
 from curator_io.grammar import instant_key
 from curator_io.models import SIGNAL_WEIGHTS, Bundle, Scope
 from curator_io.report_model import RankingReportEntry, ReportConfig, ReportSupport
+from ranking.advice.lookalikes import find_lookalikes
 from ranking.checking.acceptance import Accepted, Replayed
 from ranking.pipeline.selection import operations_conflict
 from validator import Proposal, ValidationEntry
@@ -119,6 +122,9 @@ def explain(accepted: Accepted, proposal_id: str) -> Explanation:
     if v is not None and v.proposal is not None and bundle is not None:
         sections.append(_evidence(v.proposal, bundle))
         sections.append(_operations(v.proposal, bundle))
+        lookalikes = _lookalikes(proposal_id, bundle, found)
+        if lookalikes is not None:
+            sections.append(lookalikes)
     if entry.rationale:
         sections.append(Section("Rationale (the curator's words; never part of a decision)", (repr(entry.rationale),)))
     if bundle is None:
@@ -342,6 +348,22 @@ def _evidence_line(stance: str, eid: str, bundle: Bundle) -> tuple[str, Any]:
         f"({mat.status}); {level}",
         (ev, trace, mat),
     )
+
+
+def _lookalikes(proposal_id: str, bundle: Bundle, entries: Mapping[str, ValidationEntry]) -> Section | None:
+    """Each added or replaced text that resembles an instruction under another key, and what to do."""
+    checked = {pid: e.proposal for pid, e in entries.items() if e.proposal is not None}
+    lines = []
+    for found in find_lookalikes(bundle, proposals=(proposal_id,), checked=checked):
+        s = found.subject
+        lines.append(
+            f"{s.action} {s.key} resembles {found.other.describe()} (score {found.score:g}; shared words: "
+            f"{', '.join(found.words)}): {_short(found.other_text, 200)}"
+        )
+        lines.append(f"  {found.advice()}")
+    if not lines:
+        return None
+    return Section("Look-alikes under other keys (advice: SPEC decides duplicates and conflicts by key)", tuple(lines))
 
 
 def _operations(p: Proposal, bundle: Bundle) -> Section:

@@ -35,6 +35,11 @@ memory-after does not matter, nor whether it is indented.
    (:mod:`ranking.checking.prose`; a JSON base has none) is a ``prose_changed`` finding, or,
    with ``allow_prose_changes``, a change the result lists and says it did not check.
    Every finding in a Markdown memory-after knows its line (:attr:`Finding.at`).
+5. Advice beside the verdict: each instruction memory-after adds or changes the text of
+   that resembles another instruction it keeps (or an applicable one) under another key is
+   a ``lookalike`` warning (:mod:`ranking.advice.lookalikes`). A warning fails the gate only
+   when the caller asks (``fail_on_lookalikes``): keys are SPEC's identity, and a look-alike
+   is a reviewer's question, not a rule.
 """
 
 from __future__ import annotations
@@ -50,6 +55,7 @@ from curator_io.errors import ConfigError, InputError, pointer_of
 from curator_io.jsonio import parse_json
 from curator_io.memory import MemoryDocument, MemoryFile
 from curator_io.models import Bundle
+from ranking.advice.lookalikes import Lookalike, find_lookalikes
 from ranking.checking.acceptance import NAMELESS, NotPinned, Replayed, Sources, accept
 from ranking.checking.apply import apply_selection
 from ranking.checking.policy import BaseMismatch, ConfigMismatch, check_memory_object
@@ -64,9 +70,11 @@ __all__ = [
     "KINDS",
     "UNCHECKED",
     "Finding",
+    "LookalikeWarning",
     "GateResult",
     "gate",
     "compare_memory",
+    "lookalike_warnings",
     "selected_edits",
 ]
 
@@ -141,6 +149,46 @@ class Finding:
 
 
 @dataclass(frozen=True, slots=True)
+class LookalikeWarning:
+    """An instruction memory-after adds or changes that resembles another instruction it keeps
+    (or an applicable one) under another key: advice, a failure only with ``fail_on_lookalikes``."""
+
+    lookalike: Lookalike
+    pointer: str
+    """Where the instruction is in memory-after (``/instructions/<index>``)."""
+    at: tuple[int, int] | None = None
+    """Its line and column when memory-after is a Markdown memory (its item); None for JSON."""
+
+    kind = "lookalike"
+    document = "memory-after"
+
+    @property
+    def key(self) -> str:
+        return self.lookalike.subject.key
+
+    @property
+    def message(self) -> str:
+        found = self.lookalike
+        return (
+            f"instruction {self.key!r} resembles {found.other.describe()} (score {found.score:g}; shared words: "
+            f"{', '.join(found.words)}): {found.advice()}"
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        found = self.lookalike
+        return {
+            "kind": self.kind,
+            "key": self.key,
+            "document": self.document,
+            "pointer": self.pointer,
+            "message": self.message,
+            "resembles": {"where": found.other.where, "key": found.other.key},
+            "score": found.score,
+            "words": list(found.words),
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class GateResult:
     findings: tuple[Finding, ...]
     version: Any
@@ -154,10 +202,20 @@ class GateResult:
     prose_changes: tuple[Finding, ...] = ()
     """With ``allow_prose_changes``: each ``prose_changed`` the gate accepted, listed so that none
     passes silently."""
+    warnings: tuple[LookalikeWarning, ...] = ()
+    """Look-alikes the write adds or changes, in memory-after's key order; none when it was not compared."""
+    fail_on_lookalikes: bool = False
+    """Whether a warning fails the gate (``gate --fail-on-lookalikes``)."""
 
     @property
     def passed(self) -> bool:
-        return not self.findings
+        return not self.findings and not (self.fail_on_lookalikes and self.warnings)
+
+    @property
+    def places(self) -> tuple[tuple[str, str], ...]:
+        """(document, pointer) of each finding and warning: where an annotation belongs."""
+        findings = tuple((f.document, f.pointer) for f in self.findings)
+        return findings + tuple((w.document, w.pointer) for w in self.warnings)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -165,6 +223,7 @@ class GateResult:
             "version": self.version,
             "instructions": self.instructions,
             "findings": [f.to_json() for f in self.findings],
+            "warnings": [w.to_json() for w in self.warnings],
             "signer": None if self.signer is None else self.signer.to_json(),
             "unchecked": list(self.unchecked),
             "prose_changes": [f.to_json() for f in self.prose_changes],
@@ -185,14 +244,16 @@ def gate(
     signature: bytes | None = None,
     sources: Sources = NAMELESS,
     allow_prose_changes: bool = False,
+    fail_on_lookalikes: bool = False,
 ) -> GateResult:
     """The gate's verdict on memory-after (bytes of JSON, the parsed object, or a
     :class:`~curator_io.memory.MemoryFile`, JSON or Markdown), by the steps in this module's
     docstring. ``config`` is the pinned policy; ``base`` the base branch's memory, in the same
     forms (not given: the base is not checked, and the result says so); ``trust`` and
     ``signature`` as :func:`~ranking.checking.acceptance.accept` takes them (no trust file: the
-    signature is not checked, and the result says so). Raises the acceptance's refusals, and
-    ``input.*`` for a memory-after that is not a memory object."""
+    signature is not checked, and the result says so); ``fail_on_lookalikes``: a look-alike
+    warning fails the gate too. Raises the acceptance's refusals, and ``input.*`` for a
+    memory-after that is not a memory object."""
     if config is None:  # a library door fails closed: no pinned policy would trust the report's own
         raise ConfigError(
             "usage.invalid_option",
@@ -207,7 +268,7 @@ def gate(
         )
     except NotPinned as e:  # 2.
         findings = _pin_findings(e, base if isinstance(base, MemoryFile) else None)
-        return GateResult(findings, None, None, e.signer, _unchecked(skipped))
+        return GateResult(findings, None, None, e.signer, _unchecked(skipped), fail_on_lookalikes=fail_on_lookalikes)
     permitted = apply_selection(accepted)  # 3.
     try:
         after = _document(memory_after)
@@ -219,7 +280,31 @@ def gate(
     skipped["prose"] = _has_prose(after, base) and (base is _SKIP or allow_prose_changes)
     if not allow_prose_changes:
         findings, prose = findings + prose, ()
-    return GateResult(findings, result.version, result.instructions, accepted.signer, _unchecked(skipped), prose)
+    warnings = tuple(  # 5.
+        replace(w, at=after.position(w.pointer)) for w in lookalike_warnings(accepted.bundle, after.memory)
+    )
+    return GateResult(
+        findings,
+        result.version,
+        result.instructions,
+        accepted.signer,
+        _unchecked(skipped),
+        prose_changes=prose,
+        warnings=warnings,
+        fail_on_lookalikes=fail_on_lookalikes,
+    )
+
+
+def lookalike_warnings(bundle: Bundle, actual: Mapping[str, Any]) -> tuple[LookalikeWarning, ...]:
+    """Step 5: a warning for each look-alike of an instruction memory-after (already compared,
+    so a memory object) adds or changes, pointing at the instruction's first place in it."""
+    first: dict[str, int] = {}
+    for i, inst in enumerate(actual["instructions"]):
+        first.setdefault(inst["key"], i)
+    return tuple(
+        LookalikeWarning(found, pointer_of("instructions", first[found.subject.key]))
+        for found in find_lookalikes(bundle, written=actual)
+    )
 
 
 def _unchecked(skipped: Mapping[str, bool]) -> tuple[str, ...]:

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from urllib.parse import quote
 
 from curator_io.canonical import canon
-from ranking.checking.gate import Finding, GateResult
+from ranking.checking.gate import Finding, GateResult, LookalikeWarning
 from ranking.views.terminal import Command, printable
 
 __all__ = [
@@ -34,11 +34,16 @@ def _counted(n: int | None, noun: str) -> str:
 
 
 def _verdict(result: GateResult) -> str:
+    lookalikes = _counted(len(result.warnings), "look-alike")
     if result.passed:
-        return (
+        passed = (
             f"gate passed: memory-after is exactly what the selection permits "
             f"(version {result.version}, {_counted(result.instructions, 'instruction')})"
         )
+        return passed + (f"; {lookalikes} under other keys to review" if result.warnings else "")
+    failing = f"{lookalikes} under other keys (--fail-on-lookalikes)"
+    if not result.findings:
+        return f"gate failed: {failing}"
     counts: dict[str, int] = {}
     for f in result.findings:
         counts[f.kind] = counts.get(f.kind, 0) + 1
@@ -54,6 +59,8 @@ def _verdict(result: GateResult) -> str:
     ]
     if why:
         verdict += f"; {' and '.join(why)}, so memory-after was not compared"
+    if result.fail_on_lookalikes and result.warnings:
+        verdict += f"; and {failing}"
     return verdict
 
 
@@ -78,9 +85,11 @@ def unchecked_lines(unchecked: tuple[str, ...]) -> list[str]:
 
 
 def render_text(result: GateResult) -> list[str]:
-    """One line per finding, who signed the bundle (when the gate checked), what it did not check,
-    then the verdict."""
+    """One line per finding, one per look-alike (a warning, unless it fails the gate), who signed
+    the bundle (when the gate checked), what it did not check, then the verdict."""
     lines = [f"{f.kind}  {_where(f)}  {f.message}" for f in result.findings]
+    warning = "" if result.fail_on_lookalikes else "warning: "
+    lines += [f"{warning}{w.kind}  {_where(w)}  {w.message}" for w in result.warnings]
     lines += _signed(result)
     lines += [f"warning: {line}" for line in unchecked_lines(result.unchecked)]
     lines += [f"warning: accepted: {f.message}" for f in result.prose_changes]
@@ -88,7 +97,7 @@ def render_text(result: GateResult) -> list[str]:
     return lines
 
 
-def _where(f: Finding) -> str:
+def _where(f: Finding | LookalikeWarning) -> str:
     """Where a finding is, as the text says it: the Markdown line, else the JSON Pointer."""
     return f"line {f.at[0]}" if f.at is not None else f.pointer
 
@@ -121,7 +130,8 @@ def render_github(
     positions: Mapping[tuple[str, str], tuple[int, int]] | None = None,
 ) -> list[Command | str]:
     """``::error`` workflow commands, one per finding (a ``::notice`` when the gate passes), a
-    ``::warning`` per check the gate skipped, then the verdict.
+    ``::warning`` per look-alike (``::error`` when look-alikes fail the gate) and per check the
+    gate skipped, then the verdict.
 
     A finding is annotated on the file its pointer is into: ``file`` (memory-after), ``report_file``
     or ``base_file`` (memory-before), at the line and column ``positions`` gives for its
@@ -133,6 +143,10 @@ def render_github(
     for f in result.findings:
         path = files[f.document]
         lines.append(Command("error", f.message + _pointer(f), _place(f, path, positions) | {"title": TITLE}))
+    level = "error" if result.fail_on_lookalikes else "warning"
+    for w in result.warnings:
+        place = _place(w, file, positions) | {"title": f"{TITLE}: look-alike"}
+        lines.append(Command(level, w.message + _pointer(w), place))
     lines += [Command("notice", line, {"title": TITLE}) for line in _signed(result)]
     lines += [Command("warning", line, {"title": TITLE}) for line in unchecked_lines(result.unchecked)]
     lines += [
@@ -145,12 +159,12 @@ def render_github(
     return lines
 
 
-def _pointer(f: Finding) -> str:
+def _pointer(f: Finding | LookalikeWarning) -> str:
     return f" ({f.pointer})" if f.pointer and f.at is None else ""
 
 
 def _place(
-    f: Finding, path: str | None, positions: Mapping[tuple[str, str], tuple[int, int]] | None
+    f: Finding | LookalikeWarning, path: str | None, positions: Mapping[tuple[str, str], tuple[int, int]] | None
 ) -> dict[str, str | int]:
     """A workflow command's ``file``, ``line`` and ``col``: the finding's own line in a Markdown
     memory, else where its pointer is in the JSON's text."""
@@ -180,5 +194,20 @@ def render_step_summary(result: GateResult, html: str | None = None) -> str:
         for f in result.findings:
             cells = (f.kind, escape_markdown(f.key or ""), escape_markdown(f.pointer), escape_markdown(f.message))
             lines.append("| " + " | ".join(cells) + " |")
+        lines.append("")
+    if result.warnings:
+        fails = " (they fail this gate: --fail-on-lookalikes)" if result.fail_on_lookalikes else ""
+        lines += [f"**Look-alikes under other keys**{fails}:", ""]
+        lines += ["| key | pointer | resembles | score | shared words |", "| --- | --- | --- | --- | --- |"]
+        for w in result.warnings:
+            found = w.lookalike
+            row = (
+                escape_markdown(w.key),
+                escape_markdown(w.pointer),
+                escape_markdown(found.other.describe()),
+                f"{found.score:g}",
+                escape_markdown(", ".join(found.words)),
+            )
+            lines.append("| " + " | ".join(row) + " |")
         lines.append("")
     return "\n".join(lines) + "\n"

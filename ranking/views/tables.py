@@ -6,12 +6,15 @@ Pure: a report (the pipeline's own dict) in, lines out; the CLI prints them, esc
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from curator_io.catalogue import reason_label
 from validator.proposal import short_fingerprint
 
-__all__ = ["format_score", "render_table", "render_outcome"]
+if TYPE_CHECKING:
+    from ranking.advice.lookalikes import Lookalike
+
+__all__ = ["format_score", "render_table", "render_outcome", "lookalike_marks", "render_lookalike_count"]
 
 
 def format_score(score: Mapping[str, Any] | None) -> str:
@@ -52,3 +55,31 @@ def render_outcome(report: Mapping[str, Any]) -> str:
         f"rejected {counts['rejected']}, below threshold {counts['below_threshold']}, "
         f"superseded {counts['superseded']})"
     )
+
+
+def lookalike_marks(found: tuple[Lookalike, ...]) -> dict[str, str]:
+    """Each proposal with a look-alike (:mod:`ranking.advice.lookalikes`): the keys its texts resemble."""
+    keys: dict[str, set[str]] = {}
+    for f in found:
+        if f.subject.proposal is not None:
+            keys.setdefault(f.subject.proposal, set()).add(f.other.key)
+    return {pid: "resembles " + ", ".join(sorted(k)) for pid, k in keys.items()}
+
+
+#: How many proposal ids the count names before it says how many more.
+_NAMED = 5
+
+
+def render_lookalike_count(found: tuple[Lookalike, ...]) -> list[str]:
+    """One line under the outcome when some edit in ``found`` (the selected ones'; what the Writer may
+    write) resembles an instruction under another key; none otherwise."""
+    edits = sorted({(f.subject.proposal or "", f.subject.key) for f in found})
+    if not edits:
+        return []
+    ids = sorted({pid for pid, _ in edits})
+    named = ", ".join(ids[:_NAMED]) + (f" and {len(ids) - _NAMED} more" if len(ids) > _NAMED else "")
+    n = len(edits)
+    return [
+        f"look-alikes: {n} selected {'edit' if n == 1 else 'edits'} ({named}) {'resembles' if n == 1 else 'resemble'} "
+        "an instruction under another key; evidence-rank explain REPORT ID --bundle BUNDLE says which"
+    ]

@@ -20,7 +20,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "component with the inputs behind it, and what superseded it and why. Without --bundle the report must "
         "satisfy every invariant (else exit 4). With --bundle (which must be the report's bundle, else "
         "report.tampered, exit 4) it also lists every cited evidence item with its trace, lineage, "
-        "materialization, signal and integrity, the operations, and what a conflict is about.",
+        "materialization, signal and integrity, the operations, what a conflict is about, and the instructions under "
+        "other keys that an added or replaced text resembles (advice: docs/lookalikes.md).",
     )
     p.add_argument("report", metavar="REPORT", help="an evidence-ranking-v1 report")
     p.add_argument("proposal_id", metavar="PROPOSAL_ID", help="the proposal's id as the report writes it (or @<index>)")

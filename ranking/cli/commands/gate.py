@@ -52,7 +52,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "The bundle must have been curated against the base's memory (--memory-before): otherwise a "
         "base_mismatch finding. The report must have been ranked with the pinned policy (--config, default "
         "the SPEC §2 defaults): each config member that differs is a config_mismatch finding. After either, "
-        "MEMORY is not compared.",
+        "MEMORY is not compared. Each instruction MEMORY adds or changes that resembles another one it keeps under "
+        "another key is a lookalike warning (docs/lookalikes.md); it fails the gate only with --fail-on-lookalikes.",
     )
     p.add_argument("--bundle", required=True, metavar="BUNDLE", help="the curator-bundle-v1 JSON file")
     p.add_argument("--report", required=True, metavar="REPORT", help="the evidence-ranking-v1 report of BUNDLE")
@@ -87,6 +88,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         default="text",
         help="text (default); json (canonical JSON); github (::error annotations, and a table appended to "
         "$GITHUB_STEP_SUMMARY when set)",
+    )
+    p.add_argument(
+        "--fail-on-lookalikes",
+        action="store_true",
+        help="fail (exit 1) when an instruction MEMORY adds or changes resembles another one it keeps under another "
+        "key (docs/lookalikes.md); without it each look-alike is a warning and the gate passes",
     )
     p.add_argument(
         "--html",
@@ -222,6 +229,7 @@ def _gate(run: _Run) -> int:
         signature=signed.signature,
         sources=sources,
         allow_prose_changes=args.allow_prose_changes,
+        fail_on_lookalikes=args.fail_on_lookalikes,
         **pins,
     )
     if args.format == "json":
@@ -270,10 +278,10 @@ def _positions(result: GateResult, raw: Mapping[str, bytes]) -> dict[tuple[str, 
     """(document, pointer) -> (line, column) of each finding, for annotations on the changed line."""
     texts = {name: data.decode("utf-8", "replace") for name, data in raw.items()}
     out = {}
-    for f in result.findings:
-        found = position_of(texts[f.document], f.pointer) if f.document in texts else None
+    for document, pointer in result.places:
+        found = position_of(texts[document], pointer) if document in texts else None
         if found is not None:
-            out[(f.document, f.pointer)] = found
+            out[(document, pointer)] = found
     return out
 
 

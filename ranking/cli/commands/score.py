@@ -13,6 +13,7 @@ beside the validation it names, and a run that did not succeed leaves none.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -34,10 +35,12 @@ from ranking.cli.targets import ledger_files, same_file
 from ranking.pipeline import Result, result_of
 from ranking.running.inputs import read_input
 from ranking.running.outputs import BUNDLE_FILES, REPORT, VALIDATION, score_folder
-from ranking.views.tables import render_outcome, render_table
-from validator import validate
+from ranking.views.tables import lookalike_marks, render_lookalike_count, render_outcome, render_table
+from validator import Validation, validate
 
 if TYPE_CHECKING:
+    from curator_io.models import Bundle
+    from ranking.advice.lookalikes import Lookalike
     from ranking.signing.trust import Signer
 
 
@@ -60,7 +63,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "to the one recomputed from BUNDLE and the config",
     )
     shown = p.add_mutually_exclusive_group()
-    shown.add_argument("--summary", action="store_true", help="print only the outcome line, not a row per proposal")
+    shown.add_argument(
+        "--summary",
+        action="store_true",
+        help="print only the outcome line (and the selected edits' look-alikes, counted), not a row per proposal",
+    )
     shown.add_argument("-q", "--quiet", action="store_true", help="print nothing; the exit code and files say it all")
     p.add_argument(
         "--ledger",
@@ -81,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     had = (out / REPORT).is_file()
     try:
         with score_folder(out, refuse_inputs=refuse, is_input=checked, waiting=say) as folder:
-            result, signer = _score(args, inputs)
+            result, signer, lookalikes = _score(args, inputs)
             folder.write(result.validation.canonical, result.canonical)
             marks = _record(args.ledger, result, signer) if args.ledger else None
     except EvidenceRankError as e:
@@ -90,11 +97,22 @@ def run(args: argparse.Namespace) -> int:
         raise
     log_decisions(result.report, bundle=args.bundle)
     signed = [] if signer is None else [f"signed by {signer.shown}"]
+    advice = render_lookalike_count(lookalikes)
     if args.summary:
-        emit([render_outcome(result.report), *signed])
+        emit([render_outcome(result.report), *advice, *signed])
     elif not args.quiet:
-        emit([*render_table(result.report, marks, fingerprints=args.verbose > 0), *signed])
+        marks = _joined(marks or {}, lookalike_marks(lookalikes))
+        emit([*render_table(result.report, marks, fingerprints=args.verbose > 0), *advice, *signed])
     return 0
+
+
+def _joined(*marks: Mapping[str, str]) -> dict[str, str]:
+    """A proposal's marks, the ledger's first."""
+    out: dict[str, str] = {}
+    for each in marks:
+        for pid, mark in each.items():
+            out[pid] = f"{out[pid]} · {mark}" if pid in out else mark
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,7 +131,7 @@ def _read(args: argparse.Namespace) -> _Inputs:
     return _Inputs(config, signed, validation, read_input(args.bundle))
 
 
-def _score(args: argparse.Namespace, inputs: _Inputs) -> tuple[Result, Signer | None]:
+def _score(args: argparse.Namespace, inputs: _Inputs) -> tuple[Result, Signer | None, tuple[Lookalike, ...]]:
     config, signed, raw = inputs.config, inputs.signed, inputs.bundle
     given = (
         None if inputs.validation is None else report_document_of(inputs.validation, args.validation, VALIDATION_SCHEMA)
@@ -134,8 +152,22 @@ def _score(args: argparse.Namespace, inputs: _Inputs) -> tuple[Result, Signer | 
         validation = check_validation(bundle, given, config=config)
     else:
         validation = validate(bundle, config=config)
-    del bundle  # ranking needs only the validation: a large bundle is freed before the reports are built
-    return result_of(validation), signer
+    if args.quiet:
+        del bundle  # ranking needs only the validation: a large bundle is freed before the reports are built
+        return result_of(validation), signer, ()
+    result = result_of(validation)
+    return result, signer, _lookalikes(bundle, validation, result.selected)
+
+
+def _lookalikes(bundle: Bundle, validation: Validation, selected: tuple[str, ...]) -> tuple[Lookalike, ...]:
+    """The look-alikes of the selected edits against memory, the applicable instructions and each
+    other: what the write will hold, as the gate will see it (``explain`` compares any proposal with
+    every other). At most five proposals, so the table costs about the same on any bundle. Computed
+    only when shown: ``score -q`` neither imports rapidfuzz nor pays for it."""
+    from ranking.advice.lookalikes import find_lookalikes
+
+    checked = {e.id: e.proposal for e in validation.entries if e.proposal is not None}
+    return find_lookalikes(bundle, proposals=selected, against=selected, checked=checked)
 
 
 def _refuse_own_outputs(args: argparse.Namespace, out: Path) -> None:

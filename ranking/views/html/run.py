@@ -5,7 +5,9 @@
 It draws an accepted report (:func:`ranking.checking.acceptance.accept`: its SPEC §7
 invariants, or with the bundle the replay), so a page never shows a tampered report
 as if it were real, and checks nothing itself. Reason codes are spelled out with
-``explain``'s sentences.
+``explain``'s sentences. With the bundle, a selected proposal whose added or replaced
+text resembles an instruction under another key is marked, and its details list the
+look-alikes (:mod:`ranking.advice.lookalikes`: advice, not part of the report).
 
 The score bar is drawn in points: the bar is 100 wide, each §4 component is as
 wide as its value (their maxima add up to 100), and the contradiction penalty is
@@ -34,6 +36,7 @@ from curator_io.catalogue import (
 )
 from curator_io.models import Bundle, Scope
 from curator_io.report_model import RankingReport, RankingReportEntry, ReportScore
+from ranking.advice.lookalikes import Lookalike, find_lookalikes
 from ranking.checking.acceptance import Accepted, Replayed
 from ranking.checking.explain import reason_sentence
 from ranking.pipeline.numbers import r2
@@ -76,10 +79,17 @@ class Row:
     proposal: Proposal | None
     """With the bundle: the proposal's operations and evidence."""
     lesson: str | None
+    lookalikes: tuple[Lookalike, ...] = ()
+    """With the bundle: its texts that resemble an instruction under another key."""
 
     @property
     def id(self) -> str:
         return self.entry.id
+
+    @property
+    def resembles(self) -> str:
+        """The keys its look-alikes are under, for the mark in its reasons."""
+        return ", ".join(sorted({f.other.key for f in self.lookalikes}))
 
 
 def render_report(accepted: Accepted) -> str:
@@ -88,14 +98,23 @@ def render_report(accepted: Accepted) -> str:
     """
     proposals: Mapping[str, Proposal] = {}
     bundle: Bundle | None = None
+    lookalikes: dict[str, list[Lookalike]] = {}
     if isinstance(accepted, Replayed):
         bundle = accepted.bundle
         proposals = proposals_of(bundle)
+        # The selected edits against memory and each other, what the write will hold: at most five
+        # proposals on any bundle.
+        selected = accepted.report.selected
+        for found in find_lookalikes(bundle, proposals=selected, against=selected, checked=proposals):
+            lookalikes.setdefault(found.subject.proposal or "", []).append(found)
     model = accepted.report
     config = model.config
     members = config.to_json()
     by_id = {e.id: e for e in model.proposals}
-    rows = [_row(e, members, proposals.get(e.id), bundle) for e in _page_order(model, by_id)]
+    rows = [
+        _row(e, members, proposals.get(e.id), bundle, tuple(lookalikes.get(e.id, ())))
+        for e in _page_order(model, by_id)
+    ]
     return render_page(
         "run.html.j2",
         title=f"evidence-rank · {model.run}",
@@ -105,6 +124,7 @@ def render_report(accepted: Accepted) -> str:
         dispositions=_disposition_counts(model),
         codes=_code_counts(model, members),
         rows=rows,
+        lookalikes=sum(1 for row in rows if row.lookalikes),
         components=COMPONENTS,
         disposition_order={name: i for i, name in enumerate(DISPOSITIONS)},
         bundle=bundle,
@@ -123,17 +143,23 @@ def _page_order(report: RankingReport, by_id: Mapping[str, RankingReportEntry]) 
     return [by_id[pid] for pid in report.ranking] + [e for e in report.proposals if e.id not in ranked]
 
 
-def _row(e: RankingReportEntry, config: Mapping[str, Any], p: Proposal | None, bundle: Bundle | None) -> Row:
+def _row(
+    e: RankingReportEntry,
+    config: Mapping[str, Any],
+    p: Proposal | None,
+    bundle: Bundle | None,
+    lookalikes: tuple[Lookalike, ...],
+) -> Row:
     reasons = tuple(ExplainedReason(r.code, r.subject, reason_sentence(r.code, r.subject, config)) for r in e.reasons)
     score = e.score
     lesson = (
         bundle.lessons[p.lesson].text if p is not None and bundle is not None and p.lesson in bundle.lessons else None
     )
     if score is None:
-        return Row(e, reasons, None, (), p, lesson)
+        return Row(e, reasons, None, (), p, lesson, lookalikes)
     components = tuple((name, format_number(getattr(score, name)), str(MAXIMA[name])) for name in COMPONENTS)
     components += (("contradiction_penalty", format_number(score.contradiction_penalty), str(PENALTY_MAXIMUM)),)
-    return Row(e, reasons, _bar(score), components, p, lesson)
+    return Row(e, reasons, _bar(score), components, p, lesson, lookalikes)
 
 
 def _bar(score: ReportScore) -> Bar:

@@ -192,3 +192,30 @@ def test_explain_without_a_proposal_id_is_a_usage_error(capsys: pytest.CaptureFi
         main(["explain", str(MIXED / "expected.report.json")])
     assert caught.value.code == 2
     assert "the following arguments are required: PROPOSAL_ID" in capsys.readouterr().err
+
+
+# -- look-alikes under other keys (issue 50) ------------------------------------------------
+
+
+def test_explain_lists_the_instruction_under_another_key_that_an_added_text_resembles_and_what_to_do() -> None:
+    from ranking.pipeline import rank
+    from tests.curator_scenario import scenario
+
+    sealed = scenario()
+    accepted = accept(rank(sealed.bundle).canonical, bundle=sealed.canonical)
+    lines = explain(accepted, "p-deps").render()
+    at = lines.index("Look-alikes under other keys (advice: SPEC decides duplicates and conflicts by key)")
+    assert lines[at + 1 : at + 3] == [
+        "  add deps.install resembles memory 'deps.setup' (score 100; shared words: anything, uv, sync, install, "
+        "dependencies): 'Install the dependencies with uv sync before running anything.'",
+        "    if it updates 'deps.setup', replace 'deps.setup' instead of adding 'deps.install'",
+    ]
+    assert not any(line.startswith("Look-alikes") for line in explain(accepted, "p-lint").render())
+
+
+def test_explain_without_the_bundle_says_nothing_of_look_alikes() -> None:
+    from ranking.pipeline import rank
+    from tests.curator_scenario import scenario
+
+    accepted = accept(rank(scenario().bundle).canonical)
+    assert not any("resembles" in line for line in explain(accepted, "p-deps").render())

@@ -211,3 +211,27 @@ def test_an_unknown_schema_name_is_a_usage_error() -> None:
     with pytest.raises(SystemExit) as caught:
         main(["schema", "bundles"])
     assert caught.value.code == 2
+
+
+def test_score_marks_and_counts_the_edits_that_resemble_an_instruction_under_another_key(
+    tmp_path: Path, capsys
+) -> None:
+    from tests.curator_scenario import scenario
+
+    bundle = tmp_path / "bundle.json"
+    bundle.write_bytes(scenario().canonical)
+    assert main(["score", str(bundle), "--out-dir", str(tmp_path / "out")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "p-deps         selected        86  rank.selected · resembles deps.setup" in lines
+    assert "p-lint         selected        86  rank.selected" in lines
+    assert lines[-1] == (
+        "look-alikes: 2 selected edits (p-deps, p-test-runner) resemble an instruction under another key; "
+        "evidence-rank explain REPORT ID --bundle BUNDLE says which"
+    )
+    assert main(["score", str(bundle), "--out-dir", str(tmp_path / "out"), "--summary"]) == 0
+    assert capsys.readouterr().out.splitlines()[1].startswith("look-alikes: 2 selected edits")
+
+
+def test_score_prints_no_look_alike_line_when_there_is_none(tmp_path: Path, capsys) -> None:
+    assert main(["score", str(EXAMPLE), "--out-dir", str(tmp_path)]) == 0
+    assert "look-alike" not in capsys.readouterr().out

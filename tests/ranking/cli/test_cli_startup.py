@@ -101,3 +101,12 @@ def test_score_imports_cryptography_only_with_trust_and_then_not_its_serializati
     assert _imported(score, watched) == (0, [])
     trusted = [*score, "--trust", str(tmp_path / "trust"), "--signature", str(tmp_path / "sig")]
     assert _imported(trusted, watched) == (0, ["cryptography", "ranking.signing.trust"])
+
+
+def test_score_quiet_and_batch_neither_import_rapidfuzz_nor_look_for_look_alikes(tmp_path: Path) -> None:
+    # Look-alikes are advice for a person: computed only where shown (the table), never for -q or batch.
+    unwanted = ("rapidfuzz", "ranking.advice.lookalikes")
+    assert _imported(["score", str(EXAMPLE), "--out-dir", str(tmp_path / "q"), "-q"], unwanted) == (0, [])
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "example.json").write_bytes(EXAMPLE.read_bytes())
+    assert _imported(["batch", str(tmp_path / "in"), "--out-dir", str(tmp_path / "b")], unwanted) == (0, [])

@@ -14,6 +14,7 @@ from curator_io.canonical import seal
 from curator_io.report_model import ReportScore
 from ranking.checking.acceptance import accept
 from ranking.checking.explain import reason_sentence
+from ranking.pipeline import rank
 from ranking.views.html import render_report
 from ranking.views.html.page import content_security_policy
 from ranking.views.html.run import _bar, anchor
@@ -177,3 +178,21 @@ def test_a_resealed_report_that_is_not_the_bundles_is_refused_as_tampered() -> N
     render_report(accept(report))  # the invariants alone cannot see a changed rationale
     with pytest.raises(TamperError, match=r"report\.tampered at '/proposals/0/rationale'"):
         render_report(accept(report, bundle=_bundle(case_bundle_doc(MIXED))))
+
+
+def test_with_the_bundle_the_run_view_marks_a_proposal_whose_text_resembles_an_instruction_under_another_key() -> None:
+    from tests.curator_scenario import scenario
+
+    sealed = scenario()
+    page = render_report(accept(rank(sealed.bundle).canonical, bundle=sealed.canonical)).replace("&#39;", "'")
+    row = page[page.index(f'<tr id="{anchor("p-test-runner")}"') :]
+    row = row[: row.index("</tr>")]
+    assert '<a class="why" href="#more-p-test-runner">resembles test.command</a>' in row
+    assert (
+        "add <code>test.runner</code> resembles memory 'test.command' (score 100; shared words: pytest, test): "
+        '<span class="rationale">Run the tests with pytest.</span>'
+    ) in row
+    assert "<dt>look-alikes</dt><dd>2 selected proposals add or replace a text" in page
+    lint = page[page.index(f'<tr id="{anchor("p-lint")}"') :]
+    assert "resembles" not in lint[: lint.index("</tr>")]
+    assert "look-alike" not in render_report(accept(rank(sealed.bundle).canonical))

@@ -1,0 +1,9 @@
+"""Advice beside the reports: what SPEC does not decide, told to a reviewer and a curator.
+
+- :mod:`ranking.advice.lookalikes` — instruction texts that resemble one under another key.
+
+Pure, and deterministic: computed from a bundle (and the memory written), never read by a
+decision, a report or a digest. Checking, the ledger, the views and the command line show it.
+"""
+
+__all__: list[str] = []

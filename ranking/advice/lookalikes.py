@@ -1,0 +1,342 @@
+"""Look-alikes across keys: which instruction texts resemble one under another key (issue 50).
+
+SPEC identifies an instruction by its key: ``instruction.duplicate`` (§3.4) catches the same
+``norm`` text under another key, and conflicts (§5.3) are found by key. A curator that picks a
+new key for a reworded copy, or for a rule that contradicts one in memory, passes both. This
+module tells a reviewer so, with the evidence: which two texts, under which keys, how alike,
+and the words they share. It is advice, computed beside the reports: no decision, report or
+digest reads it.
+
+The measure, chosen on ``tests/data/lookalikes.jsonl`` (docs/lookalikes.md has its precision
+and recall there, and what it cannot see):
+
+1. A text's words: SPEC §0's ``norm``, then ``rapidfuzz.utils.default_process`` (letters and
+   digits, the rest spaces); stop words and one-letter words left out; a plural ``s`` folded.
+   The stop words include negations and modals (a contradiction differs from its subject by
+   exactly those) and the verbs every instruction starts with (use, run).
+2. Two texts are candidates when they share at least :data:`MIN_SHARED` words (one when both
+   have one word only: a one-word text would otherwise be all of any text that names it): an
+   index from word to text, so a text is only scored against the texts it shares words with,
+   never against the whole memory.
+3. A candidate is a look-alike when ``rapidfuzz.fuzz.token_set_ratio`` of the two word lists
+   is at least :data:`THRESHOLD` (the score is 100 when one's words are all the other's).
+
+Where it looks, for each ``add`` or ``replace`` text of a structurally complete proposal: the
+bundle's memory (any scope, as §3.4; not the keys the proposal itself edits), the applicable
+``instructions`` whose scope contains the proposal's (as §3.4), and the other proposals'
+``add`` and ``replace`` texts. With ``written`` (the gate's memory-after): for each
+instruction written that the bundle's memory does not hold as it is, the other instructions
+written and the applicable ones. Never under the same key: SPEC already judges that.
+
+Pure and deterministic: the same bundle gives the same look-alikes, in the same order, for any
+order of its arrays (the results are sorted; an incomplete proposal, reported under its
+position, is left out).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Collection, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from rapidfuzz import fuzz, process, utils
+
+from curator_io.models import Bundle, Instruction, Scope
+from validator import Proposal, norm, proposals_of
+
+__all__ = ["THRESHOLD", "MIN_SHARED", "Place", "Lookalike", "find_lookalikes", "resemblance"]
+
+#: The least ``token_set_ratio`` (0-100) of a look-alike: the best F0.5 on the labelled set.
+THRESHOLD = 75
+#: The least number of words two texts share to be compared at all (one when both have one).
+MIN_SHARED = 2
+
+#: Where a text can be, in the order results name them.
+WHERE = ("proposal", "memory", "instructions", "memory-after")
+
+# Function words, negations, modals and quantifiers, and the imperative verbs nearly every
+# instruction opens with: none tells two subjects apart, and a contradiction ("Never run bare
+# pytest") differs from what it contradicts ("Run the tests with pytest") by exactly these.
+_STOP_WORDS = frozenset(
+    """
+    a an the and or but if then than so as at by for from in into of on onto to with without within
+    is are be been being was were it its this that these those there here which who whom whose what
+    when where why how i you your we our they them their he she his her me my us
+    do does did doing done don dont not no never nor always only also too very just even still
+    must should shall may might can could would will need needs needed
+    any all every each some other another more most such same own
+    before after first again once instead rather via per
+    use uses using used run runs running
+    """.split()
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    """Where an instruction text is."""
+
+    where: str
+    """One of :data:`WHERE`: an operation of a proposal, the bundle's ``memory``, its
+    applicable ``instructions``, or the memory written (the gate's memory-after)."""
+    key: str
+    proposal: str | None = None
+    """For ``proposal``: the id of the proposal whose operation it is."""
+    action: str | None = None
+    """For ``proposal``: ``add`` or ``replace``; for ``memory-after``, what the write did to the
+    bundle's memory (``add``, ``replace``: its text changed), or None when it kept it as it was."""
+
+    def describe(self) -> str:
+        if self.where == "proposal":
+            return f"{self.action} of {self.key!r} in {self.proposal}"
+        shown = {"memory": "memory", "instructions": "applicable instruction", "memory-after": "instruction"}
+        return f"{shown[self.where]} {self.key!r}"
+
+    def to_json(self) -> dict[str, str | None]:
+        return {"where": self.where, "key": self.key, "proposal": self.proposal, "action": self.action}
+
+    def _order(self) -> tuple[int, str, str, str]:
+        return (WHERE.index(self.where), self.key, self.proposal or "", self.action or "")
+
+
+@dataclass(frozen=True, slots=True)
+class Lookalike:
+    """One text that resembles another under another key: the pair, how alike, and why."""
+
+    subject: Place
+    """The text the advice is about: a proposal's ``add`` or ``replace``, or an instruction written."""
+    other: Place
+    """The instruction under another key that it resembles."""
+    score: float
+    """``token_set_ratio`` of their words, 0-100, rounded to one decimal; at least :data:`THRESHOLD`."""
+    words: tuple[str, ...]
+    """The words they share, as the subject writes them (after ``norm``), in its order."""
+    text: str
+    other_text: str
+
+    def advice(self) -> str:
+        """What a curator or reviewer might do about it: keys are identity (SPEC §3.4, §5.3)."""
+        other = repr(self.other.key)
+        if self.other.where == "instructions":
+            return f"{other} is already in force: leave this out if it says the same"
+        if self.other.where == "proposal":
+            return f"{self.other.proposal} proposes {other} too: one instruction, one key"
+        if self.subject.action == "replace":
+            return f"if both say the same, remove one; if it updates {other}, replace {other} instead"
+        return f"if it updates {other}, replace {other} instead of adding {self.subject.key!r}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "subject": self.subject.to_json(),
+            "other": self.other.to_json(),
+            "score": self.score,
+            "words": list(self.words),
+            "text": self.text,
+            "other_text": self.other_text,
+        }
+
+    def _order(self) -> tuple[Any, ...]:
+        return (self.subject._order(), -self.score, self.other._order(), self.text, self.other_text)
+
+
+def _words_of(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Step 1: the words compared (stems, each once, in the text's order) and how the text writes each."""
+    stems: dict[str, str] = {}
+    for word in utils.default_process(norm(text)).split():
+        if len(word) < 2 or word in _STOP_WORDS:
+            continue
+        stem = word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+        stems.setdefault(stem, word)
+    return tuple(stems), tuple(stems.values())
+
+
+def resemblance(a: str, b: str) -> tuple[float, tuple[str, ...]] | None:
+    """Steps 1-3 for one pair of texts: (score, shared words as ``a`` writes them), or None
+    when they are not look-alikes."""
+    return _Text.of(a).resembles(_Text.of(b))
+
+
+@dataclass(frozen=True, slots=True)
+class _Text:
+    text: str
+    stems: tuple[str, ...]
+    surface: tuple[str, ...]
+    joined: str
+
+    @classmethod
+    def of(cls, text: str) -> _Text:
+        stems, surface = _words_of(text)
+        return cls(text, stems, surface, " ".join(stems))
+
+    def candidate(self, other: _Text, shared: int) -> bool:
+        """Step 2: enough words in common (``shared``) to be scored at all."""
+        return shared >= min(MIN_SHARED, max(len(self.stems), len(other.stems)))
+
+    def shared_words(self, other: _Text) -> tuple[str, ...]:
+        theirs = set(other.stems)
+        return tuple(w for s, w in zip(self.stems, self.surface, strict=True) if s in theirs)
+
+    def resembles(self, other: _Text) -> tuple[float, tuple[str, ...]] | None:
+        """Steps 2 and 3 for one pair."""
+        words = self.shared_words(other)
+        if not words or not self.candidate(other, len(words)):
+            return None
+        score = fuzz.token_set_ratio(self.joined, other.joined, score_cutoff=THRESHOLD)
+        return None if score < THRESHOLD else (round(score, 1), words)  # below the cutoff rapidfuzz says 0
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    place: Place
+    text: _Text
+    scope: Scope | None
+    """For an applicable instruction: only a subject within it is compared with it (§3.4)."""
+    excluded: frozenset[str] = frozenset()
+    """For a subject: keys whose memory instructions it is not compared with (those its proposal edits)."""
+
+
+def find_lookalikes(
+    bundle: Bundle,
+    *,
+    proposals: Collection[str] | None = None,
+    against: Collection[str] | None = None,
+    written: Mapping[str, Any] | None = None,
+    checked: Mapping[str, Proposal] | None = None,
+) -> tuple[Lookalike, ...]:
+    """Every look-alike in ``bundle``, by the steps in this module's docstring, sorted by
+    subject, then the closest first.
+
+    ``proposals``: only the operations of these proposals (by id) are subjects. ``against``:
+    only these proposals' texts are compared with (besides memory and the applicable
+    instructions); None, every proposal's. ``score`` and the run view pass the selected ones
+    for both, what the write will hold, so that the work does not grow with the bundle.
+    ``written``: a memory object (the gate's
+    memory-after, already checked to be one): its instructions the bundle's memory does not
+    hold as they are are the subjects, compared with the rest of it and the applicable
+    instructions; the proposals are not read. ``checked``: the bundle's structurally complete
+    proposals by id, when the caller has them (:func:`validator.proposals_of`, or a validation's
+    entries), so that they are not checked again."""
+    texts: dict[str, _Text] = {}
+
+    def text_of(s: str) -> _Text:
+        found = texts.get(s)
+        if found is None:
+            found = texts[s] = _Text.of(s)
+        return found
+
+    applicable = [
+        _Entry(Place("instructions", i.key), text_of(i.text), i.scope) for i in sorted(bundle.applicable, key=_by_key)
+    ]
+    if written is not None:
+        subjects, pool = _written(bundle, written, text_of)
+    else:
+        memory = [
+            _Entry(Place("memory", i.key), text_of(i.text), None)
+            for i in sorted(bundle.memory_instructions.values(), key=_by_key)
+        ]
+        complete = proposals_of(bundle) if checked is None else checked
+        subjects, edits = _proposed(complete, proposals, against, text_of)
+        pool = memory + edits
+    return _match(subjects, pool + applicable)
+
+
+def _by_key(instruction: Instruction) -> str:
+    return instruction.key
+
+
+def _proposed(
+    complete: Mapping[str, Proposal],
+    only: Collection[str] | None,
+    against: Collection[str] | None,
+    text_of: Callable[[str], _Text],
+) -> tuple[list[_Entry], list[_Entry]]:
+    """The subjects, and the proposals' texts they are compared with (``against``, and the subjects)."""
+    edits = []
+    for pid, p in sorted(complete.items()):
+        if only is not None and against is not None and pid not in only and pid not in against:
+            continue  # neither a subject nor compared with: not even read
+        keys = frozenset(op.key for op in p.operations)
+        for op in p.operations:
+            if op.text is not None:  # add and replace
+                place = Place("proposal", op.key, pid, op.action)
+                edits.append(_Entry(place, text_of(op.text), p.scope, keys))
+    subjects = edits if only is None else [e for e in edits if e.place.proposal in only]
+    pool = edits if against is None else [e for e in edits if e.place.proposal in against]
+    return subjects, pool
+
+
+def _written(
+    bundle: Bundle, written: Mapping[str, Any], text_of: Callable[[str], _Text]
+) -> tuple[list[_Entry], list[_Entry]]:
+    before = bundle.memory_instructions
+    kept: dict[str, _Entry] = {}
+    subjects = []
+    for inst in written.get("instructions", ()):
+        key, text = inst.get("key"), inst.get("text")
+        if type(key) is not str or type(text) is not str or key in kept:
+            continue  # not an instruction to compare (the gate's findings say what is wrong with it)
+        action = "add" if key not in before else "replace" if before[key].text != text else None
+        entry = _Entry(Place("memory-after", key, None, action), text_of(text), _scope_of(inst.get("scope")))
+        kept[key] = entry
+        if action is not None:
+            subjects.append(entry)
+    return sorted(subjects, key=lambda e: e.place.key), [kept[k] for k in sorted(kept)]
+
+
+def _scope_of(raw: Any) -> Scope | None:
+    """A written instruction's scope, when it is one (SPEC §1); else None, compared with global instructions only."""
+    if type(raw) is not dict:
+        return None
+    level, repository, path = raw.get("level"), raw.get("repository"), raw.get("path")
+    if level == "global" and raw.keys() == {"level"}:
+        return Scope("global")
+    if level == "repository" and type(repository) is str and raw.keys() == {"level", "repository"}:
+        return Scope("repository", repository)
+    if level == "path" and type(repository) is str and type(path) is str and len(raw) == 3:
+        return Scope("path", repository, path)
+    return None
+
+
+def _match(subjects: Iterable[_Entry], pool: list[_Entry]) -> tuple[Lookalike, ...]:
+    """Step 2 then 3: each subject against the texts it shares words with."""
+    index: dict[str, list[int]] = {}
+    for i, entry in enumerate(pool):
+        for stem in entry.text.stems:
+            index.setdefault(stem, []).append(i)
+    found = []
+    for subject in subjects:
+        shared = Counter(i for stem in subject.text.stems for i in index.get(stem, ()))
+        candidates = [
+            pool[i]
+            for i, n in shared.items()
+            if subject.text.candidate(pool[i].text, n) and _comparable(subject, pool[i])
+        ]
+        # Step 3 for all its candidates at once, in rapidfuzz's own loop.
+        scored = process.extract(
+            subject.text.joined,
+            [c.text.joined for c in candidates],
+            scorer=fuzz.token_set_ratio,
+            score_cutoff=THRESHOLD,
+            limit=None,
+        )
+        for _, score, at in scored:
+            other = candidates[at]
+            words = subject.text.shared_words(other.text)
+            found.append(
+                Lookalike(subject.place, other.place, round(score, 1), words, subject.text.text, other.text.text)
+            )
+    return tuple(sorted(found, key=Lookalike._order))
+
+
+def _comparable(subject: _Entry, other: _Entry) -> bool:
+    s, o = subject.place, other.place
+    if o.key == s.key or (o.where == "proposal" and o.proposal == s.proposal):
+        return False  # SPEC judges one key (§3.4, §5.3); a proposal's own operations are §3.4's
+    if o.where == "memory" and o.key in subject.excluded:
+        return False  # the proposal edits that instruction itself
+    if o.where == "instructions":
+        # §3.4: an applicable instruction counts where its scope contains the subject's.
+        # A written instruction whose scope is not one is within a global instruction only.
+        assert other.scope is not None  # Cannot fail: applicable instructions have a checked scope.
+        return other.scope.contains(subject.scope) if subject.scope is not None else other.scope.is_broad
+    return True
