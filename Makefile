@@ -96,7 +96,7 @@ test-ace: $(ACE_INSTALL)
 
 # The reference path (EVIDENCE_RANK_REFERENCE=1: nothing from curator_io/_fast/) runs the parity
 # corpus and the seeded fuzz run too, so both paths are held to the same bytes.
-REFERENCE_TESTS = tests/test_parity.py tests/fuzz/test_short_campaign.py tests/curator_io/test_reference.py
+REFERENCE_TESTS = tests/parity/test_parity.py tests/fuzz/test_short_campaign.py tests/curator_io/test_reference.py
 
 test: static $(if $(filter 0,$(BROWSER)),,browser) $(ACE_INSTALL)
 	$(BIN)/python -m pytest -m "not ace$(if $(filter 0,$(BROWSER)), and not browser)"
@@ -110,7 +110,7 @@ static: install-test
 	$(BIN)/lint-imports --no-cache
 
 parity: install-test
-	$(BIN)/python -m pytest tests/test_parity.py
+	$(BIN)/python -m pytest tests/parity/test_parity.py
 
 lint: static
 

@@ -1,5 +1,5 @@
 """CPU time of ``batch --ledger``'s two ledger steps in one process: scoring bench bundles with
-their recordings (``score_one(..., record=True)``), then recording them (``ranking.ledger.recorder``).
+their recordings (``score_one(..., record=True)``), then recording them (``ranking.running.recorder``).
 With ``--against DIR``, the same in another checkout, alternating run by run.
 
     python bench/ledger_recorder.py --runs 3 --against /tmp/main-checkout
@@ -20,15 +20,19 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-# Run in a fresh interpreter in each checkout. A checkout from before the recorder moved into
-# ranking/ledger/ (issue 27) had it in ranking.cli.ledger_runs, with rows made by a keep= callable.
+# Run in a fresh interpreter in each checkout. The recorder is in ranking/running/ since issue 48,
+# was in ranking/ledger/ before, and before issue 27 in ranking.cli.ledger_runs, with rows made by
+# a keep= callable.
 _CHILD = """
 import sys, tempfile, time
 from pathlib import Path
 from curator_io.config import DEFAULT_CONFIG
 from ranking.running.batch import BundleSource, score_one
 try:
-    from ranking.ledger.recorder import recorded
+    try:
+        from ranking.running.recorder import recorded
+    except ImportError:
+        from ranking.ledger.recorder import recorded
     how = {"record": True}
 except ImportError:
     from ranking.cli.ledger_runs import recorded

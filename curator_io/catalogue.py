@@ -4,7 +4,7 @@ Schema ids, dispositions and outcomes, the reason codes with the disposition
 each implies and the sentence that explains it, which codes are informational,
 the §4 components with their maxima, the members of each report object, and
 every error code with its exit code. Every other module imports these;
-``tests/test_catalogue.py`` fails when an error is raised with a code the table
+``tests/curator_io/test_catalogue.py`` fails when an error is raised with a code the table
 lacks or exits otherwise than it says.
 
 At the floor (:mod:`curator_io`), because the validator and the ranking both

@@ -18,7 +18,7 @@ FIXTURES = REPO / "fixtures"
 #: The reference's parity corpus, copied into the repository (tests/parity/README.md).
 PARITY = REPO / "tests" / "parity" / "cases"
 #: Where the reference's own copy sits when this checkout is the project's working tree:
-#: tests/test_parity.py checks the in-repo copies against it when it is there.
+#: tests/parity/test_parity.py checks the in-repo copies against it when it is there.
 SHARED = REPO.parent / "shared"
 
 
@@ -110,7 +110,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: item.path.name != "test_parity.py")
 
 
-#: tests/test_pytest_plugin.py runs the README's snapshot example in a scratch project.
+#: tests/ranking/test_pytest_plugin.py runs the README's snapshot example in a scratch project.
 pytest_plugins = ["pytester"]
 
 

@@ -14,7 +14,15 @@ from validator.members import json_object
 from validator.proposal import Proposal
 from validator.reasons import Reason
 
-__all__ = ["QUARANTINED_STATUSES", "COMPATIBLE", "SupportFacts", "check_support", "derive_scope"]
+__all__ = [
+    "QUARANTINED_STATUSES",
+    "COMPATIBLE",
+    "SupportFacts",
+    "SupportSets",
+    "support_sets",
+    "check_support",
+    "derive_scope",
+]
 
 QUARANTINED_STATUSES = frozenset({"incompatible", "invalid"})
 """§3.5.1: the materialization statuses that quarantine an evidence item; ``compatible`` is the other."""
@@ -51,20 +59,51 @@ assert SupportFacts._fields[:_REPORTED] == SUPPORT_MEMBERS
 _SUPPORT = json_object(SUPPORT_MEMBERS)
 
 
-def check_support(p: Proposal, cited: list[Cited], ctx: Context) -> tuple[list[Reason], SupportFacts]:
-    """Runs only when every reference of ``p`` resolved (§3.5): ``cited`` is its
-    support then its contradicting evidence, as :func:`check_closure` resolved them.
+class SupportSets(NamedTuple):
+    """§3.5 steps 1-5 item by item: which cited items are in S', V and VC, and what steps 6-9
+    and §4 read of them. :func:`check_support` goes on from it, and ``explain`` names the items."""
+
+    quarantined: set[str]
+    """1. The cited items (support and contradicting) whose materialization is quarantined."""
+    support_quarantined: bool
+    """1. Whether any of them is support."""
+    s_prime: list[str]
+    """1. S': the support not quarantined, in the proposal's order."""
+    points: list[int]
+    """2. The integrity points of each item of S'."""
+    verified: list[str]
+    """3. V: the items of S' with integrity points, in order."""
+    best: dict[str, int]
+    """4-5. Each lineage of V, with the largest signal weight in it."""
+    counter: dict[str, int]
+    """5. Each lineage of VC, with the largest signal weight in it."""
+    revisions: dict[str, tuple[str, str]]
+    """§4: each materialization of V's traces, with its (repository, source_revision)."""
+    repositories: set[str]
+    """9. The repositories of S'."""
+    paths: list[str | None]
+    """9. The paths of S'."""
+    has_user: bool
+    """7. Whether a ``user`` signal is in V."""
+    earliest: str | None
+    """The earliest ``observed_at`` of V, as written."""
+
+
+def support_sets(p: Proposal, cited: list[Cited]) -> SupportSets:
+    """§3.5 steps 1-5 for ``p``, whose every reference resolved: ``cited`` is its support then
+    its contradicting evidence, as :func:`check_closure` resolved them.
 
     One pass over the support and one over the contradicting evidence; each
     step's result is gathered as its items go by, numbered as in §3.5.
     """
     quarantined: set[str] = set()
-    points: list[int] = []  # 2. the integrity points of each item of S'
-    best: dict[str, int] = {}  # 4-5. lineage of V -> the largest signal weight in it
-    revisions: dict[str, tuple[str, str]] = {}  # materialization of V's traces -> (repository, source_revision) (§4)
-    repositories: set[str] = set()  # 9. of S'
-    paths: list[str | None] = []  # 9. of S'
-    verified = 0
+    s_prime: list[str] = []
+    points: list[int] = []
+    verified: list[str] = []
+    best: dict[str, int] = {}
+    revisions: dict[str, tuple[str, str]] = {}
+    repositories: set[str] = set()
+    paths: list[str | None] = []
     has_user = False
     earliest: tuple[str, str] | None = None  # (instant_key, as written) of V
 
@@ -73,13 +112,14 @@ def check_support(p: Proposal, cited: list[Cited], ctx: Context) -> tuple[list[R
         if item.status in QUARANTINED_STATUSES:  # 1.
             quarantined.add(evidence_id)
             continue
+        s_prime.append(evidence_id)
         points.append(item.points)  # 2.
         repositories.add(item.repository)
         paths.append(item.path)
         if item.points == UNVERIFIED:  # 3. not in V
             continue
-        verified += 1
-        current = best.get(item.lineage)
+        verified.append(evidence_id)
+        current = best.get(item.lineage)  # 4-5.
         if current is None or item.weight > current:
             best[item.lineage] = item.weight
         has_user = has_user or item.signal == "user"
@@ -89,7 +129,7 @@ def check_support(p: Proposal, cited: list[Cited], ctx: Context) -> tuple[list[R
             earliest = stamp
     support_quarantined = bool(quarantined)
 
-    counter: dict[str, int] = {}  # 5. lineage of VC -> the largest signal weight in it
+    counter: dict[str, int] = {}  # 5.
     for evidence_id, item in zip(p.contradict, cited[n_support:], strict=True):
         if item.status in QUARANTINED_STATUSES:  # 1.
             quarantined.add(evidence_id)
@@ -100,6 +140,41 @@ def check_support(p: Proposal, cited: list[Cited], ctx: Context) -> tuple[list[R
         if current is None or item.weight > current:
             counter[item.lineage] = item.weight
 
+    return SupportSets(
+        quarantined,
+        support_quarantined,
+        s_prime,
+        points,
+        verified,
+        best,
+        counter,
+        revisions,
+        repositories,
+        paths,
+        has_user,
+        None if earliest is None else earliest[1],
+    )
+
+
+def check_support(p: Proposal, cited: list[Cited], ctx: Context) -> tuple[list[Reason], SupportFacts]:
+    """Runs only when every reference of ``p`` resolved (§3.5): ``cited`` is its
+    support then its contradicting evidence, as :func:`check_closure` resolved them.
+    Steps 1-5 are :func:`support_sets`; 6-9 are here, numbered as in §3.5.
+    """
+    (
+        quarantined,
+        support_quarantined,
+        _,
+        points,
+        verified,
+        best,
+        counter,
+        revisions,
+        repositories,
+        paths,
+        has_user,
+        earliest,
+    ) = support_sets(p, cited)
     reasons: list[Reason] = [("evidence.quarantined", e) for e in quarantined]
     n = len(best)
     ss = sum(best.values())
@@ -132,9 +207,9 @@ def check_support(p: Proposal, cited: list[Cited], ctx: Context) -> tuple[list[R
         required=required,
         strength=ss,
         contradiction=cs,
-        verified=verified,
+        verified=len(verified),
         quarantined=len(quarantined),
-        earliest=None if earliest is None else earliest[1],
+        earliest=earliest,
         integrity_points=tuple(points),
         source_signal=max(best.values(), default=0),
         materializations=len(revisions),

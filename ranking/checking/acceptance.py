@@ -34,8 +34,10 @@ metadata set: one method per role, its steps numbered after the specification.)
 Steps 4 and 5 are the reader's pins; both are checked before either refuses, and
 :class:`NotPinned` carries every difference, so a gate can list them all.
 
-:func:`accept_bundle` is steps 0 and 2 for a bundle about to be scored, and
-:func:`accept_batch` accepts a batch folder's summary with every report it names.
+:func:`accept_bundle` is steps 0 and 2 for a bundle about to be scored,
+:func:`accept_validation` holds an earlier validation report to the bundle it is scored
+with (``score --validation``), and :func:`accept_batch` accepts a batch folder's summary
+with every report it names.
 """
 
 from __future__ import annotations
@@ -64,8 +66,9 @@ from curator_io.memory import MemoryFile
 from curator_io.models import Bundle
 from curator_io.report_model import RankingReport, ranking_report_of
 from ranking.checking.policy import BaseMismatch, ConfigMismatch, base_mismatch, config_mismatches, describe_mismatches
-from ranking.checking.verification import check_report, replay
+from ranking.checking.verification import check_report, check_validation, replay
 from ranking.pipeline import Result
+from validator import Validation
 
 if TYPE_CHECKING:
     from ranking.signing.signers import Signer
@@ -80,6 +83,8 @@ __all__ = [
     "NotPinned",
     "accept",
     "accept_bundle",
+    "AcceptedValidation",
+    "accept_validation",
     "AcceptedBatch",
     "accept_batch",
     "report_document",
@@ -102,6 +107,8 @@ class Sources:
     base: str | None = None
     memory_after: str | None = None
     """Not an input of acceptance: the gate's, named here with the others."""
+    validation: str | None = None
+    """An earlier validation report (``score --validation``)."""
 
 
 NAMELESS = Sources()
@@ -272,6 +279,46 @@ def accept_bundle(
     loaded = _loaded(bundle, sources.bundle)
     assert loaded is not None  # Cannot fail: a bundle was given.
     return SignedBundle(loaded, _signer(trusted, signature, loaded, None, sources))
+
+
+@dataclass(frozen=True, slots=True)
+class AcceptedValidation:
+    """An earlier validation report that is exactly the one its bundle gives, and who signed the
+    bundle (None without a trust file). Made only by :func:`accept_validation`."""
+
+    validation: Validation
+    """The validation recomputed from the bundle: what ranking goes on from."""
+    signer: Signer | None
+    bundle: Bundle
+    """The bundle it was recomputed from."""
+
+
+def accept_validation(
+    validation: bytes | Mapping[str, Any],
+    bundle: Bundle | bytes,
+    *,
+    config: Config,
+    trust: TrustList | bytes | None = None,
+    signature: bytes | None = None,
+    sources: Sources = NAMELESS,
+) -> AcceptedValidation:
+    """An earlier validation report (``score --validation``; its bytes or the parsed document),
+    held to ``bundle``, the bundle it is scored with:
+
+    1. it is a validation report: I-JSON (``input.malformed_json``), an object whose ``schema``
+       is ``evidence-validation-v1`` (``input.schema``, exit 3);
+    2. the bundle loads, and with a trust file it is signed by a key the file lists
+       (:func:`accept_bundle`: steps 0 and 2);
+    3. SPEC §7, "scoring recomputes validation": the validation recomputed from the bundle with
+       ``config`` is the report, sealed and identical (``validation.tampered``, exit 4).
+    """
+    with _in_file(sources.validation):  # 1.
+        document = report_document(
+            parse_json(validation) if isinstance(validation, bytes) else validation, VALIDATION_SCHEMA
+        )
+    signed = accept_bundle(bundle, trust=trust, signature=signature, sources=sources)  # 2.
+    held = check_validation(signed.bundle, document, config=config)  # 3.
+    return AcceptedValidation(held, signed.signer, signed.bundle)
 
 
 @dataclass(frozen=True, slots=True)

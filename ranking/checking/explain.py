@@ -10,6 +10,11 @@ them; the operations; which key and member a conflict is about; and the
 instructions under other keys that an added or replaced text resembles
 (:mod:`ranking.advice.lookalikes`: advice, not part of any decision).
 
+Explain states no rule of its own: the numbers are the report's, the validator's
+(:func:`validator.support.support_sets`, the support facts) and the scoring's
+(:mod:`ranking.pipeline.scoring`), and why one proposal ranks above another is the
+first member of SPEC §5.2's ``order_key`` on which they differ.
+
 Pure: the CLI reads the files.
 """
 
@@ -29,16 +34,18 @@ from curator_io.catalogue import (
     reason_sentence,
 )
 from curator_io.errors import ConfigError
-from curator_io.grammar import instant_key
 from curator_io.models import SIGNAL_WEIGHTS, Bundle, Scope
 from curator_io.report_model import RankingReportEntry, ReportConfig, ReportSupport
 from ranking.advice.lookalikes import find_lookalikes
 from ranking.checking.acceptance import Accepted, Replayed
+from ranking.checking.verification import report_order_key
+from ranking.pipeline import scoring
 from ranking.pipeline.selection import operations_conflict
 from validator import Proposal, ValidationEntry
-from validator.closure import integrity_points
+from validator.closure import check_closure, integrity_points
+from validator.context import Context, make_context
 from validator.proposal import short_fingerprint
-from validator.support import QUARANTINED_STATUSES, derive_scope
+from validator.support import QUARANTINED_STATUSES, derive_scope, support_sets
 
 __all__ = ["SENTENCES", "Section", "Explanation", "UnknownProposal", "explain", "reason_sentence", "reason_meaning"]
 
@@ -93,9 +100,11 @@ def explain(accepted: Accepted, proposal_id: str) -> Explanation:
     model = accepted.report
     found: dict[str, ValidationEntry] = {}
     bundle: Bundle | None = None
+    ctx: Context | None = None
     if isinstance(accepted, Replayed):
         bundle = accepted.bundle
         found = {e.id: e for e in accepted.result.validation.entries}
+        ctx = make_context(bundle, accepted.result.validation.config)
     entries = {p.id: p for p in model.proposals}
     entry = entries.get(proposal_id)
     if entry is None:
@@ -116,7 +125,7 @@ def explain(accepted: Accepted, proposal_id: str) -> Explanation:
         )
     v = found.get(proposal_id)
     if entry.score is not None:
-        sections.append(_score(entry, config, v, bundle))
+        sections.append(_score(entry, config, v, ctx))
     if entry.support is not None:
         sections.append(_support(entry.support))
     if v is not None and v.proposal is not None and bundle is not None:
@@ -188,21 +197,27 @@ def _supersession(
     return Section("Superseded", tuple(lines))
 
 
+#: SPEC §5.2's order key, member by member: final score, lineages, earliest evidence, id.
+_FINAL, _LINEAGES, _EARLIEST = 0, 1, 2
+
+
 def _outranks(winner: RankingReportEntry, loser: RankingReportEntry) -> str:
-    """SPEC §5.2: which tie-breaker put the winner first."""
+    """SPEC §5.2: the first member of the order key (:func:`report_order_key`) on which the
+    winner comes first."""
     # Cannot fail: both are ranked (a superseded proposal is not below the threshold, and what supersedes
     # it is an earlier survivor), so scored, with support.earliest (check_report's threshold and order).
     assert winner.score is not None and loser.score is not None
     assert winner.support is not None and loser.support is not None
-    assert winner.support.earliest is not None and loser.support.earliest is not None
-    wf, lf = winner.score.final, loser.score.final
-    if wf != lf:
-        return f"It ranks higher on final score: {_num(wf)} > {_num(lf)}."
+    pairs = zip(report_order_key(winner), report_order_key(loser), strict=True)
+    first = next((i for i, (w, lo) in enumerate(pairs) if w != lo), None)
+    wf, lf = _num(winner.score.final), _num(loser.score.final)
+    if first == _FINAL:
+        return f"It ranks higher on final score: {wf} > {lf}."
     wl, ll = winner.support.lineages, loser.support.lineages
-    if wl != ll:
-        return f"Equal final score {_num(wf)}; it ranks higher on lineages: {wl} > {ll}."
+    if first == _LINEAGES:
+        return f"Equal final score {wf}; it ranks higher on lineages: {wl} > {ll}."
     we, le = winner.support.earliest, loser.support.earliest
-    if instant_key(we) != instant_key(le):
+    if first == _EARLIEST:
         return f"Equal final score and lineages; its earliest verified evidence is earlier: {we} before {le}."
     return f"Equal final score, lineages and earliest evidence; its id sorts first: {winner.id} < {loser.id}."
 
@@ -242,9 +257,7 @@ def _scope(scope: Scope) -> str:
 # -- score and support (SPEC §3.5, §4) ------------------------------------------------------
 
 
-def _score(
-    entry: RankingReportEntry, config: ReportConfig, v: ValidationEntry | None, bundle: Bundle | None
-) -> Section:
+def _score(entry: RankingReportEntry, config: ReportConfig, v: ValidationEntry | None, ctx: Context | None) -> Section:
     sc, s = entry.score, entry.support
     # Cannot fail: called for a scored entry, and a score has its support summary (check_report's components).
     assert sc is not None and s is not None
@@ -259,8 +272,8 @@ def _score(
         if s.contradiction == 0
         else f"= r2({PENALTY_MAXIMUM} × {s.contradiction} counter-strength / {s.strength} strength)",
     }
-    if v is not None and v.proposal is not None and v.support is not None and bundle is not None:
-        how.update(_computed(v, bundle))
+    if v is not None and v.proposal is not None and v.support is not None and ctx is not None:
+        how.update(_computed(v, ctx))
     names = (*COMPONENTS, "contradiction_penalty")
     width = max(len(n) for n in names)
     lines = [f"{n:<{width}}  {_num(getattr(sc, n)):>6}  {how[n]}" for n in names]
@@ -269,27 +282,29 @@ def _score(
     return Section("Score (SPEC §4)", tuple(lines))
 
 
-def _computed(v: ValidationEntry, bundle: Bundle) -> dict[str, str]:
-    """The §4 arithmetic with the inputs named (only for an accepted, hence fully resolved, proposal)."""
+def _computed(v: ValidationEntry, ctx: Context) -> dict[str, str]:
+    """The §4 arithmetic with the inputs named (only for an accepted, hence fully resolved, proposal):
+    the items the validator put in S' and V (:func:`support_sets`, from the evidence as
+    :func:`check_closure` resolves it), and the counts of its support facts."""
     p, facts = v.proposal, v.support
     assert p is not None and facts is not None  # Cannot fail: checked by the caller.
-    items = [(bundle.evidence[e], bundle.traces[bundle.evidence[e].trace]) for e in p.support]
-    mats = {t.materialization: bundle.materializations[t.materialization] for _, t in items}
-    s_prime = [(ev, t) for ev, t in items if mats[t.materialization].status not in QUARANTINED_STATUSES]
-    verified = [(ev, t) for ev, t in s_prime if integrity_points(t.completeness, ev.step, t.verified_prefix) > 0]
-    lineages = sorted({t.lineage for _, t in verified})
-    points = " + ".join(str(integrity_points(t.completeness, ev.step, t.verified_prefix)) for ev, t in s_prime)
-    strongest = max(verified, key=lambda x: SIGNAL_WEIGHTS[x[0].signal])[0]
-    used = sorted({t.materialization for _, t in verified})
-    revisions = sorted({f"{mats[m].repository}@{mats[m].source_revision}" for m in used})
-    bonus = 5 if len(revisions) >= 2 else 0
+    _, cited = check_closure(p, ctx)
+    assert cited is not None  # Cannot fail: an accepted proposal's every reference resolves.
+    sets = support_sets(p, cited)
+    weights = {e: item.weight for e, item in zip(p.support, cited[: len(p.support)], strict=True)}
+    strongest = next(e for e in sets.verified if weights[e] == facts.source_signal)
+    signal = ctx.bundle.evidence[strongest].signal
+    points = " + ".join(map(str, facts.integrity_points))
+    used = sorted(sets.revisions)
+    revisions = sorted({f"{repository}@{revision}" for repository, revision in sets.revisions.values()})
+    _, spanned = scoring.scope_coverage_terms(facts.materializations, facts.revisions)
     return {
-        "recurrence": f"= min({_RECURRENCE_MAXIMUM}, {RECURRENCE_PER_LINEAGE} × {len(lineages)}): "
-        f"lineages {', '.join(lineages)}",
-        "provenance": f"= r2(({points}) / {len(s_prime)}) over {', '.join(ev.id for ev, _ in s_prime)}",
-        "source_signal": f"= {strongest.id}: {strongest.signal} (weight {SIGNAL_WEIGHTS[strongest.signal]})",
-        "scope_coverage": f"= min(10, 5 × {len(used)}) + {bonus}: {', '.join(used)}; R = {len(revisions)} "
-        f"({', '.join(revisions)})",
+        "recurrence": f"= min({_RECURRENCE_MAXIMUM}, {RECURRENCE_PER_LINEAGE} × {facts.lineages}): "
+        f"lineages {', '.join(sorted(sets.best))}",
+        "provenance": f"= r2(({points}) / {len(facts.integrity_points)}) over {', '.join(sets.s_prime)}",
+        "source_signal": f"= {strongest}: {signal} (weight {facts.source_signal})",
+        "scope_coverage": f"= min(10, 5 × {facts.materializations}) + {spanned}: {', '.join(used)}; "
+        f"R = {facts.revisions} ({', '.join(revisions)})",
         "confidence": f"= r2(10 × {p.confidence!r})",
     }
 

@@ -32,19 +32,22 @@ from curator_io.published import published_schema
 from curator_io.reference import off
 from curator_io.report_model import RankingReport, RankingReportEntry, ReportScore, ranking_report_of
 from ranking.checking.diffing import differences
-from ranking.pipeline import Result, rank
+from ranking.pipeline import Result, rank, selection
 from ranking.pipeline.report import report_counts
-from ranking.pipeline.scoring import contradiction_penalty, recurrence
-from ranking.pipeline.selection import conflicts, order_key
+from ranking.pipeline.scoring import contradiction_penalty, recurrence, scope_coverage
+from ranking.pipeline.selection import conflicts
 from validator import Proposal, Validation, validate
 
 if TYPE_CHECKING:
     import jsonschema
 
-__all__ = ["INVARIANTS", "check_report", "replay", "replay_report", "check_validation"]
+__all__ = ["INVARIANTS", "check_report", "report_order_key", "replay", "replay_report", "check_validation"]
 
 
 _SIGNAL_HUNDREDTHS = frozenset(100 * weight for weight in SIGNAL_WEIGHTS.values())
+# Every scope_coverage §4 can give a scored proposal: V holds at least one item (min_lineages >= 1),
+# so M >= 1, and R <= M; from M = 2 and R = 2 on, neither term grows.
+_COVERAGES = frozenset(scope_coverage(m, r) for m in (1, 2) for r in range(1, m + 1))
 
 
 def _first_schema_error(report: Mapping[str, Any]) -> jsonschema.ValidationError | None:
@@ -208,7 +211,7 @@ def _check_components(e: RankingReportEntry, i: int) -> None:
                 "score",
                 name,
             )
-    if c["source_signal"] not in _SIGNAL_HUNDREDTHS or c["scope_coverage"] not in (500, 1000, 1500):
+    if c["source_signal"] not in _SIGNAL_HUNDREDTHS or c["scope_coverage"] not in _COVERAGES:
         raise _fail(
             "components",
             f"proposal {pid}: source_signal or scope_coverage is not a value §4 can give",
@@ -260,10 +263,14 @@ def _check_threshold(entries: Sequence[RankingReportEntry], config: Config) -> N
             )
 
 
-def _order_key(e: RankingReportEntry) -> tuple[int | Fraction, int, str, str]:
+def report_order_key(e: RankingReportEntry) -> tuple[int | Fraction, int, str, str]:
+    """SPEC §5.2's :func:`~ranking.pipeline.selection.order_key` of a ranked proposal of a report
+    (one with a score and ``support.earliest``): what the ``order`` check compares, and what
+    ``explain`` names the tie-breaker from."""
     # Cannot fail: _check_order calls it once every ranked proposal has a score and support.earliest.
     assert e.score is not None and e.support is not None and e.support.earliest is not None
-    return order_key(_hundredths(e.score.final), e.support.lineages, e.support.earliest, e.id)
+    # Looked up when called, as the pipeline's own sort does: a change to §5.2's key reaches every reader.
+    return selection.order_key(_hundredths(e.score.final), e.support.lineages, e.support.earliest, e.id)
 
 
 def _check_order(ranking: Sequence[str], by_id: Mapping[str, RankingReportEntry]) -> None:
@@ -275,7 +282,7 @@ def _check_order(ranking: Sequence[str], by_id: Mapping[str, RankingReportEntry]
             raise _fail("order", f"proposal {pid} is ranked without a score", "ranking", i)
         if e.support is None or e.support.earliest is None:
             raise _fail("order", f"proposal {pid} is ranked without support.earliest", "ranking", i)
-    keys = [_order_key(by_id[pid]) for pid in ranking]
+    keys = [report_order_key(by_id[pid]) for pid in ranking]
     for i in range(1, len(keys)):
         if keys[i - 1] >= keys[i]:
             raise _fail("order", f"{ranking[i - 1]} is ranked before {ranking[i]} against SPEC §5.2", "ranking", i)

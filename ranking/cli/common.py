@@ -1,4 +1,4 @@
-"""What several commands share: reading a bundle, a config or a report; logging the decisions."""
+"""What several commands share: reading a bundle or a config; logging the decisions."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from typing import Any
 from curator_io.bundle import load_bundle
 from curator_io.config import DEFAULT_CONFIG, Config, load_config
 from curator_io.errors import ConfigError, InputError
-from curator_io.jsonio import parse_json
 from curator_io.models import Bundle
 from ranking.cli.logs import debug_enabled, get_logger
 from ranking.running.inputs import read_input
@@ -17,7 +16,6 @@ __all__ = [
     "read_config",
     "read_bundle",
     "load_named_bundle",
-    "report_document_of",
     "log_decisions",
 ]
 
@@ -43,18 +41,6 @@ def load_named_bundle(raw: bytes, path: str) -> Bundle:
 def read_bundle(path: str) -> Bundle:
     """Read and load a bundle; an input error names the file."""
     return load_named_bundle(read_input(path), path)
-
-
-def report_document_of(raw: bytes, path: str, schema: str) -> Mapping[str, Any]:
-    """A report document read from ``path`` (``score --validation``'s validation report): strict
-    JSON, an object whose ``schema`` says it is the report wanted (else ``input.schema``, exit 3,
-    saying what it is instead). Whether it can be trusted is the caller's to check."""
-    from ranking.checking.acceptance import report_document
-
-    try:
-        return report_document(parse_json(raw), schema)
-    except InputError as e:
-        raise e.in_file(path) from e
 
 
 def log_decisions(report: Mapping[str, Any], **context: Any) -> None:

@@ -1,5 +1,5 @@
 """What ``evidence-rank ledger ...`` and ``score --ledger`` run (arguments are parsed in
-:mod:`ranking.cli.commands.ledger`); ``batch --ledger`` runs :mod:`ranking.ledger.recorder`."""
+:mod:`ranking.cli.commands.ledger`); ``batch --ledger`` runs :mod:`ranking.running.recorder`."""
 
 from __future__ import annotations
 

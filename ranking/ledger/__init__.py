@@ -13,8 +13,9 @@ ledger" means are in docs/ledger.md.
 - :mod:`ranking.ledger.rows` — every row read, checked for type and range (pure);
 - :mod:`ranking.ledger.connection` — the SQLite connection: the schema check, waiting, SQLite's errors as ours;
 - :mod:`ranking.ledger.schema` — the schema of each version, checked and migrated on every open;
-- :mod:`ranking.ledger.store` — the ledger on that connection: recording, reading, merging;
-- :mod:`ranking.ledger.recorder` — ``batch --ledger``'s recorder: results' recordings, in groups.
+- :mod:`ranking.ledger.store` — the ledger on that connection: recording, reading, merging.
+
+``batch --ledger``'s recorder is :mod:`ranking.running.recorder`, beside the batch it records.
 """
 
 from __future__ import annotations

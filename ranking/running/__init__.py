@@ -5,5 +5,6 @@
 - :mod:`ranking.running.batch_inputs` — what each PATH given to ``batch`` stands for;
 - :mod:`ranking.running.batch` — many bundles in, one folder per bundle and a summary out;
 - :mod:`ranking.running.batch_summary` — a batch's ``summary.json``, checked before it is read;
+- :mod:`ranking.running.recorder` — ``batch --ledger``'s recorder: results' recordings, in groups;
 - :mod:`ranking.running.engines` — map a function over items in several processes.
 """

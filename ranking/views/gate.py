@@ -1,6 +1,7 @@
 """How the gate's verdict is shown (SPEC §8; the comparison is :mod:`ranking.checking.gate`):
 text for a terminal, canonical JSON, GitHub workflow commands, and a Markdown section for
-``$GITHUB_STEP_SUMMARY``.
+``$GITHUB_STEP_SUMMARY``; and a refusal, which a CI step reads as a verdict too, in the same
+formats.
 
 Every key, member and pointer a finding names was chosen by whoever wrote the memory
 file. Text for a terminal or a CI log is returned as lines and workflow commands, which
@@ -14,7 +15,9 @@ from collections.abc import Mapping
 from urllib.parse import quote
 
 from curator_io.canonical import canon
+from curator_io.errors import EvidenceRankError
 from ranking.checking.gate import Finding, GateResult, LookalikeWarning
+from ranking.views.positions import position_of
 from ranking.views.terminal import Command, printable
 
 __all__ = [
@@ -22,6 +25,10 @@ __all__ = [
     "render_json",
     "render_github",
     "render_step_summary",
+    "finding_positions",
+    "render_refusal_json",
+    "render_refusal_github",
+    "render_refusal_summary",
     "escape_markdown",
 ]
 
@@ -211,3 +218,55 @@ def render_step_summary(result: GateResult, html: str | None = None) -> str:
             lines.append("| " + " | ".join(row) + " |")
         lines.append("")
     return "\n".join(lines) + "\n"
+
+
+def finding_positions(result: GateResult, documents: Mapping[str, bytes]) -> dict[tuple[str, str], tuple[int, int]]:
+    """``(document, pointer) -> (line, column)`` of each finding and look-alike warning, found in the bytes already read
+    (``documents``: ``memory-after``, ``report``, ``memory-before``), for :func:`render_github`'s
+    annotations on the changed line."""
+    texts: dict[str, str] = {}  # decoded once each, and only a document a finding or warning is in
+    out = {}
+    for document, pointer in result.places:
+        if document not in documents:
+            continue
+        if document not in texts:
+            texts[document] = documents[document].decode("utf-8", "replace")
+        found = position_of(texts[document], pointer)
+        if found is not None:
+            out[(document, pointer)] = found
+    return out
+
+
+# -- a refusal -------------------------------------------------------------------------------
+
+
+def render_refusal_json(e: EvidenceRankError) -> bytes:
+    """``{"passed": false, "error": {...}}``: one JSON document, whatever the values hold. A
+    file name that is not UTF-8 (surrogate escapes) is shown escaped (``\\udcff``), as I-JSON
+    has no way to carry it."""
+    shown = {name: None if value is None else printable(value) for name, value in e.to_json().items()}
+    file = None if e.source is None else printable(e.source)
+    return canon({"passed": False, "error": {**shown, "file": file, "exit_code": e.exit_code}})
+
+
+def render_refusal_github(e: EvidenceRankError, read: Mapping[str, bytes]) -> Command:
+    """An ``::error`` on the file the refusal is about, at the line and column its pointer names
+    when they can be found in the bytes already read of that file (``read``, by path); else on
+    the file as a whole."""
+    where: dict[str, str | int] = {"file": e.source, **_line_of(e, read)} if e.source else {}
+    return Command("error", e.message, where | {"title": f"{TITLE}: {e.code}"})
+
+
+def _line_of(e: EvidenceRankError, read: Mapping[str, bytes]) -> dict[str, int]:
+    if e.at is not None:  # a Markdown memory: the line and column are the error's own
+        return {"line": e.at[0], "col": e.at[1]}
+    raw = read.get(e.source) if e.source is not None else None
+    found = None if raw is None or e.pointer is None else position_of(raw.decode("utf-8", "replace"), e.pointer)
+    return {} if found is None else {"line": found[0], "col": found[1]}
+
+
+def render_refusal_summary(e: EvidenceRankError) -> str:
+    """A Markdown section for ``$GITHUB_STEP_SUMMARY``: the refusal, its code and the file."""
+    where = f" in <code>{escape_markdown(e.source)}</code>" if e.source else ""
+    heading = f"### evidence-rank gate: refused (exit {e.exit_code})"
+    return f"{heading}\n\n<code>{escape_markdown(e.code)}</code>{where}: {escape_markdown(e.detail)}\n"

@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 from curator_io.artifacts import build_chunk, build_item
 from curator_io.canonical import seal
 from curator_io.kinds import ARTIFACTS
+from tests.curator_io.strategies import unwritable
 from tests.deadline import outcome
-from tests.strategies import unwritable
 
 _NEAR_IDS = st.sampled_from(["ev-1", "tr-2", "a" * 128, "a" * 129, "", "bad id", "x\ny", "é", 7, None, ["ev-1"]])
 _NEAR_TIMESTAMPS = st.sampled_from(

@@ -16,7 +16,7 @@ from curator_io import InputError, bundle_from_document, canon, digest, load_bun
 from curator_io._fast.chunked import canonical_chunk
 from curator_io.sealing import seal_bundle
 from tests.conftest import FIXTURES, resolve_pointer
-from tests.strategies import json_values
+from tests.curator_io.strategies import json_values
 
 EXAMPLE = parse_json((FIXTURES / "example.json").read_bytes())
 

@@ -14,8 +14,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from curator_io.canonical import canon, digest, is_sealed, seal, seal_canonical
+from tests.curator_io.strategies import (
+    MAX_SAFE,
+    json_values,
+    numbers,
+    tricky_names,
+    unicode_text,
+    with_cycle,
+    with_unwritable,
+)
 from tests.deadline import outcome
-from tests.strategies import MAX_SAFE, json_values, numbers, tricky_names, unicode_text, with_cycle, with_unwritable
 
 # A report's values: JSON whose floats are non-integral in [1e-4, 1e16), scores in hundredths among them.
 report_floats = st.one_of(

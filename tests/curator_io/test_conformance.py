@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from curator_io._fast.conformance import VOCABULARY, UnsupportedSchema, compile_schema
 from curator_io.published import published_schema
 from tests.conftest import PARITY
+from tests.curator_io.strategies import unwritable
 from tests.deadline import outcome
-from tests.strategies import unwritable
 
 NAMES = ("report", "validation")  # the schemas a document is checked against after loading
 FILES = {"report": "expected.report.json", "validation": "expected.validation.json"}

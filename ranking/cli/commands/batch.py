@@ -229,7 +229,7 @@ def _score_all(args: argparse.Namespace, out: Path) -> dict[str, Any]:
         if not args.ledger:
             entries = _write_all(results, out, progress)
         else:
-            from ranking.ledger.recorder import recorded  # imported when asked for: sqlite3 costs start-up
+            from ranking.running.recorder import recorded  # imported when asked for: sqlite3 costs start-up
 
             # Closed here, whatever stops the batch: the reports it holds are recorded now, not
             # whenever the generator would be collected (after the exit code is decided).

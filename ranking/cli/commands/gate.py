@@ -5,37 +5,37 @@ with the pinned policy (``ranking.checking.policy``).
 Every input is read once, first, by the reader (:mod:`ranking.running.inputs`); then the
 library decides (:func:`ranking.checking.gate.gate`): the report is accepted against the
 signed bundle, the pinned policy and the base (:mod:`ranking.checking.acceptance`), and
-memory-after is compared with what the selection permits. Annotations place each finding
-on its line from the bytes already read.
+memory-after is compared with what the selection permits; the verdict, or the refusal, is
+shown by :mod:`ranking.views.gate` in the format asked for, from the bytes already read.
+This module handles the arguments only.
 """
 
 from __future__ import annotations
 
 import argparse
-import errno
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
-from curator_io.canonical import canon
 from curator_io.config import DEFAULT_CONFIG
 from curator_io.errors import ConfigError, EvidenceRankError
 from ranking.checking.acceptance import Sources
-from ranking.checking.gate import GateResult, gate
+from ranking.checking.gate import gate
 from ranking.cli.collector import collector_off
 from ranking.cli.output import emit, emit_json
 from ranking.cli.signed import SUFFIX, add_trust_options, check_trust_options, read_signed
 from ranking.cli.targets import Named, refuse_input_as_output
 from ranking.running.inputs import read_input, read_memory_file
+from ranking.running.outputs import append_whole
 from ranking.views.gate import (
-    TITLE,
-    escape_markdown,
+    finding_positions,
     render_github,
     render_json,
+    render_refusal_github,
+    render_refusal_json,
+    render_refusal_summary,
     render_step_summary,
     render_text,
 )
-from ranking.views.positions import position_of
-from ranking.views.terminal import Command, printable
 
 __all__ = ["register", "run"]
 
@@ -127,20 +127,15 @@ class _Run:
     def refused(self, e: EvidenceRankError) -> None:
         """A CI step reads stdout: a refusal is a verdict too, in the format asked for."""
         if self.args.format == "json":
-            emit_json(refusal_json(e.to_json(), e.source, e.exit_code))
+            emit_json(render_refusal_json(e))
         elif self.args.format == "github":
-            where: dict[str, str | int] = {"file": e.source, **self._line_of(e)} if e.source else {}
-            emit(Command("error", e.message, where | {"title": f"{TITLE}: {e.code}"}))
-            _append_summary(self.summary, _error_summary(e))
+            emit(render_refusal_github(e, self.seen))
+            self.append_summary(render_refusal_summary(e))
 
-    def _line_of(self, e: EvidenceRankError) -> dict[str, int]:
-        """The line and column of the place a refusal points at, found in the bytes already read;
-        none when it cannot be found (an annotation on the file as a whole)."""
-        if e.at is not None:  # a Markdown memory: the line and column are the error's own
-            return {"line": e.at[0], "col": e.at[1]}
-        raw = self.seen.get(e.source) if e.source is not None else None
-        found = None if raw is None or e.pointer is None else position_of(raw.decode("utf-8", "replace"), e.pointer)
-        return {} if found is None else {"line": found[0], "col": found[1]}
+    def append_summary(self, markdown: str) -> None:
+        """GitHub Actions renders the step summary file as Markdown; other steps append to it too."""
+        if self.summary:
+            append_whole(self.summary, markdown.encode("utf-8"), name="GITHUB_STEP_SUMMARY")
 
     def read(self, path: str) -> bytes:
         self.seen[path] = data = read_input(path)
@@ -148,21 +143,6 @@ class _Run:
 
     def gate(self) -> int:
         return _gate(self)
-
-
-def refusal_json(error: dict[str, str | None], source: str | None, exit_code: int) -> bytes:
-    """``{"passed": false, "error": {...}}``: one JSON document, whatever the values hold. A
-    file name that is not UTF-8 (surrogate escapes) is shown escaped (``\\udcff``), as I-JSON
-    has no way to carry it."""
-    shown = {name: None if value is None else printable(value) for name, value in error.items()}
-    file = None if source is None else printable(source)
-    return canon({"passed": False, "error": {**shown, "file": file, "exit_code": exit_code}})
-
-
-def _error_summary(e: EvidenceRankError) -> str:
-    where = f" in <code>{escape_markdown(e.source)}</code>" if e.source else ""
-    heading = f"### evidence-rank gate: refused (exit {e.exit_code})"
-    return f"{heading}\n\n<code>{escape_markdown(e.code)}</code>{where}: {escape_markdown(e.detail)}\n"
 
 
 def usage_refused(argv: Sequence[str], message: str) -> None:
@@ -173,8 +153,7 @@ def usage_refused(argv: Sequence[str], message: str) -> None:
         if rest.pop(0) == "--log-format":
             del rest[:1]
     if rest[:1] == ["gate"] and _format_of(rest[1:]) == "json":
-        error = ConfigError("usage.invalid_option", message)
-        emit_json(refusal_json(error.to_json(), None, error.exit_code))
+        emit_json(render_refusal_json(ConfigError("usage.invalid_option", message)))
 
 
 class BaseMissing(ConfigError):
@@ -235,9 +214,9 @@ def _gate(run: _Run) -> int:
     if args.format == "json":
         emit_json(render_json(result))
     elif args.format == "github":
-        where = _positions(result, raw)
+        where = finding_positions(result, raw)
         emit(render_github(result, args.memory_after, args.report, args.memory_before, positions=where))
-        _append_summary(run.summary, render_step_summary(result, args.html))
+        run.append_summary(render_step_summary(result, args.html))
     else:
         emit(render_text(result))
     return 0 if result.passed else 1
@@ -272,39 +251,6 @@ def _paths(args: argparse.Namespace) -> dict[str, str | None]:
         REPORT: args.report,
         AFTER: args.memory_after,
     }
-
-
-def _positions(result: GateResult, raw: Mapping[str, bytes]) -> dict[tuple[str, str], tuple[int, int]]:
-    """(document, pointer) -> (line, column) of each finding, for annotations on the changed line."""
-    texts = {name: data.decode("utf-8", "replace") for name, data in raw.items()}
-    out = {}
-    for document, pointer in result.places:
-        found = position_of(texts[document], pointer) if document in texts else None
-        if found is not None:
-            out[(document, pointer)] = found
-    return out
-
-
-def _append_summary(path: str | None, markdown: str) -> None:
-    """GitHub Actions renders the step summary file as Markdown; other steps append to it too.
-    All of ``markdown`` is appended or none of it: a full disk leaves the file as it was."""
-    if not path:
-        return
-    data = markdown.encode("utf-8")
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o666)
-        try:
-            size = os.fstat(fd).st_size
-            try:
-                if os.write(fd, data) != len(data):  # a short write: the disk filled up
-                    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-            except OSError:
-                os.ftruncate(fd, size)  # half a table would break the earlier steps' Markdown too
-                raise
-        finally:
-            os.close(fd)
-    except OSError as e:
-        raise ConfigError("usage.unwritable", f"cannot append to GITHUB_STEP_SUMMARY {path!r}: {e.strerror}") from e
 
 
 def _format_of(args: Sequence[str]) -> str | None:

@@ -19,16 +19,10 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from curator_io.catalogue import VALIDATION_SCHEMA
 from curator_io.config import Config
 from curator_io.errors import ConfigError, EvidenceRankError
 from ranking.cli.collector import collector_off
-from ranking.cli.common import (
-    load_named_bundle,
-    log_decisions,
-    read_config,
-    report_document_of,
-)
+from ranking.cli.common import load_named_bundle, log_decisions, read_config
 from ranking.cli.output import emit, say
 from ranking.cli.signed import Signed, add_trust_options, read_signed
 from ranking.cli.targets import ledger_files, same_file
@@ -133,25 +127,24 @@ def _read(args: argparse.Namespace) -> _Inputs:
 
 def _score(args: argparse.Namespace, inputs: _Inputs) -> tuple[Result, Signer | None, tuple[Lookalike, ...]]:
     config, signed, raw = inputs.config, inputs.signed, inputs.bundle
-    given = (
-        None if inputs.validation is None else report_document_of(inputs.validation, args.validation, VALIDATION_SCHEMA)
-    )
-    if signed.trust is None:
+    if inputs.validation is None and signed.trust is None:
         bundle, signer = load_named_bundle(raw, args.bundle), None
-    else:
-        # Imported with --trust only: start-up is most of a small run.
-        from ranking.checking.acceptance import Sources, accept_bundle
-
-        sources = Sources(bundle=args.bundle, signature=signed.where, trust=args.trust)
-        accepted = accept_bundle(raw, trust=signed.trust, signature=signed.signature, sources=sources)
-        bundle, signer = accepted.bundle, accepted.signer
-    if given is not None:
-        from ranking.checking.verification import check_validation  # only with --validation: start-up is most of a run
-
-        # SPEC §7: scoring recomputes validation and refuses a tampered one.
-        validation = check_validation(bundle, given, config=config)
-    else:
         validation = validate(bundle, config=config)
+    else:
+        # Imported with --validation or --trust only: start-up is most of a small run.
+        from ranking.checking.acceptance import Sources, accept_bundle, accept_validation
+
+        sources = Sources(bundle=args.bundle, signature=signed.where, trust=args.trust, validation=args.validation)
+        if inputs.validation is not None:
+            # SPEC §7: scoring recomputes validation and refuses a tampered one.
+            held = accept_validation(
+                inputs.validation, raw, config=config, trust=signed.trust, signature=signed.signature, sources=sources
+            )
+            bundle, signer, validation = held.bundle, held.signer, held.validation
+        else:
+            accepted = accept_bundle(raw, trust=signed.trust, signature=signed.signature, sources=sources)
+            bundle, signer = accepted.bundle, accepted.signer
+            validation = validate(bundle, config=config)
     if args.quiet:
         del bundle  # ranking needs only the validation: a large bundle is freed before the reports are built
         return result_of(validation), signer, ()

@@ -10,11 +10,14 @@
 - :mod:`~ranking.running.outputs.folders`: the order of writes of ``score``,
   ``batch`` and ``render --batch``, and what is removed when a run fails.
 
-- :mod:`~ranking.running.outputs.atomic`: the atomic write of one file, under them all.
+- :mod:`~ranking.running.outputs.atomic`: the atomic write of one file, under them all;
+- :mod:`~ranking.running.outputs.append`: appending to a file other steps write too
+  (``$GITHUB_STEP_SUMMARY``), all of it or none.
 """
 
 from __future__ import annotations
 
+from ranking.running.outputs.append import append_whole
 from ranking.running.outputs.folders import (
     BatchFolder,
     ScoreFolder,
@@ -73,4 +76,5 @@ __all__ = [
     "BatchFolder",
     "batch_folder",
     "write_pages",
+    "append_whole",
 ]

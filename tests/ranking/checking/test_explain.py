@@ -15,6 +15,7 @@ from curator_io import DEFAULT_CONFIG, InvariantError, TamperError, canon, load_
 from ranking.checking.acceptance import accept
 from ranking.checking.explain import SENTENCES, UnknownProposal, explain, reason_sentence
 from ranking.cli import main
+from ranking.pipeline import rank, scoring, selection
 from tests.conftest import PARITY, expected_report, run_main
 from validator.reasons import DISPOSITION_OF
 
@@ -219,3 +220,39 @@ def test_explain_without_the_bundle_says_nothing_of_look_alikes() -> None:
 
     accepted = accept(rank(scenario().bundle).canonical)
     assert not any("resembles" in line for line in explain(accepted, "p-deps").render())
+
+
+# Explain states no rule of its own: change a rule's function and explain says what the changed rule did.
+
+
+def test_explain_names_the_member_of_the_order_key_that_put_the_survivor_first(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    accepted = accept(expected_report(CONFLICT))
+    survivor = "  It ranks higher on final score: 74 > 73."
+    assert survivor in explain(accepted, "p.timeout-38").render()
+
+    # SPEC §5.2 with the score, the lineages and the earliest evidence left out: the id alone decides.
+    monkeypatch.setattr(selection, "order_key", lambda final, lineages, earliest, pid: (0, 0, "", pid))
+    lines = explain(accepted, "p.timeout-38").render()
+
+    assert survivor not in lines
+    assert (
+        "  Equal final score, lineages and earliest evidence; its id sorts first: p/modulealpha-29 < p.timeout-38."
+        in lines
+    )
+
+
+def test_explain_shows_the_scope_coverage_that_scoring_gave(monkeypatch: pytest.MonkeyPatch) -> None:
+    bundle = load_bundle((MIXED / "bundle.json").read_bytes())
+    before = explain(accept(rank(bundle, DEFAULT_CONFIG).report, bundle=bundle), "p-yaml_env-54").render()
+    evidence = "mat:kernel-39; R = 1 (acme/api@30c7a4d75fc2)"
+    assert f"  scope_coverage              5  = min(10, 5 × 1) + 0: {evidence}" in before
+
+    # The second term of SPEC §4 scope_coverage given whatever R is: the report, replayed, and explain follow.
+    spread = scoring.scope_coverage_terms
+    monkeypatch.setattr(scoring, "scope_coverage_terms", lambda m, r: (spread(m, r)[0], 5))
+    after = explain(accept(rank(bundle, DEFAULT_CONFIG).report, bundle=bundle), "p-yaml_env-54").render()
+
+    assert f"  scope_coverage             10  = min(10, 5 × 1) + 5: {evidence}" in after
+    assert "  final                      37  = max(0, 20 + 20 + 12 + 10 + 0 + 10 − 35); threshold 40" in after

@@ -225,11 +225,11 @@ def test_the_bundle_of_a_window_is_sealed_and_every_trace_complete(main_run: Any
 
 
 def test_docs_api_lists_every_name_of_the_integration_with_the_parameters_it_takes() -> None:
-    """tests/test_api_doc.py's checks, for the one module it cannot import on Python 3.11."""
+    """tests/docs/test_api_doc.py's checks, for the one module it cannot import on Python 3.11."""
     import importlib
     import inspect
 
-    from tests.test_api_doc import ENTRIES, _parameter_names, _resolve
+    from tests.docs.test_api_doc import ENTRIES, _parameter_names, _resolve
 
     module = "ranking.integrations.ace"
     listed = {name: written for name, written in ENTRIES if name.startswith(module + ".")}

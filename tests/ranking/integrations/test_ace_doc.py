@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.doc_examples import assert_needs_nothing_from_the_checkout, assert_prints_what_the_page_says
+from tests.docs.doc_examples import assert_needs_nothing_from_the_checkout, assert_prints_what_the_page_says
 
 pytest.importorskip("ace", reason="ace-framework needs Python 3.12 or newer: make test runs this in .venv-ace")
 pytestmark = pytest.mark.ace

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.doc_examples import assert_needs_nothing_from_the_checkout, assert_prints_what_the_page_says
+from tests.docs.doc_examples import assert_needs_nothing_from_the_checkout, assert_prints_what_the_page_says
 
 
 def test_the_example_prints_what_the_page_says(tmp_path: Path) -> None:

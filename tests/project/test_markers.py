@@ -17,7 +17,7 @@ from tests.conftest import REPO
 FILES = (
     "tests/ranking/views/html/test_browser.py",
     "tests/ranking/views/html/test_ledger_view.py",
-    "tests/test_packaging.py",
+    "tests/project/test_packaging.py",
 )
 
 

@@ -1,4 +1,4 @@
-"""The ledger recorder (``ranking.ledger.recorder.recorded``, what ``batch --ledger`` runs) records
+"""The ledger recorder (``ranking.running.recorder.recorded``, what ``batch --ledger`` runs) records
 reports in groups: each report whole, in input order, and nothing scored is left unrecorded when a
 batch stops. Each result carries its recording, made where the bundle was scored, by every engine."""
 
@@ -14,8 +14,9 @@ from curator_io import parse_json
 from curator_io.config import DEFAULT_CONFIG
 from ranking.cli import main
 from ranking.cli.commands import batch as batch_command
-from ranking.ledger import Ledger, recorder
+from ranking.ledger import Ledger
 from ranking.ledger.records import DecisionRow, recording_of
+from ranking.running import recorder
 from ranking.running.batch import BundleResult, BundleSource, score_item, score_one
 from tests.conftest import PARITY
 

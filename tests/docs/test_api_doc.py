@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-API_MD = Path(__file__).resolve().parents[1] / "docs" / "api.md"
+API_MD = Path(__file__).resolve().parents[2] / "docs" / "api.md"
 
 #: The packages and modules whose ``__all__`` is what users call (README "As a library",
 #: docs/agentdescent.md, docs/gepa.md, docs/dspy.md, docs/lookalikes.md, the pytest plugin's entry point).

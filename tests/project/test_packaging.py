@@ -100,7 +100,7 @@ def test_the_sdist_carries_the_licence_the_spec_the_tests_and_the_corpus(tmp_pat
             assert member is not None
             return member.read()
 
-        for name in ("LICENSE", "docs/SPEC.md", "README.md", "tests/test_parity.py", "tests/parity/README.md"):
+        for name in ("LICENSE", "docs/SPEC.md", "README.md", "tests/parity/test_parity.py", "tests/parity/README.md"):
             assert read(name) == (REPO / name).read_bytes(), name
         corpus = {f"tests/parity/cases/{p.relative_to(PARITY).as_posix()}" for p in PARITY.rglob("*") if p.is_file()}
         assert corpus <= files.keys()

@@ -24,7 +24,7 @@ holds none) is run here, or says on the line before its fence why it is not:
   out. In the shown text `…` stands for any text on its line, and a line of `…` alone for any
   lines.
 - **What the prose takes for granted** (the reader's inbox, a pull request's checkout) is made
-  by `<!-- given: NAME -->`; tests/doc_givens.py holds each given (`; ` separates several).
+  by `<!-- given: NAME -->`; tests/docs/doc_givens.py holds each given (`; ` separates several).
 - **Not run, said so**: `<!-- not run: REASON -->` for a block that installs or builds the
   package, needs a service (a GitHub runner, S3, a Dask scheduler) or a package this project
   does not depend on, runs this suite (`make test`), or is a fragment of code shown elsewhere;
@@ -43,8 +43,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import FIXTURES, PARITY, REPO
-from tests.doc_blocks import PAGES, Block, read_blocks, workflow_steps
-from tests.doc_givens import BIN, GIVENS
+from tests.docs.doc_blocks import PAGES, Block, read_blocks, workflow_steps
+from tests.docs.doc_givens import BIN, GIVENS
 
 RUNNABLE = {"shell", "transcript", "python", "workflow"}
 
@@ -199,7 +199,7 @@ def _wrong_marks(block: Block) -> str | None:
     if "exits" in marks and not marks["exits"].isdigit():
         return f"`exits` is a number: {marks['exits']!r}"
     unknown = [name for name in block.givens if name not in GIVENS]
-    return f"no given named {unknown} (tests/doc_givens.py has {sorted(GIVENS)})" if unknown else None
+    return f"no given named {unknown} (tests/docs/doc_givens.py has {sorted(GIVENS)})" if unknown else None
 
 
 def test_every_shell_and_python_block_runs_or_says_why_not() -> None:
@@ -213,14 +213,14 @@ def test_a_mark_is_one_the_test_knows_and_run_by_names_a_test_that_exists(tmp_pa
     blocks = _page(
         tmp_path,
         "<!-- run by tests/test_nope.py -->\n```sh\ntrue\n```\n\n"
-        "<!-- run by tests/test_doc_blocks.py::test_nope -->\n```python\npass\n```\n\n"
+        "<!-- run by tests/docs/test_doc_blocks.py::test_nope -->\n```python\npass\n```\n\n"
         "<!-- given: a dragon -->\n```sh\ntrue\n```\n\n"
         "<!-- not run: a table -->\n```\n| a |\n```\n",
     )
     assert [_wrong_marks(b) for b in blocks] == [
         "`run by` names no test file: tests/test_nope.py",
-        "`run by`: tests/test_doc_blocks.py has no test_nope",
-        f"no given named ['a dragon'] (tests/doc_givens.py has {sorted(GIVENS)})",
+        "`run by`: tests/docs/test_doc_blocks.py has no test_nope",
+        f"no given named ['a dragon'] (tests/docs/doc_givens.py has {sorted(GIVENS)})",
         "marks ['not run'] on a block that is not run (its kind: other)",
     ]
 

@@ -1,5 +1,6 @@
 """The ledger recorder: a batch's reports recorded in a ledger as their results arrive
-(``batch --ledger``; docs/ledger.md, "In batch").
+(``batch --ledger``; docs/ledger.md, "In batch"). It lives beside the batch whose results it
+takes; the ledger below knows nothing of batches.
 
 Each result of a batch carries its :class:`~ranking.ledger.records.Recording`
 (:attr:`ranking.running.batch.BundleResult.recording`), made where the bundle was scored
@@ -25,7 +26,7 @@ from ranking.ledger.records import Recording
 from ranking.ledger.store import Ledger
 
 if TYPE_CHECKING:
-    from ranking.running.batch import BundleResult
+    from ranking.running.batch import BundleResult  # a type only: batch imports no ledger
 
 __all__ = ["GROUP_REPORTS", "GROUP_SECONDS", "recorded"]
 

@@ -1,5 +1,5 @@
 """What a page's prose takes for granted, made in the page's scratch folder before a block marked
-`<!-- given: NAME -->` (tests/test_doc_blocks.py): the reader's own inbox, a pull request's
+`<!-- given: NAME -->` (tests/docs/test_doc_blocks.py): the reader's own inbox, a pull request's
 checkout, the ledger a documented example leaves.
 
 Each given makes only what the page has not made itself (a trust file the page wrote with
@@ -19,7 +19,7 @@ from pathlib import Path
 import yaml
 
 from tests.conftest import FIXTURES, REPO
-from tests.doc_blocks import read_blocks
+from tests.docs.doc_blocks import read_blocks
 from tests.signing import key_pem, signing_key, trust_file
 
 __all__ = ["GIVENS", "BIN"]

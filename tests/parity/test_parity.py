@@ -27,7 +27,7 @@ from tests.conftest import PARITY, REPO, SHARED, parity_cases
 
 CASES = parity_cases()
 SPEC = REPO / "docs" / "SPEC.md"
-#: The sections SPEC.md numbers, §0 to §8; tests/test_spec_references.py checks every "SPEC §N" against them.
+#: The sections SPEC.md numbers, §0 to §8; tests/docs/test_spec_references.py checks every "SPEC §N" against them.
 SPEC_SECTIONS = range(9)
 
 

@@ -3,7 +3,7 @@ environment built from a copy of the checkout runs every block of the page in or
 a day of runs, score, apply, gate, the hook), then the page's workflow gates the curator's pull
 request on a scratch repository whose base branch holds the imported AGENTS.md.
 
-The workflow runs as tests/test_adoption.py runs docs/gate.md's: its steps in bash as the runner
+The workflow runs as tests/docs/test_adoption.py runs docs/gate.md's: its steps in bash as the runner
 runs them, ``actions/checkout`` a clone, ``actions/setup-python`` a bare Python, the action from a
 copy of the checkout, the expressions it uses substituted.
 """
@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests import test_doc_blocks
 from tests.conftest import REPO
-from tests.doc_blocks import read_blocks
+from tests.docs import test_doc_blocks
+from tests.docs.doc_blocks import read_blocks
+from tests.docs.test_adoption import Runner, _git
 from tests.installed import fresh_environment, source_copy
-from tests.test_adoption import Runner, _git
 
 pytestmark = pytest.mark.slow
 

@@ -1,9 +1,9 @@
 """The fenced blocks of the README and docs/*.md, with what each page says about them.
 
 A block is read with the HTML comments on the lines right before its fence (its *marks*,
-tests/test_doc_blocks.py says which there are), the heading it sits under, and the prose
+tests/docs/test_doc_blocks.py says which there are), the heading it sits under, and the prose
 between it and the block before, which says whether a plain block is a runnable block's
-output ("This prints:"). Reading only: running a page is tests/test_doc_blocks.py's.
+output ("This prints:"). Reading only: running a page is tests/docs/test_doc_blocks.py's.
 """
 
 from __future__ import annotations
