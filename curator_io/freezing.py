@@ -9,9 +9,8 @@ read a chunk at a time (:mod:`curator_io._fast.chunked`). Both call these; neith
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from operator import attrgetter
-from typing import Any
+from typing import Any, NamedTuple
 
 from curator_io import grammar as g
 from curator_io.artifacts import build_item, check_object, member
@@ -22,8 +21,7 @@ from curator_io.models import Bundle, Instruction
 __all__ = ["Head", "top_member", "check_head", "check_frozen", "freeze"]
 
 
-@dataclass(frozen=True, slots=True)
-class Head:
+class Head(NamedTuple):  # not a dataclass: every command that loads a bundle builds this class at start-up
     """``schema``, ``run`` and ``memory``, checked."""
 
     run_id: str

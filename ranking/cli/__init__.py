@@ -9,7 +9,6 @@ Exit codes, the same for every command:
 from __future__ import annotations
 
 import argparse
-import difflib
 import signal
 import sys
 import threading
@@ -83,6 +82,8 @@ class _Parser(argparse.ArgumentParser):
     def _check_value(self, action: argparse.Action, value: Any) -> None:
         # A mistyped command gets the nearest one suggested, as git does (`evidence-rank scroe`).
         if isinstance(action, argparse._SubParsersAction) and value not in action.choices:
+            import difflib  # only for this message: not at every command's start-up
+
             names = list(action.choices)
             near = difflib.get_close_matches(value, names, n=1)
             guess = f"; did you mean {near[0]!r}?" if near else ""

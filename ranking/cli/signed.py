@@ -6,7 +6,7 @@ acceptance (:mod:`ranking.checking.acceptance`), not here.
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from curator_io.errors import ConfigError
 from ranking.running.inputs import STDIN, read_if_present, read_input
@@ -31,8 +31,7 @@ def add_trust_options(p: argparse.ArgumentParser, what: str) -> None:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class Signed:
+class Signed(NamedTuple):  # not a dataclass: every command that reads a bundle builds this class at start-up
     """What ``--trust`` and ``--signature`` name, read: all None without ``--trust``."""
 
     trust: bytes | None = None

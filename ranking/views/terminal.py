@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Mapping
-from dataclasses import dataclass
+from typing import NamedTuple
 
 __all__ = ["printable", "printable_json", "Command"]
 
@@ -73,9 +73,10 @@ def _json_escape(c: str) -> str:
     return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
 
-@dataclass(frozen=True, slots=True)
-class Command:
-    """A GitHub Actions workflow command the tool issues: ``::NAME PROPERTIES::MESSAGE``."""
+class Command(NamedTuple):
+    """A GitHub Actions workflow command the tool issues: ``::NAME PROPERTIES::MESSAGE``. (A named
+    tuple, not a dataclass: every command imports this class, and a frozen dataclass costs
+    start-up to build, bench/RESULTS.md, issue 48.)"""
 
     name: str
     """``error``, ``warning`` or ``notice``: the tool's own word, never a value."""

@@ -14,10 +14,9 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from curator_io.config import Config
 from curator_io.errors import ConfigError, EvidenceRankError
@@ -109,8 +108,7 @@ def _joined(*marks: Mapping[str, str]) -> dict[str, str]:
     return out
 
 
-@dataclass(frozen=True, slots=True)
-class _Inputs:
+class _Inputs(NamedTuple):  # not a dataclass, which costs start-up to build (bench/RESULTS.md, issue 48)
     config: Config
     signed: Signed
     validation: bytes | None
