@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from curator_io.canonical import canon
-from curator_io.errors import ConfigError, TamperError
+from curator_io.errors import ConfigError, InputError, TamperError
 from ranking.cli.logs import get_logger
 from ranking.cli.output import emit, emit_json
 from ranking.cli.targets import ledger_files, refuse_input_as_output
@@ -85,8 +85,18 @@ def run_notes(args: argparse.Namespace) -> int:
         budget = Budget(**{name: value for name, value in given.items() if value is not None})
     except ValueError as e:
         raise ConfigError("usage.invalid_option", str(e)) from e
+    memory = None
+    if args.memory is not None:
+        from curator_io.memory_object import check_memory
+        from ranking.running.inputs import read_memory_file
+
+        memory = read_memory_file(args.memory).document.memory
+        try:
+            check_memory(memory)
+        except InputError as e:
+            raise e.in_file(args.memory) from None
     with Ledger.open(args.ledger, read_only=True) as ledger:
-        notes = notes_of(ledger, lesson=args.lesson, memory_version=args.memory_version, budget=budget)
+        notes = notes_of(ledger, lesson=args.lesson, memory_version=args.memory_version, budget=budget, memory=memory)
     if args.format == "json":
         emit_json(canon([n.to_json() for n in notes]))
     else:

@@ -156,9 +156,10 @@ class EvidenceGate:
     def notes(self, budget: Budget = DEFAULT_BUDGET) -> tuple[Note, ...]:
         """The curator's notes the skill manager's next prompt gets (:mod:`ranking.ledger.feedback`,
         the policy every host shares): from the ledger, or without one from this gate's windows."""
+        memory = self.memory()  # its look-alikes named: a skill that rewords another under a new key
         if self.ledger is not None:
-            return read_notes(self.ledger, memory_version=self.version, budget=budget)
-        return curator_notes(self._runs, memory_version=self.version, budget=budget)
+            return read_notes(self.ledger, budget=budget, memory=memory)
+        return curator_notes(self._runs, budget=budget, memory=memory)
 
     # --- staging ---------------------------------------------------------------------
 

@@ -43,6 +43,7 @@ from curator_io.catalogue import REPORT_SCHEMA
 from curator_io.config import DEFAULT_CONFIG, Config
 from curator_io.report_model import RankingReport
 from ranking.checking.acceptance import Accepted, Replayed, Sources, accept
+from ranking.checking.apply import apply_selection
 from ranking.integrations.agentdescent_fused import is_fused, judge_fused
 from ranking.integrations.provenance import SignatureSource, Trust, read_signature, read_trust, signature_path
 from ranking.ledger.feedback import DEFAULT_BUDGET, Budget, Note, Runs, curator_notes
@@ -309,7 +310,9 @@ def report_notes(
     runs = Runs()
     edits = edits_of(e.proposal for e in accepted.result.validation.entries) if isinstance(accepted, Replayed) else ()
     runs.add(accepted.document, edits)
-    return curator_notes(runs, lesson=lesson, budget=budget)
+    # With the bundle, the memory the selection permits: the look-alikes the write would keep are named.
+    memory = apply_selection(accepted) if isinstance(accepted, Replayed) else None
+    return curator_notes(runs, lesson=lesson, budget=budget, memory=memory)
 
 
 def _accepted(

@@ -85,13 +85,15 @@ def read_notes(
     lesson: str | None = None,
     memory_version: int | None = None,
     budget: Budget = DEFAULT_BUDGET,
+    memory: Mapping[str, Any] | None = None,
 ) -> tuple[Note, ...]:
     """The curator's notes from the ledger file at ``ledger`` (opened read-only), the most recent
-    first (:func:`ranking.ledger.feedback.curator_notes`); none when there is no file yet."""
+    first (:func:`ranking.ledger.feedback.curator_notes`, ``memory`` the current memory object);
+    none when there is no file yet."""
     if not os.path.lexists(ledger):
         return ()
     with Ledger.open(ledger, read_only=True) as opened:
-        return notes_of(opened, lesson=lesson, memory_version=memory_version, budget=budget)
+        return notes_of(opened, lesson=lesson, memory_version=memory_version, budget=budget, memory=memory)
 
 
 def notes_of(
@@ -100,9 +102,11 @@ def notes_of(
     lesson: str | None = None,
     memory_version: int | None = None,
     budget: Budget = DEFAULT_BUDGET,
+    memory: Mapping[str, Any] | None = None,
 ) -> tuple[Note, ...]:
     """The curator's notes from an open ledger (:func:`read_notes`)."""
-    return curator_notes(LedgerHistory(ledger), lesson=lesson, memory_version=memory_version, budget=budget)
+    history = LedgerHistory(ledger)
+    return curator_notes(history, lesson=lesson, memory_version=memory_version, budget=budget, memory=memory)
 
 
 def record_run(ledger: Ledger, result: Result, signer: Signer | None = None) -> dict[str, Standing]:

@@ -15,7 +15,11 @@ of each edit (its fingerprint, SPEC §3.6) decides its note, by what happened to
 - **already-in-memory**: admitted before (selected, and committed where an acceptance
   test ran), then proposed again. Say so; never tell a curator not to propose what is
   now its current instruction.
-- An edit admitted last has no note: it left the refused notes.
+- An edit admitted last has no note: it left the refused notes; but with the current memory
+  given, one of its instructions that resembles another under another key
+  (:mod:`ranking.advice.lookalikes`) is a **look-alike** note, and every note names the
+  look-alikes of its edit: keys are SPEC's identity, and a curator that picks a new key for a
+  reworded or contradicting instruction is told to replace the old one instead.
 """
 
 from __future__ import annotations
@@ -31,7 +35,6 @@ import orjson
 from curator_io.catalogue import (
     DEFERRED,
     DISPOSITION_OF,
-    FINAL_DISPOSITIONS,
     INFORMATIONAL_CODES,
     QUARANTINED,
     REJECTED,
@@ -43,9 +46,7 @@ from curator_io.catalogue import (
     reason_remedy,
     reason_sentence,
 )
-from curator_io.errors import InputError, pointer_of
-from curator_io.grammar import is_digest
-from curator_io.jsonio import parse_json
+from ranking.ledger.note_words import EDIT_TEXT_CHARS, describe_edit, one_line
 from ranking.ledger.records import DecisionRow, Edit, decisions_of
 
 __all__ = [
@@ -63,22 +64,24 @@ __all__ = [
     "Note",
     "standings",
     "curator_notes",
-    "notes_from_json",
     "prompt_block",
     "standing_mark",
-    "one_line",
-    "describe_edit",
-    "scope_words",
 ]
 
 RETRY: Final = "retry"
 DO_NOT_REPEAT: Final = "do-not-repeat"
 ALREADY_IN_MEMORY: Final = "already-in-memory"
+LOOKALIKE: Final = "look-alike"
 #: Every kind of note, in the order docs/ledger.md lists them.
-KINDS: Final = (RETRY, DO_NOT_REPEAT, ALREADY_IN_MEMORY)
+KINDS: Final = (RETRY, DO_NOT_REPEAT, ALREADY_IN_MEMORY, LOOKALIKE)
 
 #: The words a note's line starts with, by kind.
-_HEADS: Final = {RETRY: "retry", DO_NOT_REPEAT: "do not repeat as it is", ALREADY_IN_MEMORY: "already in memory"}
+_HEADS: Final = {
+    RETRY: "retry",
+    DO_NOT_REPEAT: "do not repeat as it is",
+    ALREADY_IN_MEMORY: "already in memory",
+    LOOKALIKE: "resembles another instruction",
+}
 #: The kind of note the final disposition an edit got last gives it (when it was never admitted).
 _KIND_OF: Final = {
     DEFERRED: RETRY,
@@ -96,13 +99,9 @@ _ADVANCE: Final = {SELECTED: 0, UNSELECTED: 1, SUPERSEDED: 2, DEFERRED: 3, QUARA
 PROMPT_HEADING: Final = (
     "The evidence gate's notes on edits proposed before, the most recent first. Each says what to do next: "
     "'retry' means propose it again when it says; 'do not repeat as it is' means not unchanged; "
-    "'already in memory' means it was written."
+    "'already in memory' means it was written; 'resembles another instruction' means two keys may say one thing."
 )
 
-NOTE_CHARS: Final = 200
-"""The most characters of a rationale a note shows, the ellipsis included."""
-EDIT_TEXT_CHARS: Final = 120
-"""The most characters of an instruction's text a note shows, the ellipsis included."""
 _UNCUT: Final = sys.maxsize
 """``one_line``'s limit for a text it only flattens."""
 _MAX_REASONS: Final = 3
@@ -235,6 +234,36 @@ class NoteReason:
         return {"code": self.code, "subject": self.subject, "sentence": self.sentence, "remedy": self.remedy}
 
 
+class Resemblance(NamedTuple):
+    """An instruction of the note's edit that resembles one of the current memory under another key."""
+
+    key: str
+    """The edit's key."""
+    other: str
+    """The memory instruction's key."""
+    text: str
+    """The memory instruction's text, on one line (cut to 120 characters)."""
+    score: float
+    """``token_set_ratio`` of their words, 0-100 (docs/lookalikes.md)."""
+    words: tuple[str, ...]
+    """The words they share."""
+    advice: str
+
+    def sentence(self) -> str:
+        said = json.dumps(self.text, ensure_ascii=False)
+        return f"It resembles {self.other!r} ({said}; shared words: {', '.join(self.words)}): {self.advice}."
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "key": self.key,
+            "other": self.other,
+            "text": self.text,
+            "score": self.score,
+            "words": list(self.words),
+            "advice": self.advice,
+        }
+
+
 @dataclass(frozen=True, slots=True)
 class Note:
     """One note for a curator's next prompt: one edit, what became of it, what to do next."""
@@ -259,6 +288,8 @@ class Note:
     """For a conflict: the edit that won, in words; None otherwise."""
     admitted: str | None
     """For an edit already in memory: the run that admitted it."""
+    resembles: tuple[Resemblance, ...]
+    """Its instructions' look-alikes in the current memory, when the host gave it."""
     line: str
     """The note as one line, at most the budget's ``note_bytes``."""
 
@@ -277,62 +308,9 @@ class Note:
             "more_reasons": self.more_reasons,
             "winner": self.winner,
             "admitted": self.admitted,
+            "resembles": [r.to_json() for r in self.resembles],
             "text": self.line,
         }
-
-
-_TEXT = (lambda v: type(v) is str, "a string")
-_TEXT_OR_NULL = (lambda v: v is None or type(v) is str, "a string or null")
-_COUNT = (lambda v: type(v) is int and v >= 0, "a whole number of 0 or more")
-_NOTE_MEMBERS: Final = {
-    "kind": (lambda v: v in KINDS, f"one of {', '.join(KINDS)}"),
-    "fingerprint": (lambda v: type(v) is str and is_digest(v), "a DIGEST"),
-    "edit": _TEXT_OR_NULL,
-    "proposal": _TEXT,
-    "run": _TEXT,
-    "lesson": _TEXT_OR_NULL,
-    "disposition": (lambda v: v in FINAL_DISPOSITIONS, "a final disposition (SPEC §6)"),
-    "times": (lambda v: type(v) is int and v >= 1, "a whole number of 1 or more"),
-    "reasons": (lambda v: type(v) is list, "an array"),
-    "more_reasons": _COUNT,
-    "winner": _TEXT_OR_NULL,
-    "admitted": _TEXT_OR_NULL,
-    "text": (lambda v: type(v) is str and v != "" and one_line(v, _UNCUT) == v, "one line of text"),
-}
-_REASON_MEMBERS: Final = {"code": _TEXT, "subject": _TEXT_OR_NULL, "sentence": _TEXT, "remedy": _TEXT_OR_NULL}
-
-
-def notes_from_json(raw: bytes) -> tuple[Note, ...]:
-    """Notes as ``ledger notes --format json`` writes them, read back: ``notes_from_json(canon([n.to_json()
-    for n in notes])) == notes``. Anything else is refused whole, naming the first place that is
-    not a note's: ``notes.invalid`` (or ``input.malformed_json`` for bytes that are not I-JSON)."""
-    value = parse_json(raw)
-    if type(value) is not list:
-        raise InputError("notes.invalid", "not an array of notes", pointer="")
-    return tuple(_note_from(item, at) for at, item in enumerate(value))
-
-
-def _note_from(item: Any, at: int) -> Note:
-    _checked(item, _NOTE_MEMBERS, "a note", at)
-    reasons = []
-    for k, reason in enumerate(item["reasons"]):
-        _checked(reason, _REASON_MEMBERS, "a reason", at, "reasons", k)
-        reasons.append(NoteReason(reason["code"], reason["subject"], reason["sentence"], reason["remedy"]))
-    fields = {name: item[name] for name in _NOTE_MEMBERS if name not in ("reasons", "more_reasons", "text")}
-    return Note(**fields, reasons=tuple(reasons), more_reasons=item["more_reasons"], line=item["text"])
-
-
-def _checked(value: Any, members: Mapping[str, tuple[Callable[[Any], bool], str]], what: str, *at: str | int) -> None:
-    if type(value) is not dict:
-        raise InputError("notes.invalid", f"not {what} (an object)", pointer=pointer_of(*at))
-    for name, (holds, kind) in members.items():
-        if name not in value:
-            raise InputError("notes.invalid", f"{what} without {name!r}", pointer=pointer_of(*at))
-        if not holds(value[name]):
-            raise InputError("notes.invalid", f"{name!r} is not {kind}", pointer=pointer_of(*at, name))
-    extra = sorted(set(value) - set(members))
-    if extra:
-        raise InputError("notes.invalid", f"{what} has no member {extra[0]!r}", pointer=pointer_of(*at, extra[0]))
 
 
 def curator_notes(
@@ -341,24 +319,32 @@ def curator_notes(
     lesson: str | None = None,
     memory_version: int | None = None,
     budget: Budget = DEFAULT_BUDGET,
+    memory: Mapping[str, Any] | None = None,
 ) -> tuple[Note, ...]:
     """The notes for a curator's next prompt, the most recent first, within ``budget``.
 
     ``lesson`` keeps the notes on that lesson's edits; ``memory_version`` is the memory's current
-    version, which a note on a stale edit names when it is given.
+    version, which a note on a stale edit names when it is given. ``memory``, the current memory
+    object (SPEC §1), names each note's look-alikes in it, and makes a look-alike note of an
+    admitted edit that resembles another instruction it holds; its version is the
+    ``memory_version`` when that is not given.
     """
+    texts = _texts(memory)
+    if memory is not None and memory_version is None and type(memory.get("version")) is int:
+        memory_version = memory["version"]
     notes: list[Note] = []
     per_lesson: dict[str | None, int] = {}
     used = 0
-    for standing in standings(history):
-        if standing.kind is None or (lesson is not None and standing.decision.lesson != lesson):
+    for found in standings(history):
+        standing = _lookalike(found, history, texts) if found.kind is None else found
+        if standing is None or (lesson is not None and standing.decision.lesson != lesson):
             continue
         if budget.notes is not None and len(notes) >= budget.notes:
             break
         group = standing.decision.lesson
         if budget.per_lesson is not None and per_lesson.get(group, 0) >= budget.per_lesson:
             continue
-        note = _note(standing, history, memory_version, budget.note_bytes)
+        note = _note(standing, history, memory_version, budget.note_bytes, texts)
         size = len(note.line.encode("utf-8")) + 1  # and its line break
         if budget.prompt_bytes is not None and used + size > budget.prompt_bytes:
             break
@@ -391,12 +377,15 @@ def standing_mark(standing: Standing, proposal: str | None = None) -> str | None
 # --- one note ------------------------------------------------------------------------------
 
 
-def _note(standing: Standing, history: History, memory_version: int | None, note_bytes: int) -> Note:
+def _note(
+    standing: Standing, history: History, memory_version: int | None, note_bytes: int, texts: Mapping[str, str]
+) -> Note:
     d, kind = standing.decision, standing.kind
     assert kind is not None  # Cannot fail: curator_notes passes over the admitted.
     edit = history.edit(standing.fingerprint)
     facts = history.facts(d)
-    given = [] if kind == ALREADY_IN_MEMORY else _reasons(d)
+    given = [] if kind in (ALREADY_IN_MEMORY, LOOKALIKE) else _reasons(d)
+    alike = _resemblances(edit, texts, admitted=kind == LOOKALIKE) if edit is not None else ()
     reasons = tuple(_reason(code, subject, d, facts, memory_version) for code, subject in given[:_MAX_REASONS])
     winner = _winner(d, history) if kind == DO_NOT_REPEAT and d.disposition == SUPERSEDED else None
     admitted = standing.admitted.run if kind == ALREADY_IN_MEMORY and standing.admitted is not None else None
@@ -404,7 +393,7 @@ def _note(standing: Standing, history: History, memory_version: int | None, note
 
     def line_with(operations: int | None) -> str:
         what = describe_edit(edit, operations) if edit is not None else _argued(d)
-        return _line(kind, what, d, standing.times, reasons, more, winner, admitted)
+        return _line(kind, what, d, standing.times, reasons, more, winner, admitted, alike)
 
     line, shown = _fitted(line_with, len(edit.get("operations", ())) if edit is not None else 0, note_bytes)
     return Note(
@@ -420,6 +409,7 @@ def _note(standing: Standing, history: History, memory_version: int | None, note
         more_reasons=more,
         winner=winner,
         admitted=admitted,
+        resembles=alike,
         line=line,
     )
 
@@ -453,8 +443,11 @@ def _line(
     more: int,
     winner: str | None,
     admitted: str | None,
+    alike: Sequence[Resemblance] = (),
 ) -> str:
     head = f"{_HEADS[kind]}: {what} — "
+    if kind == LOOKALIKE:
+        return one_line(f"{head}admitted in {d.run}. " + " ".join(r.sentence() for r in alike), _UNCUT)
     if kind == ALREADY_IN_MEMORY:
         return one_line(
             f"{head}admitted in {admitted}, then proposed again in {d.run}. Do not propose it again; to change "
@@ -471,6 +464,7 @@ def _line(
     remedies = list(dict.fromkeys(r.remedy for r in reasons if r.remedy is not None))
     if remedies:
         parts.append("What to do: " + " ".join(remedies))
+    parts += [r.sentence() for r in alike]
     # One line whatever a stored row holds (a subject edited by hand): every text above is one already.
     return one_line(" ".join(parts), _UNCUT)
 
@@ -535,48 +529,60 @@ def _number(value: Any) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-# --- words ---------------------------------------------------------------------------------
+# --- look-alikes in the current memory (issue 50) ------------------------------------------
 
 
-def one_line(text: str, limit: int = NOTE_CHARS) -> str:
-    """``text`` with every run of spaces and unprintable characters made one space,
-    cut to ``limit`` characters with a trailing ``…`` when longer."""
-    flat = " ".join("".join(ch if ch.isprintable() else " " for ch in text).split())
-    if len(flat) <= limit:
-        return flat
-    return flat[: limit - 1].rstrip() + "…"
+def _texts(memory: Mapping[str, Any] | None) -> dict[str, str]:
+    """The current memory's text by key; none without a memory (or for one not SPEC's shape)."""
+    items = memory.get("instructions") if memory is not None else None
+    if type(items) is not list:
+        return {}
+    return {
+        i["key"]: i["text"]
+        for i in items
+        if type(i) is dict and type(i.get("key")) is str and type(i.get("text")) is str
+    }
 
 
-def describe_edit(edit: Mapping[str, Any], operations: int | None = None) -> str:
-    """An edit (SPEC §3.6: its scope and key-sorted operations) in words a model reads:
-    ``replace "ci.timeout" with "CI jobs time out after 30 minutes." in acme/api``; several
-    operations joined by ``; ``, the first ``operations`` of them and the rest counted
-    (``and 397 more operations``)."""
-    ops = list(edit.get("operations", ()))
-    shown = ops if operations is None else ops[:operations]
-    words = [_operation_words(op) for op in shown]
-    if len(shown) < len(ops):
-        rest = len(ops) - len(shown)
-        words.append(f"and {rest} more operation{'' if rest == 1 else 's'}")
-    where = scope_words(edit.get("scope", {}))
-    return "; ".join(words) + (f" {where}" if where else "")
+def _lookalike(standing: Standing, history: History, texts: Mapping[str, str]) -> Standing | None:
+    """An admitted edit as a look-alike note: one of its instructions is in the memory as it wrote it
+    and resembles another instruction there; None otherwise (no note, as ever)."""
+    edit = history.edit(standing.fingerprint) if texts else None
+    if edit is None or not _resemblances(edit, texts, admitted=True):
+        return None
+    return Standing(
+        standing.fingerprint, LOOKALIKE, standing.decision, standing.times, standing.admitted, standing.latest
+    )
 
 
-def _operation_words(op: Mapping[str, Any]) -> str:
-    key = json.dumps(op.get("key"), ensure_ascii=False)
-    action = op.get("action")
-    if action == "remove":
-        return f"remove {key}"
-    text = json.dumps(one_line(str(op.get("text", "")), EDIT_TEXT_CHARS), ensure_ascii=False)
-    return f"add {key}: {text}" if action == "add" else f"replace {key} with {text}"
+def _resemblances(edit: Mapping[str, Any], texts: Mapping[str, str], *, admitted: bool) -> tuple[Resemblance, ...]:
+    """Each add or replace of ``edit`` whose text resembles an instruction of the memory under a key
+    the edit does not touch; for an ``admitted`` edit, only what the memory holds as it wrote it."""
+    if not texts:
+        return ()
+    from ranking.advice.lookalikes import resemblance  # only a host that gives the memory pays for it
 
-
-def scope_words(scope: Mapping[str, Any]) -> str:
-    """``in acme/api``, ``in acme/api at src/api``, or nothing for a global scope (SPEC §1)."""
-    repository, path = scope.get("repository"), scope.get("path")
-    if repository is None:
-        return ""
-    return f"in {repository}" + (f" at {path}" if path else "")
+    ops = [op for op in edit.get("operations", ()) if op.get("action") in ("add", "replace")]
+    touched = {op.get("key") for op in edit.get("operations", ())}
+    found = []
+    for op in ops:
+        key, text = op["key"], op["text"]
+        if admitted and texts.get(key) != text:
+            continue
+        for other in sorted(k for k in texts if k not in touched):
+            scored = resemblance(text, texts[other])
+            if scored is not None:
+                advice = (
+                    f"one instruction, one key: if it updates {other!r}, replace {other!r} with it and remove {key!r}"
+                    if admitted
+                    else f"if it updates {other!r}, replace {other!r} instead of adding {key!r}"
+                    if op["action"] == "add"
+                    else f"if both say one thing, remove one; if it updates {other!r}, replace {other!r} instead"
+                )
+                found.append(
+                    Resemblance(key, other, one_line(texts[other], EDIT_TEXT_CHARS), scored[0], scored[1], advice)
+                )
+    return tuple(found)
 
 
 # --- reports held in memory ----------------------------------------------------------------

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from curator_io.catalogue import SELECTED
-from ranking.ledger.feedback import describe_edit
+from ranking.ledger.note_words import describe_edit
 from ranking.ledger.records import REFUSED, DecisionRow, Outcome
 from ranking.signing.signers import Signer
 from validator.proposal import short_fingerprint

@@ -93,6 +93,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         type=_natural,
         help="the memory's current version, which a stale edit's note names",
     )
+    notes.add_argument(
+        "--memory",
+        metavar="FILE",
+        help="the current memory (JSON, or a Markdown memory such as AGENTS.md): each note names its edit's "
+        "look-alikes in it, an admitted edit that resembles another instruction gets a note, and its version "
+        "is the one a stale edit's note names",
+    )
     notes.add_argument("--format", choices=("text", "json"), default="text", help="text (a line a note) or JSON")
     shown = BUDGET_DEFAULTS
     notes.add_argument("--limit", metavar="N", type=_positive_int, help=f"at most N notes (default {shown['notes']})")

@@ -17,7 +17,8 @@ from fractions import Fraction
 from typing import Any
 
 from curator_io.catalogue import INFORMATIONAL_CODES, REMEDIES, reason_meaning
-from ranking.ledger.feedback import ALREADY_IN_MEMORY, RETRY, Facts, Standing, describe_edit, standings
+from ranking.ledger.feedback import ALREADY_IN_MEMORY, RETRY, Facts, Standing, standings
+from ranking.ledger.note_words import describe_edit
 from ranking.ledger.notes import outcome_words
 from ranking.ledger.records import REFUSED, DecisionRow, Outcome
 from ranking.pipeline.numbers import r2

@@ -154,7 +154,7 @@ def test_every_window_report_goes_to_the_ledger(tmp_path: Path) -> None:
         (w.report["run"], e["id"], e["disposition"]) for w in gate.windows for e in w.report["proposals"]
     ]
     # One voice: the gate's notes are the ledger's, and the same as a gate without a ledger gives.
-    assert gate.notes() == read_notes(ledger, memory_version=gate.version)
+    assert gate.notes() == read_notes(ledger, memory=gate.memory())
     alone, *_ = run(QUESTIONS[:6])
     assert [n.line for n in alone.notes()] == [n.line for n in gate.notes()]
     assert len(gate.notes(Budget(notes=1))) == 1

@@ -4,6 +4,7 @@ needs Python 3.12, is held to it in test_ace.py."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -49,8 +50,12 @@ def test_agentdescents_notes_on_a_report_are_the_ledgers_notes_on_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     ledger = _ledger(tmp_path, capsys, DAY1)
+    report = tmp_path / "day0" / "report.json"
+    # With the bundle, agentdescent names look-alikes in the memory its selection permits: give the ledger it too.
+    assert run_main(capsys, "apply", DAY1, report, "--out", tmp_path / "memory.json")[0] == 0
+    permitted = json.loads((tmp_path / "memory.json").read_bytes())
 
-    assert report_notes(tmp_path / "day0" / "report.json", bundle=DAY1) == read_notes(ledger)
+    assert report_notes(report, bundle=DAY1) == read_notes(ledger, memory=permitted)
 
 
 class _Proposer:

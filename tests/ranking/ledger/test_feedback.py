@@ -26,13 +26,14 @@ from ranking.ledger.feedback import (
     Facts,
     Note,
     NoteReason,
+    Resemblance,
     curator_notes,
-    notes_from_json,
-    one_line,
     prompt_block,
     standing_mark,
     standings,
 )
+from ranking.ledger.note_json import notes_from_json
+from ranking.ledger.note_words import one_line
 from ranking.ledger.records import DecisionRow
 
 SCOPE = {"level": "repository", "repository": "acme/api"}
@@ -363,6 +364,18 @@ _NOTE = st.builds(
     more_reasons=st.integers(0, 2**40),
     winner=_OPTIONAL,
     admitted=_OPTIONAL,
+    resembles=st.lists(
+        st.builds(
+            Resemblance,
+            st.text(),
+            st.text(),
+            st.text(),
+            st.floats(0, 100),
+            st.lists(st.text(), max_size=3).map(tuple),
+            st.text(),
+        ),
+        max_size=2,
+    ).map(tuple),
     line=_LINE,
 )
 
@@ -429,3 +442,47 @@ def test_bytes_that_are_not_json_are_malformed_json() -> None:
         notes_from_json(b'[{"kind": "retry", "kind": "retry"}]')
 
     assert refused.value.code == "input.malformed_json"
+
+
+# -- look-alikes under other keys (issue 50) ----------------------------------------------------
+
+
+def test_the_curators_notes_name_both_look_alikes_of_the_scenario_and_how_to_fix_them(tmp_path, capsys) -> None:
+    from tests.conftest import run_main
+    from tests.curator_scenario import scenario
+
+    bundle = tmp_path / "bundle.json"
+    bundle.write_bytes(scenario().canonical)
+    ledger, after = tmp_path / "l.db", tmp_path / "after.json"
+    assert run_main(capsys, "score", bundle, "--out-dir", tmp_path / "out", "--ledger", ledger, "-q")[0] == 0
+    assert run_main(capsys, "apply", bundle, tmp_path / "out" / "report.json", "--out", after)[0] == 0
+
+    rc, out, _ = run_main(capsys, "ledger", "notes", ledger, "--memory", after)
+
+    assert rc == 0
+    lines = out.splitlines()
+    assert (
+        'resembles another instruction: add "test.runner": "Never run bare pytest; use make test." in acme/shop — '
+        "admitted in run-2026-12-08. It resembles 'test.command' (\"Run the tests with pytest.\"; shared words: "
+        "pytest, test): one instruction, one key: if it updates 'test.command', replace 'test.command' with it and "
+        "remove 'test.runner'." in lines
+    )
+    (deps,) = [line for line in lines if "deps.install" in line]
+    assert "It resembles 'deps.setup'" in deps and "replace 'deps.setup' with it and remove 'deps.install'" in deps
+    # Without the memory, an admitted edit has no note, as ever.
+    assert not any("deps.install" in line for line in run_main(capsys, "ledger", "notes", ledger)[1].splitlines())
+
+
+def test_a_refused_add_that_resembles_the_memory_is_told_to_replace_that_key_instead() -> None:
+    memory = {"version": 5, "instructions": [{"key": "test.command", "text": "Run the tests with pytest."}]}
+    runner = _edit({"action": "add", "key": "test.runner", "text": "Never run bare pytest; use make test."})
+    decision = _decision("r1", 0, "p-runner", digest(runner), "deferred", DEFERRED)
+
+    (note,) = curator_notes(_History([decision], {digest(runner): runner}), memory=memory)
+
+    (found,) = note.resembles
+    assert (found.key, found.other, found.words) == ("test.runner", "test.command", ("pytest", "test"))
+    assert note.line.endswith(
+        "It resembles 'test.command' (\"Run the tests with pytest.\"; shared words: pytest, test): if it updates "
+        "'test.command', replace 'test.command' instead of adding 'test.runner'."
+    )
