@@ -117,8 +117,10 @@ def _is_regular_file(stream: object) -> bool:
 
 
 def say(line: str) -> None:
-    """One line on standard error, through the escaper."""
-    print(printable(line), file=sys.stderr)
+    """One line on standard error, through the escaper; nothing when it is closed: Python makes a
+    closed stderr None, and ``print(file=None)`` would write the line to stdout, the report's stream."""
+    if sys.stderr is not None:
+        print(printable(line), file=sys.stderr)
 
 
 def write_stdout(data: bytes) -> None:

@@ -25,8 +25,9 @@ from typing import TYPE_CHECKING, TypeVar
 
 try:
     from dask.distributed import Client, Future, LocalCluster, as_completed
-    from distributed.comm.addressing import parse_address
+    from distributed.comm.addressing import get_address_host_port, parse_address
     from distributed.comm.registry import backends
+    from distributed.security import Security
 except ImportError as e:
     raise ImportError("ranking.integrations.dask_engine needs Dask: pip install 'evidence-rank[dask]'") from e
 
@@ -94,13 +95,7 @@ class DaskEngine:
 
 
 def _connect(scheduler: str, timeout: float) -> Client:
-    scheme, location = parse_address(scheduler)
-    if scheme not in backends or not location:
-        # Checked before a Client exists: a half-built one lingers until exit.
-        raise ConfigError(
-            "usage.scheduler_unreachable",
-            f"{scheduler!r} is not a Dask scheduler address (expected e.g. tcp://HOST:8786)",
-        )
+    _check_address(scheduler)  # before a Client exists: a half-built one lingers until exit
     try:
         return Client(scheduler, timeout=timeout, set_as_default=False)
     except Exception as e:  # noqa: BLE001  # a peer that is no scheduler can make its decoder raise anything
@@ -114,6 +109,29 @@ def _connect(scheduler: str, timeout: float) -> Client:
             else f"{scheduler!r} answers, but not as a Dask scheduler ({type(e).__name__}: {e})"
         )
         raise ConfigError("usage.scheduler_unreachable", why) from None
+
+
+def _check_address(scheduler: str) -> None:
+    """Refuse an address no Client could connect to, whatever answers there: an unknown scheme,
+    no port or one that is not a number, ``inproc://`` (this process only), ``tls://`` with none
+    of Dask's TLS settings. Said as what it is, where a Client would fail while it is built and
+    the error would read as if something had answered."""
+    scheme, location = parse_address(scheduler)
+    why = None
+    if scheme not in backends or not location:
+        why = ""
+    elif scheme in ("tls", "wss") and Security().get_connection_args("client")["ssl_context"] is None:
+        why = f": {scheme}:// needs Dask's TLS settings (distributed.comm.tls), and none are set"
+    else:
+        try:
+            get_address_host_port(scheduler)
+        except ValueError as e:
+            why = f": {e}"
+    if why is not None:
+        raise ConfigError(
+            "usage.scheduler_unreachable",
+            f"{scheduler!r} is not a Dask scheduler address (expected e.g. tcp://HOST:8786){why}",
+        )
 
 
 def _forget(error: BaseException) -> None:

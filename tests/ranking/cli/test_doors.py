@@ -291,3 +291,17 @@ def test_with_stdout_closed_no_output_file_takes_its_place(tmp_path: Path) -> No
     assert proc.returncode == 2
     assert "usage.unwritable at '': cannot write to standard output: it is closed" in proc.stderr.decode()
     assert json.loads((out / "report.json").read_bytes())["schema"] == "evidence-ranking-v1"
+
+
+def test_with_stderr_closed_a_refusal_never_lands_on_standard_output(tmp_path: Path) -> None:
+    # Python makes a closed stderr None, and print(file=None) writes to stdout: the report's stream.
+    proc = subprocess.run(
+        [sys.executable, "-m", "ranking.cli", "validate", str(tmp_path / "absent.json")],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        preexec_fn=lambda: os.close(2),  # `evidence-rank validate ... 2>&-`
+        timeout=60,
+        check=False,
+    )
+
+    assert (proc.returncode, proc.stdout) == (2, b"")

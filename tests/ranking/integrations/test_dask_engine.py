@@ -227,3 +227,32 @@ def test_a_scheduler_address_where_another_service_answers_is_one_line_and_nothi
     assert done.returncode == 2
     (line,) = done.stderr.decode().splitlines()
     assert line.startswith(f"evidence-rank: usage.scheduler_unreachable: '{address}' answers, but not as a Dask")
+
+
+@pytest.mark.parametrize(
+    ("address", "why"),
+    [
+        ("tcp://127.0.0.1", "missing port number in address '127.0.0.1'"),
+        ("tcp://127.0.0.1:abc", "invalid literal for int() with base 10: 'abc'"),
+        ("inproc://foo", "don't know how to extract host and port for address 'inproc://foo'"),
+        ("tls://127.0.0.1:8786", "tls:// needs Dask's TLS settings (distributed.comm.tls), and none are set"),
+    ],
+    ids=["no port", "a port that is no number", "this process only", "tls without its settings"],
+)
+def test_an_address_no_client_can_use_is_said_to_be_no_address_before_a_client_is_made(
+    address: str, why: str, tmp_path
+) -> None:
+    # Nothing answers at these: the Client failed while being built, and the error read "answers,
+    # but not as a Dask scheduler (ValueError: missing port number ...)".
+    argv = ["batch", str(FIXTURES / "example.json"), "--out-dir", str(tmp_path / "out"), "--engine", "dask"]
+    done = subprocess.run(
+        [sys.executable, "-m", "ranking.cli", *argv, "--scheduler", address, "--connect-timeout", "1"],
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert done.stderr.decode() == (
+        f"evidence-rank: usage.scheduler_unreachable: {address!r} is not a Dask scheduler address "
+        f"(expected e.g. tcp://HOST:8786): {why}\n"
+    )
