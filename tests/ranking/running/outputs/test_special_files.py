@@ -96,3 +96,16 @@ def test_every_out_refuses_a_special_file_and_leaves_it_as_it_was(kind: str, tmp
         ), name
         after = os.lstat(out)
         assert (after.st_mode, after.st_ino, after.st_rdev) == (before.st_mode, before.st_ino, before.st_rdev), name
+
+
+def test_apply_into_a_markdown_memory_that_is_a_fifo_is_refused_before_it_is_read(tmp_path: Path) -> None:
+    scored = tmp_path / "scored"
+    assert _run("score", EXAMPLE, "--out-dir", scored, "-q").returncode == 0
+    out = tmp_path / "AGENTS.md"
+    os.mkfifo(out)
+
+    proc = _run("apply", EXAMPLE, scored / "report.json", "--out", out)  # a read of the FIFO would block: timeout
+
+    assert proc.returncode == 2
+    assert f"usage.unwritable: cannot write '{out}': it is a FIFO, not a regular file" in proc.stderr.decode()
+    assert stat.S_ISFIFO(os.lstat(out).st_mode)
