@@ -39,7 +39,7 @@ from curator_io import Add, BundleBuilder, Scope
 from curator_io.catalogue import REJECTED, SELECTED
 from ranking.ledger import DEFAULT_BUDGET, Ledger, prompt_block, read_notes
 from ranking.ledger.curator import record_run
-from ranking.ledger.feedback import ALREADY_IN_MEMORY
+from ranking.ledger.note_model import ALREADY_IN_MEMORY
 from ranking.ledger.note_words import describe_edit, one_line
 from ranking.ledger.records import REFUSED, DecisionRow
 from ranking.pipeline import rank

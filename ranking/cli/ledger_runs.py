@@ -14,7 +14,8 @@ from ranking.cli.logs import get_logger
 from ranking.cli.output import emit, emit_json
 from ranking.cli.targets import ledger_files, refuse_input_as_output
 from ranking.ledger.curator import notes_of, record_run
-from ranking.ledger.feedback import Budget, standing_mark
+from ranking.ledger.feedback import standing_mark
+from ranking.ledger.note_model import Budget
 from ranking.ledger.notes import counted, render_history
 from ranking.ledger.records import decision_json
 from ranking.ledger.store import Ledger

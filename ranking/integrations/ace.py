@@ -43,8 +43,9 @@ from curator_io.grammar import is_id, is_repo
 from ranking.checking.gate import gate
 from ranking.integrations.ace_bundle import Observation, Pending, Sample, gathered, text_of, window_bundle
 from ranking.integrations.ace_skillbook import memory_of, net_edits, write_selection
-from ranking.ledger.curator import read_notes, record_run
-from ranking.ledger.feedback import DEFAULT_BUDGET, Budget, Note, Runs, curator_notes, prompt_block
+from ranking.ledger.curator import Runs, read_notes, record_run
+from ranking.ledger.feedback import curator_notes, prompt_block
+from ranking.ledger.note_model import DEFAULT_BUDGET, Budget, Note
 from ranking.ledger.records import edits_of
 from ranking.ledger.store import Ledger
 from ranking.pipeline import Result, rank

@@ -46,7 +46,9 @@ from ranking.checking.acceptance import Accepted, Replayed, Sources, accept
 from ranking.checking.apply import apply_selection
 from ranking.integrations.agentdescent_fused import is_fused, judge_fused
 from ranking.integrations.provenance import SignatureSource, Trust, read_signature, read_trust, signature_path
-from ranking.ledger.feedback import DEFAULT_BUDGET, Budget, Note, Runs, curator_notes
+from ranking.ledger.curator import Runs
+from ranking.ledger.feedback import curator_notes
+from ranking.ledger.note_model import DEFAULT_BUDGET, Budget, Note
 from ranking.ledger.records import edits_of
 from ranking.running.inputs import read_input
 from ranking.signing.signers import Signer

@@ -49,7 +49,8 @@ from curator_io.grammar import is_id, is_repo
 from ranking.integrations.gepa_bundle import Child, Minibatch
 from ranking.integrations.gepa_judgement import UNWRITABLE, Judgement, judge_children
 from ranking.ledger.curator import read_notes, record_run
-from ranking.ledger.feedback import DEFAULT_BUDGET, DO_NOT_REPEAT, RETRY, Budget, prompt_block
+from ranking.ledger.feedback import prompt_block
+from ranking.ledger.note_model import DEFAULT_BUDGET, DO_NOT_REPEAT, RETRY, Budget
 from ranking.ledger.records import Outcome
 from ranking.ledger.store import Ledger
 from ranking.pipeline import Result

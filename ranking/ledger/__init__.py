@@ -21,8 +21,9 @@ ledger" means are in docs/ledger.md.
 from __future__ import annotations
 
 from ranking.ledger.curator import read_notes
-from ranking.ledger.feedback import DEFAULT_BUDGET, Budget, Note, prompt_block
+from ranking.ledger.feedback import prompt_block
 from ranking.ledger.note_json import notes_from_json
+from ranking.ledger.note_model import DEFAULT_BUDGET, Budget, Note
 from ranking.ledger.records import DecisionRow
 from ranking.ledger.store import Ledger
 

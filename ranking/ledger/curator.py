@@ -7,27 +7,28 @@ The notes themselves are composed in one place, :mod:`ranking.ledger.feedback`.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from curator_io.errors import TamperError
-from ranking.ledger.feedback import DEFAULT_BUDGET, Budget, Facts, Note, Standing, curator_notes, standings
-from ranking.ledger.records import DecisionRow, recording_of_run
+from ranking.ledger.feedback import curator_notes, standings
+from ranking.ledger.note_model import DEFAULT_BUDGET, Budget, Facts, Note, Standing
+from ranking.ledger.records import DecisionRow, Edit, decisions_of, recording_of_run
 from ranking.ledger.store import Ledger
 
 if TYPE_CHECKING:
     from ranking.pipeline import Result
     from ranking.signing.signers import Signer
 
-__all__ = ["LedgerHistory", "notes_of", "read_notes", "record_run"]
+__all__ = ["LedgerHistory", "Runs", "notes_of", "read_notes", "record_run"]
 
 _SUPPORT_NUMBERS = ("lineages", "required", "strength", "contradiction")
 
 
 class LedgerHistory:
-    """A :class:`ranking.ledger.feedback.History` read from an open ledger: its decisions once,
+    """A :class:`ranking.ledger.note_model.History` read from an open ledger: its decisions once,
     and a report's bytes only when a note needs its support or config."""
 
     def __init__(self, ledger: Ledger, decisions: Sequence[DecisionRow] | None = None) -> None:
@@ -118,3 +119,42 @@ def record_run(ledger: Ledger, result: Result, signer: Signer | None = None) -> 
     before = {s.fingerprint: s for s in standings(history, excluding=result.report["digest"]) if s.kind is not None}
     ledger.add_produced([recording_of_run(result, signer)])
     return before
+
+
+class Runs:
+    """A :class:`History` of reports held in memory (an ACE gate without a ledger; one report
+    given to agentdescent's ``report_notes``), each added with the edits of its bundle."""
+
+    def __init__(self) -> None:
+        self._decisions: list[DecisionRow] = []
+        self._reports: dict[str, Mapping[str, Any]] = {}
+        self._edits: dict[str, Mapping[str, Any]] = {}
+        self._refused: set[tuple[str, str]] = set()
+        self._committed: set[tuple[str, str]] = set()
+
+    def add(self, report: Mapping[str, Any], edits: Iterable[Edit] = ()) -> None:
+        """Add a report (accepted, or produced by this process's pipeline) and the edits behind
+        its fingerprints (:func:`ranking.ledger.records.edits_of`); adding one twice adds nothing."""
+        if report["digest"] in self._reports:
+            return
+        self._reports[report["digest"]] = report
+        self._decisions.extend(decisions_of(report))
+        self._edits.update((f, orjson.loads(e)) for f, e in edits)
+
+    def add_outcome(self, report: str, fingerprint: str, committed: bool) -> None:
+        """What an acceptance test did with a selected edit's diff."""
+        (self._committed if committed else self._refused).add((report, fingerprint))
+
+    def decisions(self) -> Sequence[DecisionRow]:
+        return self._decisions
+
+    def refused_by_test(self, report: str, fingerprint: str) -> bool:
+        key = (report, fingerprint)
+        return key in self._refused and key not in self._committed
+
+    def edit(self, fingerprint: str) -> Mapping[str, Any] | None:
+        return self._edits.get(fingerprint)
+
+    def facts(self, decision: DecisionRow) -> Facts:
+        report = self._reports[decision.report]
+        return Facts(report["proposals"][decision.position]["support"], report["config"])

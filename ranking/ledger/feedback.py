@@ -5,7 +5,7 @@ docs/ledger.md ("Notes for the curator") specifies it, and this module is the on
 place a note is composed. The CLI (``ledger notes``, ``score``'s marks), GEPA, DSPy,
 ACE's gate, agentdescent's acceptance stage and the ledger view all call it.
 
-Pure: decisions in (oldest first, through a :class:`History`), notes out. What became
+Pure: decisions in (oldest first, through a :class:`~ranking.ledger.note_model.History`), notes out. What became
 of each edit (its fingerprint, SPEC §3.6) decides its note, by what happened to it last:
 
 - **retry**: deferred (SPEC §3.5.7, §5.1) or unselected (§5.4). Not yet, never "never":
@@ -26,11 +26,8 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Final, NamedTuple, Protocol
-
-import orjson
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Final
 
 from curator_io.catalogue import (
     DEFERRED,
@@ -46,34 +43,30 @@ from curator_io.catalogue import (
     reason_remedy,
     reason_sentence,
 )
+from ranking.ledger.note_model import (
+    ALREADY_IN_MEMORY,
+    DEFAULT_BUDGET,
+    DO_NOT_REPEAT,
+    LOOKALIKE,
+    RETRY,
+    Budget,
+    Facts,
+    History,
+    Note,
+    NoteReason,
+    Resemblance,
+    Standing,
+)
 from ranking.ledger.note_words import EDIT_TEXT_CHARS, describe_edit, one_line
-from ranking.ledger.records import DecisionRow, Edit, decisions_of
+from ranking.ledger.records import DecisionRow
 
 __all__ = [
-    "RETRY",
-    "DO_NOT_REPEAT",
-    "ALREADY_IN_MEMORY",
-    "KINDS",
-    "Budget",
-    "DEFAULT_BUDGET",
-    "Facts",
-    "History",
-    "Runs",
-    "Standing",
-    "NoteReason",
-    "Note",
+    "PROMPT_HEADING",
     "standings",
     "curator_notes",
     "prompt_block",
     "standing_mark",
 ]
-
-RETRY: Final = "retry"
-DO_NOT_REPEAT: Final = "do-not-repeat"
-ALREADY_IN_MEMORY: Final = "already-in-memory"
-LOOKALIKE: Final = "look-alike"
-#: Every kind of note, in the order docs/ledger.md lists them.
-KINDS: Final = (RETRY, DO_NOT_REPEAT, ALREADY_IN_MEMORY, LOOKALIKE)
 
 #: The words a note's line starts with, by kind.
 _HEADS: Final = {
@@ -106,81 +99,6 @@ _UNCUT: Final = sys.maxsize
 """``one_line``'s limit for a text it only flattens."""
 _MAX_REASONS: Final = 3
 """The most reasons a note gives; the rest are counted ("and 2 more reasons")."""
-
-
-@dataclass(frozen=True, slots=True)
-class Budget:
-    """How much of a prompt the notes may take (docs/ledger.md). ``None``: no bound."""
-
-    per_lesson: int | None = 3
-    """The most notes about one lesson's edits (GEPA's rejected-proposal memory keeps 3 per parent)."""
-    notes: int | None = 10
-    """The most notes in all."""
-    note_bytes: int = 700
-    """The most UTF-8 bytes of one note's line: operations past it are counted, not shown."""
-    prompt_bytes: int | None = 4096
-    """The most UTF-8 bytes of all the lines together: the most recent notes that fit."""
-
-    def __post_init__(self) -> None:
-        for name in ("per_lesson", "notes", "prompt_bytes"):
-            value = getattr(self, name)
-            if value is not None and (type(value) is not int or value < 1):
-                raise ValueError(f"{name} must be a whole number of 1 or more, or None: {value!r}")
-        if type(self.note_bytes) is not int or self.note_bytes < _MIN_NOTE_BYTES:
-            raise ValueError(f"note_bytes must be a whole number of {_MIN_NOTE_BYTES} or more: {self.note_bytes!r}")
-
-
-_MIN_NOTE_BYTES: Final = 80
-#: The budget every host uses unless given another (docs/ledger.md).
-DEFAULT_BUDGET: Final = Budget()
-
-
-class Facts(NamedTuple):
-    """What a note needs of a decision's report beyond its row: the entry's ``support``
-    (SPEC §3.7; None when §3.5 did not run) and the report's ``config`` (SPEC §2)."""
-
-    support: Mapping[str, Any] | None
-    config: Mapping[str, Any]
-
-
-class History(Protocol):
-    """The decisions a curator's notes are made from, and what the notes look up in them.
-
-    :class:`Runs` holds reports in memory; :class:`ranking.ledger.store.LedgerHistory` reads a ledger.
-    """
-
-    def decisions(self) -> Sequence[DecisionRow]:
-        """Every decision, oldest first (the ledger's order: report, then position)."""
-        ...
-
-    def refused_by_test(self, report: str, fingerprint: str) -> bool:
-        """Whether an acceptance test ran on this selected edit and committed none of its diffs."""
-        ...
-
-    def edit(self, fingerprint: str) -> Mapping[str, Any] | None:
-        """The edit (SPEC §3.6's ``{"scope", "operations"}``) behind a fingerprint, when known."""
-        ...
-
-    def facts(self, decision: DecisionRow) -> Facts:
-        """The decision's support and its report's config."""
-        ...
-
-
-@dataclass(frozen=True, slots=True)
-class Standing:
-    """What became of one edit (one fingerprint), as the decisions tell it."""
-
-    fingerprint: str
-    kind: str | None
-    """The note it gets (:data:`KINDS`); None when it was admitted last."""
-    decision: DecisionRow
-    """The decision that speaks for it in the latest report that decided it."""
-    times: int
-    """In how many reports it was decided, since it was last admitted (all, if never)."""
-    admitted: DecisionRow | None
-    """The decision that admitted it last, if any."""
-    latest: int
-    """The position of its latest decision among all: a larger one is more recent."""
 
 
 def standings(history: History, *, excluding: str | None = None) -> list[Standing]:
@@ -219,98 +137,6 @@ def _standing(fingerprint: str, admitted: DecisionRow | None, since: list[Decisi
         # A selected edit whose acceptance test committed nothing was not refused by the gate: no note.
         kind = _KIND_OF.get(last.disposition)
     return Standing(fingerprint, kind, last, len(since), admitted, latest)
-
-
-@dataclass(frozen=True, slots=True)
-class NoteReason:
-    """One reason a note gives: its code and subject (SPEC §3), its sentence, and what to do."""
-
-    code: str
-    subject: str | None
-    sentence: str
-    remedy: str | None
-
-    def to_json(self) -> dict[str, Any]:
-        return {"code": self.code, "subject": self.subject, "sentence": self.sentence, "remedy": self.remedy}
-
-
-class Resemblance(NamedTuple):
-    """An instruction of the note's edit that resembles one of the current memory under another key."""
-
-    key: str
-    """The edit's key."""
-    other: str
-    """The memory instruction's key."""
-    text: str
-    """The memory instruction's text, on one line (cut to 120 characters)."""
-    score: float
-    """``token_set_ratio`` of their words, 0-100 (docs/lookalikes.md)."""
-    words: tuple[str, ...]
-    """The words they share."""
-    advice: str
-
-    def sentence(self) -> str:
-        said = json.dumps(self.text, ensure_ascii=False)
-        return f"It resembles {self.other!r} ({said}; shared words: {', '.join(self.words)}): {self.advice}."
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "key": self.key,
-            "other": self.other,
-            "text": self.text,
-            "score": self.score,
-            "words": list(self.words),
-            "advice": self.advice,
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class Note:
-    """One note for a curator's next prompt: one edit, what became of it, what to do next."""
-
-    kind: str
-    fingerprint: str
-    edit: str | None
-    """The edit in words, as the line shows it; None when the edit is not known (named by ``proposal``)."""
-    proposal: str
-    """The id it was last proposed under."""
-    run: str
-    """The run that decided it last."""
-    lesson: str | None
-    disposition: str
-    """Its final disposition in that run (SPEC §6)."""
-    times: int
-    """In how many runs it was decided since it was last admitted."""
-    reasons: tuple[NoteReason, ...]
-    more_reasons: int
-    """Reasons left out of the note (at most three are given)."""
-    winner: str | None
-    """For a conflict: the edit that won, in words; None otherwise."""
-    admitted: str | None
-    """For an edit already in memory: the run that admitted it."""
-    resembles: tuple[Resemblance, ...]
-    """Its instructions' look-alikes in the current memory, when the host gave it."""
-    line: str
-    """The note as one line, at most the budget's ``note_bytes``."""
-
-    def to_json(self) -> dict[str, Any]:
-        """The note as ``ledger notes --format json`` writes it (docs/ledger.md)."""
-        return {
-            "kind": self.kind,
-            "fingerprint": self.fingerprint,
-            "edit": self.edit,
-            "proposal": self.proposal,
-            "run": self.run,
-            "lesson": self.lesson,
-            "disposition": self.disposition,
-            "times": self.times,
-            "reasons": [r.to_json() for r in self.reasons],
-            "more_reasons": self.more_reasons,
-            "winner": self.winner,
-            "admitted": self.admitted,
-            "resembles": [r.to_json() for r in self.resembles],
-            "text": self.line,
-        }
 
 
 def curator_notes(
@@ -583,45 +409,3 @@ def _resemblances(edit: Mapping[str, Any], texts: Mapping[str, str], *, admitted
                     Resemblance(key, other, one_line(texts[other], EDIT_TEXT_CHARS), scored[0], scored[1], advice)
                 )
     return tuple(found)
-
-
-# --- reports held in memory ----------------------------------------------------------------
-
-
-class Runs:
-    """A :class:`History` of reports held in memory (an ACE gate without a ledger; one report
-    given to agentdescent's ``report_notes``), each added with the edits of its bundle."""
-
-    def __init__(self) -> None:
-        self._decisions: list[DecisionRow] = []
-        self._reports: dict[str, Mapping[str, Any]] = {}
-        self._edits: dict[str, Mapping[str, Any]] = {}
-        self._refused: set[tuple[str, str]] = set()
-        self._committed: set[tuple[str, str]] = set()
-
-    def add(self, report: Mapping[str, Any], edits: Iterable[Edit] = ()) -> None:
-        """Add a report (accepted, or produced by this process's pipeline) and the edits behind
-        its fingerprints (:func:`ranking.ledger.records.edits_of`); adding one twice adds nothing."""
-        if report["digest"] in self._reports:
-            return
-        self._reports[report["digest"]] = report
-        self._decisions.extend(decisions_of(report))
-        self._edits.update((f, orjson.loads(e)) for f, e in edits)
-
-    def add_outcome(self, report: str, fingerprint: str, committed: bool) -> None:
-        """What an acceptance test did with a selected edit's diff."""
-        (self._committed if committed else self._refused).add((report, fingerprint))
-
-    def decisions(self) -> Sequence[DecisionRow]:
-        return self._decisions
-
-    def refused_by_test(self, report: str, fingerprint: str) -> bool:
-        key = (report, fingerprint)
-        return key in self._refused and key not in self._committed
-
-    def edit(self, fingerprint: str) -> Mapping[str, Any] | None:
-        return self._edits.get(fingerprint)
-
-    def facts(self, decision: DecisionRow) -> Facts:
-        report = self._reports[decision.report]
-        return Facts(report["proposals"][decision.position]["support"], report["config"])

@@ -1,5 +1,5 @@
 """Notes as ``ledger notes --format json`` writes them, read back (docs/ledger.md, "JSON"): the
-same :class:`~ranking.ledger.feedback.Note` objects, or ``notes.invalid`` naming the first place
+same :class:`~ranking.ledger.note_model.Note` objects, or ``notes.invalid`` naming the first place
 that is not a note's. Pure: bytes in.
 """
 
@@ -12,7 +12,7 @@ from curator_io.catalogue import FINAL_DISPOSITIONS
 from curator_io.errors import InputError, pointer_of
 from curator_io.grammar import is_digest
 from curator_io.jsonio import parse_json
-from ranking.ledger.feedback import KINDS, Note, NoteReason, Resemblance
+from ranking.ledger.note_model import KINDS, Note, NoteReason, Resemblance
 from ranking.ledger.note_words import one_line
 
 __all__ = ["notes_from_json"]

@@ -17,7 +17,8 @@ from fractions import Fraction
 from typing import Any
 
 from curator_io.catalogue import INFORMATIONAL_CODES, REMEDIES, reason_meaning
-from ranking.ledger.feedback import ALREADY_IN_MEMORY, RETRY, Facts, Standing, standings
+from ranking.ledger.feedback import standings
+from ranking.ledger.note_model import ALREADY_IN_MEMORY, RETRY, Facts, Standing
 from ranking.ledger.note_words import describe_edit
 from ranking.ledger.notes import outcome_words
 from ranking.ledger.records import REFUSED, DecisionRow, Outcome
@@ -191,7 +192,7 @@ def _argued(d: DecisionRow) -> str:
 
 
 class _Listed:
-    """The page's decisions as a :class:`ranking.ledger.feedback.History` (their order is the page's)."""
+    """The page's decisions as a :class:`ranking.ledger.note_model.History` (their order is the page's)."""
 
     def __init__(self, listed: Sequence[tuple[DecisionRow, tuple[Outcome, ...]]]) -> None:
         self._decisions = [d for d, _ in listed]

@@ -16,23 +16,19 @@ from curator_io.catalogue import DISPOSITION_OF, FINAL_DISPOSITIONS
 from curator_io.config import DEFAULT_CONFIG
 from curator_io.errors import InputError
 from ranking.ledger import read_notes
-from ranking.ledger.feedback import (
+from ranking.ledger.feedback import PROMPT_HEADING, curator_notes, prompt_block, standing_mark, standings
+from ranking.ledger.note_json import notes_from_json
+from ranking.ledger.note_model import (
     ALREADY_IN_MEMORY,
     DO_NOT_REPEAT,
     KINDS,
-    PROMPT_HEADING,
     RETRY,
     Budget,
     Facts,
     Note,
     NoteReason,
     Resemblance,
-    curator_notes,
-    prompt_block,
-    standing_mark,
-    standings,
 )
-from ranking.ledger.note_json import notes_from_json
 from ranking.ledger.note_words import one_line
 from ranking.ledger.records import DecisionRow
 
