@@ -1,0 +1,165 @@
+"""What the CI gate finds (SPEC §8): a finding, a look-alike warning, the verdict they add up to,
+and the names of their kinds. :mod:`ranking.checking.gate` decides; :mod:`ranking.views.gate`
+renders.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ranking.advice.lookalikes import Lookalike
+from ranking.checking.policy import BaseMismatch, ConfigMismatch
+
+if TYPE_CHECKING:
+    from ranking.signing.signers import Signer
+
+__all__ = ["KINDS", "UNCHECKED", "Finding", "LookalikeWarning", "GateResult"]
+
+#: Every kind of finding, in the order findings are reported.
+KINDS = (
+    "base_mismatch",
+    "config_mismatch",
+    "version_mismatch",
+    "unexpected_member",
+    "duplicate_key",
+    "unexpected_addition",
+    "unexpected_change",
+    "unexpected_removal",
+    "missing_edit",
+    "prose_changed",
+)
+
+#: What a gate can be told not to check, in the order it says so: who signed the bundle
+#: (no trust file), which memory the bundle was curated against (no base), and the prose
+#: around a Markdown memory's section (``--allow-prose-changes``, or no base to compare it with).
+UNCHECKED = ("signature", "base", "prose")
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One write the selection does not account for, one selected edit that is missing,
+    one member of the report's config that is not the pinned policy's, or a bundle
+    curated against another memory than the base."""
+
+    kind: str
+    key: str | None
+    """The instruction key; null for the version, other memory members and config members."""
+    pointer: str
+    """A JSON Pointer into :attr:`document` (where the instruction is, or where it should be)."""
+    message: str
+    members: tuple[str, ...] = ()
+    """For ``unexpected_change``: the members of the instruction that differ;
+    for ``config_mismatch``: the config member."""
+    mismatch: ConfigMismatch | BaseMismatch | None = None
+    """For ``config_mismatch``: the pinned value and the report's; for ``base_mismatch``,
+    the versions and digests of both memories."""
+    at: tuple[int, int] | None = None
+    """The 1-based line and column in :attr:`document` when it is a Markdown memory (a prose
+    change, an instruction's item, the section's start marker); None for JSON, where
+    :attr:`pointer` is found in the text (:mod:`ranking.views.positions`)."""
+
+    @property
+    def document(self) -> str:
+        """The file :attr:`pointer` points into: ``report``, ``memory-before`` or ``memory-after``."""
+        if isinstance(self.mismatch, ConfigMismatch):
+            return "report"
+        return "memory-before" if isinstance(self.mismatch, BaseMismatch) else "memory-after"
+
+    def to_json(self) -> dict[str, Any]:
+        out = {
+            "kind": self.kind,
+            "key": self.key,
+            "document": self.document,
+            "pointer": self.pointer,
+            "message": self.message,
+            "members": list(self.members),
+        }
+        if isinstance(self.mismatch, ConfigMismatch):
+            values = self.mismatch.to_json()
+            out |= {"pinned": values["pinned"], "report": values["report"]}
+        elif isinstance(self.mismatch, BaseMismatch):
+            out |= self.mismatch.to_json()
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class LookalikeWarning:
+    """An instruction memory-after adds or changes that resembles another instruction it keeps
+    (or an applicable one) under another key: advice, a failure only with ``fail_on_lookalikes``."""
+
+    lookalike: Lookalike
+    pointer: str
+    """Where the instruction is in memory-after (``/instructions/<index>``)."""
+    at: tuple[int, int] | None = None
+    """Its line and column when memory-after is a Markdown memory (its item); None for JSON."""
+
+    kind = "lookalike"
+    document = "memory-after"
+
+    @property
+    def key(self) -> str:
+        return self.lookalike.subject.key
+
+    @property
+    def message(self) -> str:
+        found = self.lookalike
+        return (
+            f"instruction {self.key!r} resembles {found.other.describe()} (score {found.score:g}; shared words: "
+            f"{', '.join(found.words)}): {found.advice()}"
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        found = self.lookalike
+        return {
+            "kind": self.kind,
+            "key": self.key,
+            "document": self.document,
+            "pointer": self.pointer,
+            "message": self.message,
+            "resembles": {"where": found.other.where, "key": found.other.key},
+            "score": found.score,
+            "words": list(found.words),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class GateResult:
+    findings: tuple[Finding, ...]
+    version: Any
+    """The ``version`` the selection permits; null when memory-after was not compared."""
+    instructions: int | None
+    """How many instructions the permitted memory holds; null when memory-after was not compared."""
+    signer: Signer | None = None
+    """Who signed the bundle, when the gate was given a trust file (docs/provenance.md)."""
+    unchecked: tuple[str, ...] = ()
+    """What the gate was told not to check, from :data:`UNCHECKED`: a pass says nothing of these."""
+    prose_changes: tuple[Finding, ...] = ()
+    """With ``allow_prose_changes``: each ``prose_changed`` the gate accepted, listed so that none
+    passes silently."""
+    warnings: tuple[LookalikeWarning, ...] = ()
+    """Look-alikes the write adds or changes, in memory-after's key order; none when it was not compared."""
+    fail_on_lookalikes: bool = False
+    """Whether a warning fails the gate (``gate --fail-on-lookalikes``)."""
+
+    @property
+    def passed(self) -> bool:
+        return not self.findings and not (self.fail_on_lookalikes and self.warnings)
+
+    @property
+    def places(self) -> tuple[tuple[str, str], ...]:
+        """(document, pointer) of each finding and warning: where an annotation belongs."""
+        findings = tuple((f.document, f.pointer) for f in self.findings)
+        return findings + tuple((w.document, w.pointer) for w in self.warnings)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "passed": self.passed,
+            "version": self.version,
+            "instructions": self.instructions,
+            "findings": [f.to_json() for f in self.findings],
+            "warnings": [w.to_json() for w in self.warnings],
+            "signer": None if self.signer is None else self.signer.to_json(),
+            "unchecked": list(self.unchecked),
+            "prose_changes": [f.to_json() for f in self.prose_changes],
+        }
