@@ -36,11 +36,12 @@ from curator_io.bundle import load_bundle
 from curator_io.canonical import canon, digest, is_sealed
 from curator_io.catalogue import BUNDLE_SCHEMA
 from curator_io.errors import InputError, pointer_of
-from curator_io.jsonio import MAX_DEPTH, parse_json
+from curator_io.jsonio import parse_json
 from curator_io.kinds import EVIDENCE, INSTRUCTION, LESSON, MATERIALIZATION, TRACE, Kind
 from curator_io.memory import MemoryDocument, check_memory
 from curator_io.models import Bundle, Scope
 from curator_io.sealing import seal_artifacts
+from curator_io.unwritable import digest_or_none, malformed, too_deep
 
 __all__ = ["BundleBuilder", "SealedBundle", "Add", "Replace", "Remove", "STEP_DIGESTS", "fit_text"]
 
@@ -203,7 +204,7 @@ class BundleBuilder:
         if isinstance(steps, list | tuple):
             if STEP_DIGESTS in extra:
                 raise ValueError(f"trace {id!r}: {STEP_DIGESTS!r} is written from the steps given")
-            digests = [_digest_or_none(step) for step in steps]
+            digests = [digest_or_none(step) for step in steps]
             written = next((k for k, d in enumerate(digests) if d is None), len(digests))
             if verified_prefix is not None and verified_prefix > written:
                 raise ValueError(f"trace {id!r}: step {written} cannot be written, so at most {written} are verified")
@@ -324,9 +325,9 @@ class BundleBuilder:
         memory = self._lists["memory"]
         digests = {}
         for at, instruction in enumerate(memory):
-            found = _digest_or_none(instruction)
+            found = digest_or_none(instruction)
             if found is None:
-                raise _malformed(instruction, ("memory", "instructions", at))
+                raise malformed(instruction, ("memory", "instructions", at))
             if isinstance(instruction["key"], str):
                 digests[instruction["key"]] = found
         return {
@@ -344,7 +345,7 @@ class BundleBuilder:
         try:
             return seal_artifacts(document)
         except (ValueError, RecursionError):
-            raise _malformed(document, ()) from None
+            raise malformed(document, ()) from None
 
 
 def _digest(body: dict[str, Any], *, leave_out: str = "frozen") -> str:
@@ -353,7 +354,7 @@ def _digest(body: dict[str, Any], *, leave_out: str = "frozen") -> str:
     try:
         return digest({name: value for name, value in body.items() if name != leave_out})
     except (ValueError, RecursionError):
-        raise _malformed(body, ()) from None
+        raise malformed(body, ()) from None
 
 
 def _frozen(body: dict[str, Any]) -> SealedBundle:
@@ -362,7 +363,7 @@ def _frozen(body: dict[str, Any]) -> SealedBundle:
     try:
         document = parse_json(canonical)
     except InputError as e:
-        deep = _too_deep(body)
+        deep = too_deep(body)
         if e.code == "input.malformed_json" and deep is not None:  # the parser cannot say where
             raise InputError(e.code, e.detail, pointer=pointer_of(*deep)) from None
         raise
@@ -395,60 +396,6 @@ def _written(proposal: _Proposal, digests: Mapping[str, str]) -> list[dict[str, 
 def _array(ids: Sequence[str]) -> Any:
     """A list or tuple as a JSON array; anything else (a string) as given, for the rules to refuse."""
     return list(ids) if isinstance(ids, list | tuple) else ids
-
-
-def _digest_or_none(value: Any) -> str | None:
-    try:
-        return digest(value)
-    except (ValueError, RecursionError):
-        return None
-
-
-def _malformed(value: Any, where: tuple[str | int, ...]) -> InputError:
-    """``input.malformed_json`` at the first place in ``value`` (itself at ``where``) that RFC 8785
-    cannot write: SPEC §0, a bundle is I-JSON, as the same value in a file would be refused."""
-    place, why = _unwritable(value, where, frozenset())
-    return InputError("input.malformed_json", why, pointer=pointer_of(*place))
-
-
-def _unwritable(value: Any, where: tuple[str | int, ...], inside: frozenset[int]) -> tuple[tuple[str | int, ...], str]:
-    if isinstance(value, dict | list | tuple):
-        if len(where) >= MAX_DEPTH:  # the value at ``where`` is level len(where) + 1, the root level 1
-            return where, f"nested deeper than {MAX_DEPTH} levels"  # as the parser refuses it in a file
-        if id(value) in inside:
-            return where, "a value that contains itself"
-        if isinstance(value, dict):
-            for name in value:
-                if not isinstance(name, str) or _digest_or_none(name) is None:
-                    return where, f"a member name RFC 8785 cannot write: {_shown(name)}"
-        items = value.items() if isinstance(value, dict) else enumerate(value)
-        for name, item in items:
-            if _digest_or_none(item) is None:
-                return _unwritable(item, (*where, name), inside | {id(value)})
-    try:
-        canon(value)
-    except ValueError as e:
-        return where, f"RFC 8785 cannot write {_shown(value)}: {e}"
-    return where, "RFC 8785 cannot write it"
-
-
-def _too_deep(document: Any) -> tuple[str | int, ...] | None:
-    """Where the first array or object nested deeper than the parser reads (SPEC §0: 512) is, in a
-    loop: a value so deep is past what a recursion takes."""
-    stack: list[tuple[Any, tuple[str | int, ...]]] = [(document, ())]
-    while stack:
-        value, where = stack.pop()
-        if isinstance(value, dict | list | tuple):
-            if len(where) >= MAX_DEPTH:
-                return where
-            items = value.items() if isinstance(value, dict) else enumerate(value)
-            stack.extend((item, (*where, name)) for name, item in reversed(list(items)))
-    return None
-
-
-def _shown(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def fit_text(text: str, most: int) -> str:
