@@ -161,35 +161,23 @@ def check_support(p: Proposal, cited: list[Cited], ctx: Context) -> tuple[list[R
     support then its contradicting evidence, as :func:`check_closure` resolved them.
     Steps 1-5 are :func:`support_sets`; 6-9 are here, numbered as in §3.5.
     """
-    (
-        quarantined,
-        support_quarantined,
-        _,
-        points,
-        verified,
-        best,
-        counter,
-        revisions,
-        repositories,
-        paths,
-        has_user,
-        earliest,
-    ) = support_sets(p, cited)
+    sets = support_sets(p, cited)
+    quarantined, best = sets.quarantined, sets.best
     reasons: list[Reason] = [("evidence.quarantined", e) for e in quarantined]
     n = len(best)
     ss = sum(best.values())
-    cs = sum(counter.values())
+    cs = sum(sets.counter.values())
 
     # 6-7. Required lineages.
     c = ctx.config
-    if has_user:
+    if sets.has_user:
         required = c.min_lineages_user
     elif p.scope.is_broad:
         required = c.min_lineages_broad
     else:
         required = c.min_lineages
     if n < required:
-        if support_quarantined:
+        if sets.support_quarantined:
             reasons.append(("support.quarantined", None))
         else:
             reasons.append(("support.insufficient_lineages", None))
@@ -199,7 +187,7 @@ def check_support(p: Proposal, cited: list[Cited], ctx: Context) -> tuple[list[R
         reasons.append(("support.counterevidence", None))
 
     # 9. Scope.
-    if points and p.scope != _evidenced_scope(repositories, paths):
+    if sets.points and p.scope != _evidenced_scope(sets.repositories, sets.paths):
         reasons.append(("scope.mismatch", None))
 
     facts = SupportFacts(
@@ -207,13 +195,13 @@ def check_support(p: Proposal, cited: list[Cited], ctx: Context) -> tuple[list[R
         required=required,
         strength=ss,
         contradiction=cs,
-        verified=len(verified),
+        verified=len(sets.verified),
         quarantined=len(quarantined),
-        earliest=earliest,
-        integrity_points=tuple(points),
+        earliest=sets.earliest,
+        integrity_points=tuple(sets.points),
         source_signal=max(best.values(), default=0),
-        materializations=len(revisions),
-        revisions=len(set(revisions.values())),
+        materializations=len(sets.revisions),
+        revisions=len(set(sets.revisions.values())),
     )
     return reasons, facts
 
