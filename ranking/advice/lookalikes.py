@@ -340,3 +340,13 @@ def _comparable(subject: _Entry, other: _Entry) -> bool:
         assert other.scope is not None  # Cannot fail: applicable instructions have a checked scope.
         return other.scope.contains(subject.scope) if subject.scope is not None else other.scope.is_broad
     return True
+
+
+_NEGATIONS = frozenset({"never", "not", "no", "dont", "don't", "avoid", "instead", "without"})
+
+
+def relation(a: str, b: str) -> str:
+    """``contradicts`` when exactly one of two look-alikes negates (never, not, avoid, instead of),
+    else ``restates``."""
+    said = [bool(_NEGATIONS & set(utils.default_process(norm(t)).split())) for t in (a, b)]
+    return "contradicts" if said[0] != said[1] else "restates"

@@ -22,6 +22,7 @@ from ranking.ledger.store import Ledger
 from ranking.running.inputs import read_input
 from ranking.running.outputs import write_file
 from ranking.running.outputs.atomic import refuse_folder_name
+from ranking.views.terminal import printable
 
 if TYPE_CHECKING:
     from ranking.pipeline import Result
@@ -96,12 +97,22 @@ def run_notes(args: argparse.Namespace) -> int:
             check_memory(memory)
         except InputError as e:
             raise e.in_file(args.memory) from None
+    json = args.format == "json"
     with Ledger.open(args.ledger, read_only=True) as ledger:
-        notes = notes_of(ledger, lesson=args.lesson, memory_version=args.memory_version, budget=budget, memory=memory)
-    if args.format == "json":
-        emit_json(canon([n.to_json() for n in notes]))
+        notes = notes_of(
+            ledger,
+            lesson=args.lesson,
+            memory_version=args.memory_version,
+            budget=budget,
+            memory=memory,
+            # Text is printed through the escaper, and each line is fitted to the budget as printed.
+            printed=None if json else printable,
+        )
+    if json:
+        emit_json(canon(notes.to_json()))
     else:
-        emit([n.line for n in notes])
+        counted = notes.left_out_line()
+        emit([n.line for n in notes] + ([counted] if counted else []))
     return 0
 
 

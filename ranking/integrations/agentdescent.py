@@ -47,6 +47,7 @@ from ranking.checking.apply import apply_selection
 from ranking.integrations.agentdescent_fused import is_fused, judge_fused
 from ranking.integrations.provenance import SignatureSource, Trust, read_signature, read_trust, signature_path
 from ranking.ledger.curator import Runs
+from ranking.ledger.fate import COMMITTED
 from ranking.ledger.feedback import curator_notes
 from ranking.ledger.note_model import DEFAULT_BUDGET, Budget, Note
 from ranking.ledger.records import edits_of
@@ -288,7 +289,7 @@ class _Recorder:
                 fingerprint=self.fingerprints[p.id],
                 diff=ctx.diff.diff_id if ctx.diff is not None else "",
                 version=version if isinstance(version, int) else None,
-                category="committed" if decision.accept else decision.category,
+                category=COMMITTED if decision.accept else decision.category,
                 p_improve=finite(decision.p_improve),
                 observed_delta=finite(decision.observed_delta),
             )

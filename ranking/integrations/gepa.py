@@ -49,8 +49,9 @@ from curator_io.grammar import is_id, is_repo
 from ranking.integrations.gepa_bundle import Child, Minibatch
 from ranking.integrations.gepa_judgement import UNWRITABLE, Judgement, judge_children
 from ranking.ledger.curator import read_notes, record_run
+from ranking.ledger.fate import COMMITTED
 from ranking.ledger.feedback import prompt_block
-from ranking.ledger.note_model import DEFAULT_BUDGET, DO_NOT_REPEAT, RETRY, Budget
+from ranking.ledger.note_model import DEFAULT_BUDGET, Budget, Standing
 from ranking.ledger.records import Outcome
 from ranking.ledger.store import Ledger
 from ranking.pipeline import Result
@@ -64,8 +65,9 @@ __all__ = [
     "notes_block",
 ]
 
-COMMITTED, DROPPED = "committed", "dropped-by-selection"
-"""The outcome categories: GEPA added the accepted child to its pool, or did not."""
+DROPPED = "dropped-by-selection"
+"""The outcome category of an accepted child GEPA did not add to its pool (one it added is
+:data:`~ranking.ledger.fate.COMMITTED`)."""
 
 
 class EvidenceRankingCriterion:
@@ -245,13 +247,12 @@ class EvidenceRankingCriterion:
     def _pool_size(self) -> int:
         return min((size for _, _, size in self._current.values()), default=0)
 
-    def _record(self, result: Result) -> dict[str, int]:
-        """Record the report (:func:`ranking.ledger.curator.record_run`); in how many other reports
-        the ledger had refused each of its edits since it was last admitted (docs/ledger.md)."""
+    def _record(self, result: Result) -> dict[str, Standing]:
+        """Record the report (:func:`ranking.ledger.curator.record_run`); what the ledger knew of
+        each of its edits from other reports (docs/ledger.md)."""
         if self.ledger is None:
             return {}
-        before = record_run(self._ledger(), result)
-        return {f: s.times for f, s in before.items() if s.kind in (RETRY, DO_NOT_REPEAT)}
+        return record_run(self._ledger(), result)
 
     def _ledger(self) -> Ledger:
         """The ledger, opened once for the run: opening it costs more than recording a report."""

@@ -7,8 +7,8 @@ between the bundle (:mod:`ranking.integrations.gepa_bundle`) and GEPA's loop:
    is not JSON) is rejected as :data:`UNWRITABLE`, with what and where;
 2. the other children are written as one bundle, the parent's memory and
    each child's edit citing its own minibatch, and ranked under the config;
-3. the report is recorded (the criterion's ledger), which tells how often each
-   fingerprint was refused before;
+3. the report is recorded (the criterion's ledger), which tells what became of each
+   fingerprint before;
 4. each child's :class:`Judgement` is read off its entry of the report.
 
 A child alone is a bundle of one (what ``should_accept`` judges); several are
@@ -27,6 +27,9 @@ from curator_io.catalogue import REJECTED, REPORT_SCHEMA, SELECTED
 from curator_io.config import Config
 from ranking.integrations.gepa_bundle import Child, bundle_of_children, component_at, stances_of
 from ranking.integrations.gepa_names import Unwritable, check_writable
+from ranking.ledger.fate import DO_NOT_REPEAT
+from ranking.ledger.feedback import standing_mark
+from ranking.ledger.note_model import Standing
 from ranking.pipeline import Result, rank
 
 __all__ = ["UNWRITABLE", "Judgement", "judge_children"]
@@ -58,7 +61,8 @@ class Judgement:
     worse: int
     examples: int
     refused_before: int
-    """How often the ledger had refused this fingerprint before (0 without a ledger)."""
+    """In how many reports since it was last admitted the ledger had refused this fingerprint
+    (:data:`~ranking.ledger.fate.REFUSED`; 0 without a ledger, and for an edit that waits)."""
     bundle: Mapping[str, Any] | None
     """The sealed curator-bundle-v1 document, one for the proposals of one parent ranked
     together; None when the proposal cannot be written as one."""
@@ -69,6 +73,9 @@ class Judgement:
     surrogate (U+D83D) at character 14``); None for a ranked proposal."""
     superseded_by: str | None = None
     """The proposal of the same bundle this one was ``superseded`` by (SPEC §5.3), else None."""
+    seen_before: str | None = None
+    """What the ledger said of its edit before, as ``score`` marks it (``deferred 1× before:
+    support.insufficient_lineages``; :func:`ranking.ledger.feedback.standing_mark`), else None."""
 
     @property
     def selected(self) -> bool:
@@ -82,7 +89,7 @@ class Judgement:
         if self.unwritable is not None:
             return f"{UNWRITABLE}: {self.proposal} {self.disposition}: {self.unwritable}"
         counts = f"better on {self.improved}, worse on {self.worse} of {self.examples} examples"
-        before = f"; refused {self.refused_before}× before" if self.refused_before else ""
+        before = f"; {self.seen_before}" if self.seen_before else ""
         by = f" by {self.superseded_by}" if self.superseded_by is not None else ""
         return f"{REPORT_SCHEMA}: {self.proposal} {self.disposition}{by}: {', '.join(self.codes)} ({counts}{before})"
 
@@ -95,13 +102,13 @@ def judge_children(
     iteration: int,
     config: Config,
     repository: str,
-    record: Callable[[Result], Mapping[str, int]],
+    record: Callable[[Result], Mapping[str, Standing]],
 ) -> list[Judgement]:
     """Each child's judgement, in the order given (the module docstring has the steps).
 
     ``version`` is the parent's index in GEPA's pool, ``iteration`` GEPA's iteration;
-    ``record`` records a ranking's report and says how often the ledger had refused each of
-    its fingerprints in other reports.
+    ``record`` records a ranking's report and says what the ledger knew of each of its
+    fingerprints from other reports (:func:`ranking.ledger.curator.record_run`).
     """
     # 1. What no bundle can hold.
     refused = {c.proposal: why for c in children if (why := _unwritable(parent, c)) is not None}
@@ -150,9 +157,10 @@ def _ranked(
     entry: Mapping[str, Any],
     result: Result,
     bundle: Mapping[str, Any],
-    before: Mapping[str, int],
+    before: Mapping[str, Standing],
 ) -> Judgement:
     stances = stances_of(child.minibatch)
+    standing = before.get(entry["fingerprint"])
     return Judgement(
         iteration=iteration,
         proposal=entry["id"],
@@ -163,10 +171,11 @@ def _ranked(
         improved=stances.count(1),
         worse=stances.count(-1),
         examples=len(stances),
-        refused_before=before.get(entry["fingerprint"], 0),
+        refused_before=standing.times if standing is not None and standing.kind == DO_NOT_REPEAT else 0,
         bundle=bundle,
         report=result.report,
         superseded_by=entry["superseded_by"],
+        seen_before=standing_mark(standing) if standing is not None else None,
     )
 
 

@@ -12,8 +12,10 @@ from itertools import groupby
 from typing import TYPE_CHECKING, NamedTuple
 
 from curator_io.canonical import canon, sha256_digest
+from curator_io.catalogue import SELECTED
 from curator_io.errors import EvidenceRankError, InputError, TamperError, pointer_of
 from curator_io.jsonio import parse_json
+from ranking.ledger.fate import COMMITTED
 from ranking.ledger.records import DecisionRow, Outcome, decisions_of, outcome_key
 from ranking.signing.signers import Signer
 
@@ -165,7 +167,7 @@ def unbacked_outcome(outcome: Outcome, disposition: str | None) -> str | None:
     if disposition is None:
         where = f"{outcome.proposal} in report {outcome.report}"
         return f"it is about {where}, a decision the ledger does not hold"
-    if outcome.category == "committed" and disposition != "selected":
+    if outcome.category == COMMITTED and disposition != SELECTED:
         return f"a committed outcome of {outcome.proposal}, which its report {disposition}"
     return None
 

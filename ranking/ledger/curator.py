@@ -7,14 +7,15 @@ The notes themselves are composed in one place, :mod:`ranking.ledger.feedback`.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from curator_io.errors import TamperError
+from ranking.ledger.fate import Decisions, Facts
 from ranking.ledger.feedback import curator_notes, standings
-from ranking.ledger.note_model import DEFAULT_BUDGET, Budget, Facts, Note, Standing
+from ranking.ledger.note_model import DEFAULT_BUDGET, Budget, Notes, Standing
 from ranking.ledger.records import DecisionRow, Edit, decisions_of, recording_of_run
 from ranking.ledger.store import Ledger
 
@@ -27,29 +28,27 @@ __all__ = ["LedgerHistory", "Runs", "notes_of", "read_notes", "record_run"]
 _SUPPORT_NUMBERS = ("lineages", "required", "strength", "contradiction")
 
 
-class LedgerHistory:
-    """A :class:`ranking.ledger.note_model.History` read from an open ledger: its decisions once,
-    and a report's bytes only when a note needs its support or config."""
+class LedgerHistory(Decisions):
+    """The :class:`~ranking.ledger.fate.Decisions` of an open ledger: its decisions and outcomes
+    read once, an edit and a report's bytes only when a note needs them."""
 
     def __init__(self, ledger: Ledger, decisions: Sequence[DecisionRow] | None = None) -> None:
+        super().__init__(
+            ledger.decisions() if decisions is None else decisions,
+            ledger.outcome_categories(),
+            edit=self._edit_of,
+            facts=self._facts_of,
+        )
         self.ledger = ledger
-        self._decisions = ledger.decisions() if decisions is None else decisions
-        self._uncommitted = ledger.uncommitted_selections()
         self._reports: dict[str, tuple[list[Any], Mapping[str, Any]]] = {}
         self._edits: dict[str, Mapping[str, Any] | None] = {}
 
-    def decisions(self) -> Sequence[DecisionRow]:
-        return self._decisions
-
-    def refused_by_test(self, report: str, fingerprint: str) -> bool:
-        return (report, fingerprint) in self._uncommitted
-
-    def edit(self, fingerprint: str) -> Mapping[str, Any] | None:
+    def _edit_of(self, fingerprint: str) -> Mapping[str, Any] | None:
         if fingerprint not in self._edits:
             self._edits[fingerprint] = self.ledger.edits_of([fingerprint]).get(fingerprint)
         return self._edits[fingerprint]
 
-    def facts(self, decision: DecisionRow) -> Facts:
+    def _facts_of(self, decision: DecisionRow) -> Facts:
         entries, config = self._report(decision.report)
         # Rows are checked against their reports by ``ledger verify``, not here: this reads by position.
         entry = entries[decision.position] if decision.position < len(entries) else None
@@ -87,12 +86,12 @@ def read_notes(
     memory_version: int | None = None,
     budget: Budget = DEFAULT_BUDGET,
     memory: Mapping[str, Any] | None = None,
-) -> tuple[Note, ...]:
+) -> Notes:
     """The curator's notes from the ledger file at ``ledger`` (opened read-only), the most recent
     first (:func:`ranking.ledger.feedback.curator_notes`, ``memory`` the current memory object);
     none when there is no file yet."""
     if not os.path.lexists(ledger):
-        return ()
+        return Notes()
     with Ledger.open(ledger, read_only=True) as opened:
         return notes_of(opened, lesson=lesson, memory_version=memory_version, budget=budget, memory=memory)
 
@@ -104,10 +103,14 @@ def notes_of(
     memory_version: int | None = None,
     budget: Budget = DEFAULT_BUDGET,
     memory: Mapping[str, Any] | None = None,
-) -> tuple[Note, ...]:
-    """The curator's notes from an open ledger (:func:`read_notes`)."""
+    printed: Callable[[str], str] | None = None,
+) -> Notes:
+    """The curator's notes from an open ledger (:func:`read_notes`; ``printed`` as
+    :func:`~ranking.ledger.feedback.curator_notes` takes it)."""
     history = LedgerHistory(ledger)
-    return curator_notes(history, lesson=lesson, memory_version=memory_version, budget=budget, memory=memory)
+    return curator_notes(
+        history, lesson=lesson, memory_version=memory_version, budget=budget, memory=memory, printed=printed
+    )
 
 
 def record_run(ledger: Ledger, result: Result, signer: Signer | None = None) -> dict[str, Standing]:
@@ -121,40 +124,26 @@ def record_run(ledger: Ledger, result: Result, signer: Signer | None = None) -> 
     return before
 
 
-class Runs:
-    """A :class:`History` of reports held in memory (an ACE gate without a ledger; one report
-    given to agentdescent's ``report_notes``), each added with the edits of its bundle."""
+class Runs(Decisions):
+    """The :class:`~ranking.ledger.fate.Decisions` of reports held in memory (an ACE gate without a
+    ledger; one report given to agentdescent's ``report_notes``), each added with the edits of its
+    bundle."""
 
     def __init__(self) -> None:
-        self._decisions: list[DecisionRow] = []
-        self._reports: dict[str, Mapping[str, Any]] = {}
-        self._edits: dict[str, Mapping[str, Any]] = {}
-        self._refused: set[tuple[str, str]] = set()
-        self._committed: set[tuple[str, str]] = set()
+        self._held: list[DecisionRow] = []
+        self._reports_held: dict[str, Mapping[str, Any]] = {}
+        self._edits_held: dict[str, Mapping[str, Any]] = {}
+        super().__init__(self._held, edit=self._edits_held.get, facts=self._facts_of)
 
     def add(self, report: Mapping[str, Any], edits: Iterable[Edit] = ()) -> None:
         """Add a report (accepted, or produced by this process's pipeline) and the edits behind
         its fingerprints (:func:`ranking.ledger.records.edits_of`); adding one twice adds nothing."""
-        if report["digest"] in self._reports:
+        if report["digest"] in self._reports_held:
             return
-        self._reports[report["digest"]] = report
-        self._decisions.extend(decisions_of(report))
-        self._edits.update((f, orjson.loads(e)) for f, e in edits)
+        self._reports_held[report["digest"]] = report
+        self._held.extend(decisions_of(report))
+        self._edits_held.update((f, orjson.loads(e)) for f, e in edits)
 
-    def add_outcome(self, report: str, fingerprint: str, committed: bool) -> None:
-        """What an acceptance test did with a selected edit's diff."""
-        (self._committed if committed else self._refused).add((report, fingerprint))
-
-    def decisions(self) -> Sequence[DecisionRow]:
-        return self._decisions
-
-    def refused_by_test(self, report: str, fingerprint: str) -> bool:
-        key = (report, fingerprint)
-        return key in self._refused and key not in self._committed
-
-    def edit(self, fingerprint: str) -> Mapping[str, Any] | None:
-        return self._edits.get(fingerprint)
-
-    def facts(self, decision: DecisionRow) -> Facts:
-        report = self._reports[decision.report]
+    def _facts_of(self, decision: DecisionRow) -> Facts:
+        report = self._reports_held[decision.report]
         return Facts(report["proposals"][decision.position]["support"], report["config"])

@@ -5,59 +5,59 @@ docs/ledger.md ("Notes for the curator") specifies it, and this module is the on
 place a note is composed. The CLI (``ledger notes``, ``score``'s marks), GEPA, DSPy,
 ACE's gate, agentdescent's acceptance stage and the ledger view all call it.
 
-Pure: decisions in (oldest first, through a :class:`~ranking.ledger.note_model.History`), notes out. What became
-of each edit (its fingerprint, SPEC §3.6) decides its note, by what happened to it last:
+Pure: decisions in (oldest first, through a :class:`~ranking.ledger.fate.Decisions`), notes out.
+What became of each edit (its fingerprint, SPEC §3.6) decides its note, by what happened to it
+last (:mod:`ranking.ledger.fate` has the kinds and their words):
 
 - **retry**: deferred (SPEC §3.5.7, §5.1) or unselected (§5.4). Not yet, never "never":
   propose it again when what it lacked arrives.
 - **do-not-repeat**: rejected, quarantined, or superseded by a conflicting edit that won
   (§5.3). Not as it is: the reason as its sentence, and the remedy where there is one.
-- **already-in-memory**: admitted before (selected, and committed where an acceptance
-  test ran), then proposed again. Say so; never tell a curator not to propose what is
-  now its current instruction.
-- An edit admitted last has no note: it left the refused notes; but with the current memory
-  given, one of its instructions that resembles another under another key
-  (:mod:`ranking.advice.lookalikes`) is a **look-alike** note, and every note names the
-  look-alikes of its edit: keys are SPEC's identity, and a curator that picks a new key for a
-  reworded or contradicting instruction is told to replace the old one instead.
+- **already-in-memory**: admitted before, then proposed again; or, with the current memory,
+  proposed again when memory already held its effect, whichever edit wrote it.
+- With the current memory (:mod:`ranking.ledger.in_memory`): a note whose edit memory now holds
+  retires; every note names its edit's look-alikes, the strongest first; an edit that
+  **contradicts** an instruction memory holds under another key is a ``contradicts-memory`` note,
+  never advised to overwrite a person's rule; and an admitted edit that resembles another
+  instruction is a **look-alike** note until one of the two is replaced or removed.
+
+The budget keeps what a curator must not miss first (a contradiction of a person's rule, then
+other contradictions, then do-not-repeat and already-in-memory, then retry, then look-alikes;
+within a kind the most recent first), counts what it leaves out by kind, and cuts a note between
+its clauses, never inside its advice.
 """
 
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from curator_io.catalogue import (
-    DEFERRED,
     DISPOSITION_OF,
     INFORMATIONAL_CODES,
-    QUARANTINED,
-    REJECTED,
     REMEDIES,
     SELECTED,
     SUPERSEDED,
-    UNSELECTED,
     reason_label,
     reason_remedy,
     reason_sentence,
 )
-from ranking.ledger.note_model import (
+from ranking.ledger.fate import (
     ALREADY_IN_MEMORY,
-    DEFAULT_BUDGET,
+    CONTRADICTS,
     DO_NOT_REPEAT,
+    KIND,
+    KINDS,
     LOOKALIKE,
     RETRY,
-    Budget,
+    Decisions,
     Facts,
-    History,
-    Note,
-    NoteReason,
-    Resemblance,
-    Standing,
+    kind_of,
 )
-from ranking.ledger.note_words import EDIT_TEXT_CHARS, describe_edit, one_line
+from ranking.ledger.in_memory import ALREADY_THERE_CODES, USER, MemoryFacts, Resemblance, memory_facts
+from ranking.ledger.note_model import DEFAULT_BUDGET, Budget, Note, NoteReason, Notes, Standing
+from ranking.ledger.note_words import describe_edit, one_line
 from ranking.ledger.records import DecisionRow
 
 __all__ = [
@@ -68,40 +68,24 @@ __all__ = [
     "standing_mark",
 ]
 
-#: The words a note's line starts with, by kind.
-_HEADS: Final = {
-    RETRY: "retry",
-    DO_NOT_REPEAT: "do not repeat as it is",
-    ALREADY_IN_MEMORY: "already in memory",
-    LOOKALIKE: "resembles another instruction",
-}
-#: The kind of note the final disposition an edit got last gives it (when it was never admitted).
-_KIND_OF: Final = {
-    DEFERRED: RETRY,
-    UNSELECTED: RETRY,
-    REJECTED: DO_NOT_REPEAT,
-    QUARANTINED: DO_NOT_REPEAT,
-    SUPERSEDED: DO_NOT_REPEAT,
-}
 #: How far a decision got (SPEC §3, §5), the furthest first: of one edit's decisions in one
 #: report, the furthest speaks for it (its duplicate is superseded by it, and a copy citing
 #: bad evidence says less about the edit than one that was ranked).
-_ADVANCE: Final = {SELECTED: 0, UNSELECTED: 1, SUPERSEDED: 2, DEFERRED: 3, QUARANTINED: 4, REJECTED: 5}
+_ADVANCE: Final = {SELECTED: 0, "unselected": 1, SUPERSEDED: 2, "deferred": 3, "quarantined": 4, "rejected": 5}
 
-#: The prompt's heading line, the same for every host (docs/ledger.md).
+#: The prompt's heading line, the same for every host (docs/ledger.md): made of the kinds' meanings.
 PROMPT_HEADING: Final = (
-    "The evidence gate's notes on edits proposed before, the most recent first. Each says what to do next: "
-    "'retry' means propose it again when it says; 'do not repeat as it is' means not unchanged; "
-    "'already in memory' means it was written; 'resembles another instruction' means two keys may say one thing."
+    "The evidence gate's notes on edits proposed before, what must not be missed first. Each says what to do "
+    "next: " + "; ".join(k.meaning for k in KINDS) + "."
 )
 
-_UNCUT: Final = sys.maxsize
-"""``one_line``'s limit for a text it only flattens."""
 _MAX_REASONS: Final = 3
 """The most reasons a note gives; the rest are counted ("and 2 more reasons")."""
+_UNCUT: Final = 1 << 30
+"""``one_line``'s limit for a text it only flattens."""
 
 
-def standings(history: History, *, excluding: str | None = None) -> list[Standing]:
+def standings(history: Decisions, *, excluding: str | None = None) -> list[Standing]:
     """One :class:`Standing` per fingerprint, the most recently decided first. Decisions without a
     fingerprint (incomplete proposals) cannot be recognised again and are left out; so are the
     decisions of report ``excluding``."""
@@ -117,7 +101,7 @@ def standings(history: History, *, excluding: str | None = None) -> list[Standin
         for group in reports.values():
             latest = max(latest, group[-1][0])
             _, speaks = min(group, key=lambda item: (_ADVANCE[item[1].disposition], item[0]))
-            if speaks.disposition == SELECTED and not history.refused_by_test(speaks.report, fingerprint):
+            if history.admits(speaks):
                 admitted, since = speaks, []
             else:
                 since.append(speaks)
@@ -131,68 +115,101 @@ def _standing(fingerprint: str, admitted: DecisionRow | None, since: list[Decisi
         assert admitted is not None  # Cannot fail: every fingerprint found has a decision.
         return Standing(fingerprint, None, admitted, 0, admitted, latest)
     last = since[-1]
-    if admitted is not None:
-        kind: str | None = ALREADY_IN_MEMORY
-    else:
-        # A selected edit whose acceptance test committed nothing was not refused by the gate: no note.
-        kind = _KIND_OF.get(last.disposition)
+    kind = ALREADY_IN_MEMORY if admitted is not None else kind_of(last.disposition)
     return Standing(fingerprint, kind, last, len(since), admitted, latest)
 
 
+class _Candidate(NamedTuple):
+    """A note to make, and where the budget places it."""
+
+    order: tuple[int, int, int]
+    standing: Standing
+    alike: tuple[Resemblance, ...]
+    held: bool
+    """Memory holds the edit's effect (an already-in-memory note that is not the fingerprint's)."""
+
+
 def curator_notes(
-    history: History,
+    history: Decisions,
     *,
     lesson: str | None = None,
     memory_version: int | None = None,
     budget: Budget = DEFAULT_BUDGET,
     memory: Mapping[str, Any] | None = None,
-) -> tuple[Note, ...]:
-    """The notes for a curator's next prompt, the most recent first, within ``budget``.
+    printed: Callable[[str], str] | None = None,
+) -> Notes:
+    """The notes for a curator's next prompt, what must not be missed first, within ``budget``.
 
     ``lesson`` keeps the notes on that lesson's edits; ``memory_version`` is the memory's current
     version, which a note on a stale edit names when it is given. ``memory``, the current memory
-    object (SPEC §1), names each note's look-alikes in it, and makes a look-alike note of an
-    admitted edit that resembles another instruction it holds; its version is the
-    ``memory_version`` when that is not given.
+    object (SPEC §1), retires the notes it holds the effect of and names each note's look-alikes
+    and contradictions in it (:mod:`ranking.ledger.in_memory`); its version is the
+    ``memory_version`` when that is not given. ``printed`` is what the notes' output does to a line
+    (the escaper of ``ledger notes``' text): each line is fitted to the budget as printed.
     """
-    texts = _texts(memory)
-    if memory is not None and memory_version is None and type(memory.get("version")) is int:
-        memory_version = memory["version"]
+    facts = memory_facts(memory)
+    if facts is not None and memory_version is None:
+        memory_version = facts.version
+    measure = _measure(printed)
+    candidates = sorted(
+        (c for s in standings(history) if (c := _candidate(s, history, facts, lesson)) is not None),
+        key=lambda c: c.order,
+    )
     notes: list[Note] = []
+    left_out: dict[str, int] = {}
     per_lesson: dict[str | None, int] = {}
     used = 0
-    for found in standings(history):
-        standing = _lookalike(found, history, texts) if found.kind is None else found
-        if standing is None or (lesson is not None and standing.decision.lesson != lesson):
-            continue
-        if budget.notes is not None and len(notes) >= budget.notes:
+    full = False
+    for c in candidates:
+        group = c.standing.decision.lesson
+        room = not full and (budget.notes is None or len(notes) < budget.notes)
+        if room and (budget.per_lesson is None or per_lesson.get(group, 0) < budget.per_lesson):
+            note = _note(c, history, memory_version, budget.note_bytes, measure)
+            size = measure(note.line) + 1  # and its line break
+            if budget.prompt_bytes is None or used + size <= budget.prompt_bytes:
+                notes.append(note)
+                per_lesson[group] = per_lesson.get(group, 0) + 1
+                used += size
+                continue
+            full = True
+        kind = _kind(c)
+        left_out[kind] = left_out.get(kind, 0) + 1
+    return _with_room_for_the_count(notes, left_out, used, budget, measure)
+
+
+def _with_room_for_the_count(
+    notes: list[Note], left_out: dict[str, int], used: int, budget: Budget, measure: Callable[[str], int]
+) -> Notes:
+    """The notes and the line that counts what was left out, within ``prompt_bytes`` together: the
+    last notes give way to that line where it would not fit."""
+    made = Notes(notes, left_out)
+    while budget.prompt_bytes is not None and (line := made.left_out_line()) is not None and notes:
+        if used + measure(line) + 1 <= budget.prompt_bytes:
             break
-        group = standing.decision.lesson
-        if budget.per_lesson is not None and per_lesson.get(group, 0) >= budget.per_lesson:
-            continue
-        note = _note(standing, history, memory_version, budget.note_bytes, texts)
-        size = len(note.line.encode("utf-8")) + 1  # and its line break
-        if budget.prompt_bytes is not None and used + size > budget.prompt_bytes:
-            break
-        notes.append(note)
-        per_lesson[group] = per_lesson.get(group, 0) + 1
-        used += size
-    return tuple(notes)
+        dropped = notes.pop()
+        used -= measure(dropped.line) + 1
+        left_out[dropped.kind] = left_out.get(dropped.kind, 0) + 1
+        made = Notes(notes, left_out)
+    return made
 
 
 def prompt_block(notes: Sequence[Note]) -> str:
-    """The notes as a prompt gets them, under :data:`PROMPT_HEADING`; empty when there are none."""
-    return "\n".join([PROMPT_HEADING, *(n.line for n in notes)]) if notes else ""
+    """The notes as a prompt gets them, under :data:`PROMPT_HEADING`, with what the budget left out;
+    empty when there are none."""
+    if not notes:
+        return ""
+    counted = notes.left_out_line() if isinstance(notes, Notes) else None
+    return "\n".join([PROMPT_HEADING, *(n.line for n in notes), *([counted] if counted else [])])
 
 
 def standing_mark(standing: Standing, proposal: str | None = None) -> str | None:
-    """What ``score``'s table says of a proposal whose edit the ledger has seen before:
-    ``refused 2× before as p-ruff-format: closure.stale_memory``, ``deferred 1× before:
+    """What ``score``'s table (and GEPA's judgement) says of a proposal whose edit the ledger has seen
+    before: ``refused 2× before as p-ruff-format: closure.stale_memory``, ``deferred 1× before:
     support.insufficient_lineages``, ``already in memory since run-…``; None when it was admitted last."""
     if standing.kind is None:
         return None
     if standing.kind == ALREADY_IN_MEMORY:
-        assert standing.admitted is not None  # Cannot fail: that is what the kind means.
+        assert standing.admitted is not None  # Cannot fail: that is what the kind means here.
         return f"already in memory since {standing.admitted.run}"
     d = standing.decision
     known = f" as {d.proposal}" if proposal is not None and d.proposal != proposal else ""
@@ -200,28 +217,96 @@ def standing_mark(standing: Standing, proposal: str | None = None) -> str | None
     return f"{verb} {standing.times}× before{known}: {', '.join(d.distinct_codes)}"
 
 
-# --- one note ------------------------------------------------------------------------------
+# --- which note, and where it goes ------------------------------------------------------------
+
+
+def _candidate(
+    standing: Standing, history: Decisions, facts: MemoryFacts | None, lesson: str | None
+) -> _Candidate | None:
+    """The note ``standing`` gets against the current memory (module docstring); None: no note."""
+    if lesson is not None and standing.decision.lesson != lesson:
+        return None
+    edit = history.edit(standing.fingerprint) if facts is not None else None
+    kind, held = standing.kind, False
+    alike: tuple[Resemblance, ...] = ()
+    if edit is not None and facts is not None:
+        if kind in (RETRY, DO_NOT_REPEAT) and facts.holds_effect(edit):
+            if not ALREADY_THERE_CODES & set(standing.decision.distinct_codes):
+                return None  # memory came to hold it after it was last proposed: the note retires
+            kind, held = ALREADY_IN_MEMORY, True
+        elif kind != ALREADY_IN_MEMORY:
+            alike = facts.resemblances(edit, admitted=kind is None)
+            if any(r.contradicts for r in alike):
+                kind = CONTRADICTS
+            elif kind is None and alike:
+                kind = LOOKALIKE
+    if kind is None:
+        return None
+    user = any(r.contradicts and r.origin == USER for r in alike)
+    order = (KIND[kind].place, 0 if user else 1, -standing.latest)
+    return _Candidate(order, _as(standing, kind), alike, held)
+
+
+def _as(standing: Standing, kind: str) -> Standing:
+    if standing.kind == kind:
+        return standing
+    return Standing(standing.fingerprint, kind, standing.decision, standing.times, standing.admitted, standing.latest)
+
+
+def _kind(c: _Candidate) -> str:
+    assert c.standing.kind is not None  # Cannot fail: _candidate makes none without a kind.
+    return c.standing.kind
+
+
+def _measure(printed: Callable[[str], str] | None) -> Callable[[str], int]:
+    if printed is None:
+        return lambda line: len(line.encode("utf-8"))
+    return lambda line: len(printed(line).encode("utf-8"))
+
+
+# --- one note ----------------------------------------------------------------------------------
 
 
 def _note(
-    standing: Standing, history: History, memory_version: int | None, note_bytes: int, texts: Mapping[str, str]
+    c: _Candidate, history: Decisions, memory_version: int | None, note_bytes: int, measure: Callable[[str], int]
 ) -> Note:
-    d, kind = standing.decision, standing.kind
-    assert kind is not None  # Cannot fail: curator_notes passes over the admitted.
+    standing = c.standing
+    d, kind = standing.decision, _kind(c)
     edit = history.edit(standing.fingerprint)
-    facts = history.facts(d)
-    given = [] if kind in (ALREADY_IN_MEMORY, LOOKALIKE) else _reasons(d)
-    alike = _resemblances(edit, texts, admitted=kind == LOOKALIKE) if edit is not None else ()
-    reasons = tuple(_reason(code, subject, d, facts, memory_version) for code, subject in given[:_MAX_REASONS])
+    given = _reasons(d) if kind in (RETRY, DO_NOT_REPEAT) else []
+    facts = history.facts(d) if given else None
+    reasons = (
+        [_reason(code, subject, d, facts, memory_version) for code, subject in given[:_MAX_REASONS]] if facts else []
+    )
     winner = _winner(d, history) if kind == DO_NOT_REPEAT and d.disposition == SUPERSEDED else None
     admitted = standing.admitted.run if kind == ALREADY_IN_MEMORY and standing.admitted is not None else None
-    more = max(0, len(given) - _MAX_REASONS)
+    operations = len(edit.get("operations", ())) if edit is not None else 0
+    alike = list(c.alike)
+    shown: int | None = None
 
-    def line_with(operations: int | None) -> str:
-        what = describe_edit(edit, operations) if edit is not None else _argued(d)
-        return _line(kind, what, d, standing.times, reasons, more, winner, admitted, alike)
+    def clauses() -> list[str]:
+        what = describe_edit(edit, shown) if edit is not None else _argued(d)
+        more = len(given) - len(reasons)
+        return [
+            one_line(cl, _UNCUT)
+            for cl in _clauses(kind, what, standing, c.held, reasons, more, winner, admitted, alike)
+        ]
 
-    line, shown = _fitted(line_with, len(edit.get("operations", ())) if edit is not None else 0, note_bytes)
+    # Room, in this order: the weakest look-alikes beyond the first, the winner, reasons beyond
+    # the first (counted), then operations beyond the first (counted); never a clause cut inside.
+    made = clauses()
+    while measure(" ".join(made)) > note_bytes:
+        if len(alike) > 1:
+            alike.pop()
+        elif winner is not None:
+            winner = None
+        elif len(reasons) > 1:
+            reasons.pop()
+        elif operations > 1 and (shown is None or shown > 1):
+            shown = min(operations - 1, max(1, note_bytes // 40)) if shown is None else shown - 1
+        else:
+            break
+        made = clauses()
     return Note(
         kind=kind,
         fingerprint=standing.fingerprint,
@@ -231,68 +316,69 @@ def _note(
         lesson=d.lesson,
         disposition=d.disposition,
         times=standing.times,
-        reasons=reasons,
-        more_reasons=more,
+        reasons=tuple(reasons),
+        more_reasons=len(given) - len(reasons),
         winner=winner,
         admitted=admitted,
-        resembles=alike,
-        line=line,
+        resembles=tuple(alike),
+        line=_whole_clauses(made, note_bytes, measure),
     )
 
 
-def _fitted(line_with: Callable[[int | None], str], operations: int, limit: int) -> tuple[str, int | None]:
-    """The line with as many of the edit's operations as fit in ``limit`` bytes (at least one; the
-    rest are counted), cut to ``limit`` bytes when even that is too long; and how many it shows
-    (None: all)."""
-    shown: int | None = None
-    line = line_with(None)
-    while len(line.encode("utf-8")) > limit and (shown is None or shown > 1) and operations > 1:
-        shown = min(operations - 1, limit // 40) if shown is None else shown - 1
-        line = line_with(max(shown, 1))
-    return _cut_bytes(line, limit), shown
-
-
-def _cut_bytes(text: str, limit: int) -> str:
-    """``text`` when it is at most ``limit`` UTF-8 bytes; else its longest prefix that fits with ``…``."""
-    raw = text.encode("utf-8")
-    if len(raw) <= limit:
-        return text
-    return raw[: limit - len("…".encode())].decode("utf-8", errors="ignore").rstrip() + "…"
-
-
-def _line(
+def _clauses(
     kind: str,
     what: str,
-    d: DecisionRow,
-    times: int,
+    standing: Standing,
+    held: bool,
     reasons: Sequence[NoteReason],
     more: int,
     winner: str | None,
     admitted: str | None,
-    alike: Sequence[Resemblance] = (),
-) -> str:
-    head = f"{_HEADS[kind]}: {what} — "
-    if kind == LOOKALIKE:
-        return one_line(f"{head}admitted in {d.run}. " + " ".join(r.sentence() for r in alike), _UNCUT)
+    alike: Sequence[Resemblance],
+) -> list[str]:
+    d = standing.decision
+    head = f"{KIND[kind].head}: {what} — "
+    so_far = f" ({standing.times}× so far)" if standing.times > 1 else ""
     if kind == ALREADY_IN_MEMORY:
-        return one_line(
-            f"{head}admitted in {admitted}, then proposed again in {d.run}. Do not propose it again; to change "
-            "it, replace its key against the current memory.",
-            _UNCUT,
+        when = (
+            f"memory holds it already, and it was proposed again in {d.run}."
+            if held
+            else f"admitted in {admitted}, then proposed again in {d.run}."
         )
-    so_far = f" ({times}× so far)" if times > 1 else ""
-    parts = [f"{head}{d.disposition} in {d.run}{so_far}."]
-    parts += [r.sentence for r in reasons]
+        advice = "Do not propose it again; to change it, replace its key against the current memory."
+        return [head + when, advice]
+    if standing.admitted is not None and d == standing.admitted:
+        first = f"{head}admitted in {d.run}."
+    else:
+        first = f"{head}{d.disposition} in {d.run}{so_far}."
+    if kind in (LOOKALIKE, CONTRADICTS):
+        return [first, *(r.sentence() for r in alike)]
+    out = [first, *(r.sentence for r in reasons)]
     if more:
-        parts.append(f"(and {more} more reason{'' if more == 1 else 's'})")
+        out.append(f"(and {more} more reason{'' if more == 1 else 's'})")
     if winner is not None:
-        parts.append(f"The edit that won: {winner}.")
+        out.append(f"The edit that won: {winner}.")
     remedies = list(dict.fromkeys(r.remedy for r in reasons if r.remedy is not None))
     if remedies:
-        parts.append("What to do: " + " ".join(remedies))
-    parts += [r.sentence() for r in alike]
-    # One line whatever a stored row holds (a subject edited by hand): every text above is one already.
-    return one_line(" ".join(parts), _UNCUT)
+        out.append("What to do: " + " ".join(remedies))
+    return out + [r.sentence() for r in alike]
+
+
+def _whole_clauses(clauses: Sequence[str], limit: int, measure: Callable[[str], int]) -> str:
+    """The note's line: its clauses joined, or, where head and advice alone are longer than
+    ``limit``, the leading whole clauses that fit and ``…``; a first clause longer than the limit
+    is cut at a character boundary."""
+    line = " ".join(clauses)
+    if measure(line) <= limit:
+        return line
+    for count in range(len(clauses) - 1, 0, -1):
+        shorter = " ".join(clauses[:count]) + " …"
+        if measure(shorter) <= limit:
+            return shorter
+    raw = clauses[0].encode("utf-8")
+    while raw and measure(raw.decode("utf-8", errors="ignore").rstrip() + "…") > limit:
+        raw = raw[:-1]
+    return raw.decode("utf-8", errors="ignore").rstrip() + "…"
 
 
 def _reasons(d: DecisionRow) -> list[tuple[str, str | None]]:
@@ -336,7 +422,7 @@ def _weights(support: Mapping[str, Any] | None) -> str:
     return f" (counterevidence of strength {support['contradiction']} against support of {support['strength']})"
 
 
-def _winner(d: DecisionRow, history: History) -> str | None:
+def _winner(d: DecisionRow, history: Decisions) -> str | None:
     """The edit that superseded ``d`` (SPEC §5.3: ``superseded_by`` in the same report), in words."""
     for other in history.decisions():
         if other.report == d.report and other.proposal == d.superseded_by:
@@ -353,59 +439,3 @@ def _argued(d: DecisionRow) -> str:
 
 def _number(value: Any) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
-
-
-# --- look-alikes in the current memory (issue 50) ------------------------------------------
-
-
-def _texts(memory: Mapping[str, Any] | None) -> dict[str, str]:
-    """The current memory's text by key; none without a memory (or for one not SPEC's shape)."""
-    items = memory.get("instructions") if memory is not None else None
-    if type(items) is not list:
-        return {}
-    return {
-        i["key"]: i["text"]
-        for i in items
-        if type(i) is dict and type(i.get("key")) is str and type(i.get("text")) is str
-    }
-
-
-def _lookalike(standing: Standing, history: History, texts: Mapping[str, str]) -> Standing | None:
-    """An admitted edit as a look-alike note: one of its instructions is in the memory as it wrote it
-    and resembles another instruction there; None otherwise (no note, as ever)."""
-    edit = history.edit(standing.fingerprint) if texts else None
-    if edit is None or not _resemblances(edit, texts, admitted=True):
-        return None
-    return Standing(
-        standing.fingerprint, LOOKALIKE, standing.decision, standing.times, standing.admitted, standing.latest
-    )
-
-
-def _resemblances(edit: Mapping[str, Any], texts: Mapping[str, str], *, admitted: bool) -> tuple[Resemblance, ...]:
-    """Each add or replace of ``edit`` whose text resembles an instruction of the memory under a key
-    the edit does not touch; for an ``admitted`` edit, only what the memory holds as it wrote it."""
-    if not texts:
-        return ()
-    from ranking.advice.lookalikes import resemblance  # only a host that gives the memory pays for it
-
-    ops = [op for op in edit.get("operations", ()) if op.get("action") in ("add", "replace")]
-    touched = {op.get("key") for op in edit.get("operations", ())}
-    found = []
-    for op in ops:
-        key, text = op["key"], op["text"]
-        if admitted and texts.get(key) != text:
-            continue
-        for other in sorted(k for k in texts if k not in touched):
-            scored = resemblance(text, texts[other])
-            if scored is not None:
-                advice = (
-                    f"one instruction, one key: if it updates {other!r}, replace {other!r} with it and remove {key!r}"
-                    if admitted
-                    else f"if it updates {other!r}, replace {other!r} instead of adding {key!r}"
-                    if op["action"] == "add"
-                    else f"if both say one thing, remove one; if it updates {other!r}, replace {other!r} instead"
-                )
-                found.append(
-                    Resemblance(key, other, one_line(texts[other], EDIT_TEXT_CHARS), scored[0], scored[1], advice)
-                )
-    return tuple(found)

@@ -1,5 +1,6 @@
 """Notes as ``ledger notes --format json`` writes them, read back (docs/ledger.md, "JSON"): the
-same :class:`~ranking.ledger.note_model.Note` objects, or ``notes.invalid`` naming the first place
+same :class:`~ranking.ledger.note_model.Notes`, each :class:`~ranking.ledger.note_model.Note` and what
+the budget left out, or ``notes.invalid`` naming the first place
 that is not a note's. Pure: bytes in.
 """
 
@@ -12,7 +13,9 @@ from curator_io.catalogue import FINAL_DISPOSITIONS
 from curator_io.errors import InputError, pointer_of
 from curator_io.grammar import is_digest
 from curator_io.jsonio import parse_json
-from ranking.ledger.note_model import KINDS, Note, NoteReason, Resemblance
+from ranking.ledger.fate import KIND, KINDS
+from ranking.ledger.in_memory import Resemblance
+from ranking.ledger.note_model import Note, NoteReason, Notes
 from ranking.ledger.note_words import one_line
 
 __all__ = ["notes_from_json"]
@@ -23,7 +26,7 @@ _TEXT = (lambda v: type(v) is str, "a string")
 _TEXT_OR_NULL = (lambda v: v is None or type(v) is str, "a string or null")
 _COUNT = (lambda v: type(v) is int and v >= 0, "a whole number of 0 or more")
 _NOTE_MEMBERS: Final = {
-    "kind": (lambda v: v in KINDS, f"one of {', '.join(KINDS)}"),
+    "kind": (lambda v: type(v) is str and v in KIND, f"one of {', '.join(k.name for k in KINDS)}"),
     "fingerprint": (lambda v: type(v) is str and is_digest(v), "a DIGEST"),
     "edit": _TEXT_OR_NULL,
     "proposal": _TEXT,
@@ -48,28 +51,35 @@ _RESEMBLANCE_MEMBERS: Final = {
     "score": _SCORE,
     "words": _WORDS,
     "advice": _TEXT,
+    "relation": (lambda v: v in ("restates", "contradicts"), "'restates' or 'contradicts'"),
+    "origin": _TEXT_OR_NULL,
+}
+_LEFT_OUT_MEMBERS: Final = {k.name: _COUNT for k in KINDS}
+_TOP_MEMBERS: Final = {
+    "notes": (lambda v: type(v) is list, "an array"),
+    "left_out": (lambda v: type(v) is dict, "an object"),
 }
 
 
-def notes_from_json(raw: bytes) -> tuple[Note, ...]:
-    """Notes as ``ledger notes --format json`` writes them, read back: ``notes_from_json(canon([n.to_json()
-    for n in notes])) == notes``. Anything else is refused whole, naming the first place that is
-    not a note's: ``notes.invalid`` (or ``input.malformed_json`` for bytes that are not I-JSON)."""
+def notes_from_json(raw: bytes) -> Notes:
+    """Notes as ``ledger notes --format json`` writes them, read back: ``notes_from_json(canon(notes.to_json()))``
+    is ``notes``, with the same ``left_out``. Anything else is refused whole, naming the first place
+    that is not the notes': ``notes.invalid`` (or ``input.malformed_json`` for bytes that are not I-JSON)."""
     value = parse_json(raw)
-    if type(value) is not list:
-        raise InputError("notes.invalid", "not an array of notes", pointer="")
-    return tuple(_note_from(item, at) for at, item in enumerate(value))
+    _checked(value, _TOP_MEMBERS, "the notes")
+    _checked(value["left_out"], _LEFT_OUT_MEMBERS, "the count of notes left out", "left_out")
+    return Notes((_note_from(item, at) for at, item in enumerate(value["notes"])), value["left_out"])
 
 
 def _note_from(item: Any, at: int) -> Note:
-    _checked(item, _NOTE_MEMBERS, "a note", at)
+    _checked(item, _NOTE_MEMBERS, "a note", "notes", at)
     reasons = []
     for k, reason in enumerate(item["reasons"]):
-        _checked(reason, _REASON_MEMBERS, "a reason", at, "reasons", k)
+        _checked(reason, _REASON_MEMBERS, "a reason", "notes", at, "reasons", k)
         reasons.append(NoteReason(reason["code"], reason["subject"], reason["sentence"], reason["remedy"]))
     alike = []
     for k, found in enumerate(item["resembles"]):
-        _checked(found, _RESEMBLANCE_MEMBERS, "a resemblance", at, "resembles", k)
+        _checked(found, _RESEMBLANCE_MEMBERS, "a resemblance", "notes", at, "resembles", k)
         alike.append(Resemblance(**{**found, "words": tuple(found["words"])}))
     fields = {
         name: item[name] for name in _NOTE_MEMBERS if name not in ("reasons", "more_reasons", "resembles", "text")

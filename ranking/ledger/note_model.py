@@ -1,39 +1,28 @@
-"""What a curator's note is made of, and what it is made from (docs/ledger.md, "Notes for the
-curator"): the kinds of note, the budget, the history a note reads, an edit's standing, and the
-note itself. :mod:`ranking.ledger.feedback` makes the notes.
+"""What a curator's note is made of (docs/ledger.md, "Notes for the curator"): the budget, an
+edit's standing, the reasons a note gives, the note, and the notes a prompt gets with what the
+budget left out. The kinds of note and what became of an edit are :mod:`ranking.ledger.fate`'s;
+:mod:`ranking.ledger.feedback` makes the notes.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Final, NamedTuple, Protocol
+from typing import Any, Final
 
+from ranking.ledger.fate import KIND, KINDS
+from ranking.ledger.in_memory import Resemblance
 from ranking.ledger.records import DecisionRow
 
 __all__ = [
-    "RETRY",
-    "DO_NOT_REPEAT",
-    "ALREADY_IN_MEMORY",
-    "LOOKALIKE",
-    "KINDS",
     "Budget",
     "DEFAULT_BUDGET",
-    "Facts",
-    "History",
     "Standing",
     "NoteReason",
     "Resemblance",
     "Note",
+    "Notes",
 ]
-
-RETRY: Final = "retry"
-DO_NOT_REPEAT: Final = "do-not-repeat"
-ALREADY_IN_MEMORY: Final = "already-in-memory"
-LOOKALIKE: Final = "look-alike"
-#: Every kind of note, in the order docs/ledger.md lists them.
-KINDS: Final = (RETRY, DO_NOT_REPEAT, ALREADY_IN_MEMORY, LOOKALIKE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,38 +50,6 @@ class Budget:
 _MIN_NOTE_BYTES: Final = 80
 #: The budget every host uses unless given another (docs/ledger.md).
 DEFAULT_BUDGET: Final = Budget()
-
-
-class Facts(NamedTuple):
-    """What a note needs of a decision's report beyond its row: the entry's ``support``
-    (SPEC §3.7; None when §3.5 did not run) and the report's ``config`` (SPEC §2)."""
-
-    support: Mapping[str, Any] | None
-    config: Mapping[str, Any]
-
-
-class History(Protocol):
-    """The decisions a curator's notes are made from, and what the notes look up in them.
-
-    :class:`ranking.ledger.curator.Runs` holds reports in memory; :class:`ranking.ledger.curator.LedgerHistory`
-    reads a ledger.
-    """
-
-    def decisions(self) -> Sequence[DecisionRow]:
-        """Every decision, oldest first (the ledger's order: report, then position)."""
-        ...
-
-    def refused_by_test(self, report: str, fingerprint: str) -> bool:
-        """Whether an acceptance test ran on this selected edit and committed none of its diffs."""
-        ...
-
-    def edit(self, fingerprint: str) -> Mapping[str, Any] | None:
-        """The edit (SPEC §3.6's ``{"scope", "operations"}``) behind a fingerprint, when known."""
-        ...
-
-    def facts(self, decision: DecisionRow) -> Facts:
-        """The decision's support and its report's config."""
-        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,36 +80,6 @@ class NoteReason:
 
     def to_json(self) -> dict[str, Any]:
         return {"code": self.code, "subject": self.subject, "sentence": self.sentence, "remedy": self.remedy}
-
-
-class Resemblance(NamedTuple):
-    """An instruction of the note's edit that resembles one of the current memory under another key."""
-
-    key: str
-    """The edit's key."""
-    other: str
-    """The memory instruction's key."""
-    text: str
-    """The memory instruction's text, on one line (cut to 120 characters)."""
-    score: float
-    """``token_set_ratio`` of their words, 0-100 (docs/lookalikes.md)."""
-    words: tuple[str, ...]
-    """The words they share."""
-    advice: str
-
-    def sentence(self) -> str:
-        said = json.dumps(self.text, ensure_ascii=False)
-        return f"It resembles {self.other!r} ({said}; shared words: {', '.join(self.words)}): {self.advice}."
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "key": self.key,
-            "other": self.other,
-            "text": self.text,
-            "score": self.score,
-            "words": list(self.words),
-            "advice": self.advice,
-        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,3 +129,30 @@ class Note:
             "resembles": [r.to_json() for r in self.resembles],
             "text": self.line,
         }
+
+
+class Notes(tuple[Note, ...]):
+    """The notes a prompt gets, the one to keep first first, and how many of each kind the budget
+    left out (docs/ledger.md, "Order and budget"). A tuple of :class:`Note`, so a host that only
+    iterates the notes needs nothing else."""
+
+    left_out: Mapping[str, int]
+    """By kind (every kind named, in :data:`~ranking.ledger.fate.KINDS`' order): the notes the budget
+    had no room for."""
+
+    def __new__(cls, notes: Iterable[Note] = (), left_out: Mapping[str, int] | None = None) -> Notes:
+        made = super().__new__(cls, notes)
+        made.left_out = {k.name: (left_out or {}).get(k.name, 0) for k in KINDS}
+        return made
+
+    def left_out_line(self) -> str | None:
+        """``Left out for room: 2 retry notes and 1 look-alike note.``; None when nothing was."""
+        parts = [f"{n} {KIND[kind].head} note{'' if n == 1 else 's'}" for kind, n in self.left_out.items() if n]
+        if not parts:
+            return None
+        said = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+        return f"Left out for room: {said}."
+
+    def to_json(self) -> dict[str, Any]:
+        """The notes as ``ledger notes --format json`` writes them (docs/ledger.md)."""
+        return {"notes": [n.to_json() for n in self], "left_out": dict(self.left_out)}

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from curator_io.catalogue import SELECTED
+from ranking.ledger.fate import COMMITTED, REFUSED, WAITING, admitted
 from ranking.ledger.note_words import describe_edit
-from ranking.ledger.records import REFUSED, DecisionRow, Outcome
+from ranking.ledger.records import DecisionRow, Outcome
 from ranking.signing.signers import Signer
 from validator.proposal import short_fingerprint
 
@@ -26,7 +26,7 @@ __all__ = [
 ]
 
 _CATEGORY_WORDS = {
-    "committed": "committed",
+    COMMITTED: "committed",
     "below-threshold": "rejected by the acceptance test",
     # ranking.integrations.gepa: accepted, but GEPA's selection strategy left it out of the pool.
     "dropped-by-selection": "dropped by GEPA's selection",
@@ -91,12 +91,14 @@ def render_history(
             )
         signed = signed_by((signers or {}).get(d.report, ()))
         lines += [f"{under}{signed}"] if signed else []
-        later = _admitted_later(d, entries[at + 1 :]) if d.disposition in REFUSED else None
+        later = _admitted_later(d, entries[at + 1 :]) if d.disposition in REFUSED | WAITING else None
         lines += [f"{under}admitted later, in {later.run} as {later.proposal}"] if later is not None else []
         lines += [f"{under}{describe_outcome(o)}" for o in outcomes]
     runs = len({d.run for d, _ in entries})
     refused = sum(1 for d, _ in entries if d.disposition in REFUSED)
-    lines += ["", f"{counted(len(entries), 'decision')} in {counted(runs, 'run')} · refused {refused}×"]
+    waited = sum(1 for d, _ in entries if d.disposition in WAITING)
+    retry = f", told to retry {waited}×" if waited else ""
+    lines += ["", f"{counted(len(entries), 'decision')} in {counted(runs, 'run')} · refused {refused}×{retry}"]
     return lines
 
 
@@ -111,8 +113,7 @@ def _admitted_later(
         if (
             d.fingerprint == decision.fingerprint
             and d.report != decision.report
-            and d.disposition == SELECTED
-            and (not outcomes or any(o.category == "committed" for o in outcomes))
+            and admitted(d.disposition, {o.category for o in outcomes})
         ):
             return d
     return None

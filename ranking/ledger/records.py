@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import orjson
 
 from curator_io.canonical import canon, digest
-from curator_io.catalogue import DEFERRED, REJECTED, SUPERSEDED, reason_label
+from curator_io.catalogue import reason_label
 from ranking.signing.signers import Signer
 from validator.proposal import Proposal, edit_of
 
@@ -27,7 +27,6 @@ if TYPE_CHECKING:
     from ranking.pipeline import Result
 
 __all__ = [
-    "REFUSED",
     "DecisionRow",
     "Outcome",
     "Recording",
@@ -41,14 +40,6 @@ __all__ = [
     "outcome_key",
     "finite",
 ]
-
-
-#: *Refused*, in counts and tables: the final dispositions that kept an edit out by a rule
-#: (docs/ledger.md). Not ``unselected`` (it cleared every rule, only max_selected stopped it),
-#: not ``quarantined`` (it waits for evidence from sound materializations, SPEC §3.5.1-7).
-#: Counts and tables of refusals (``history``, the ledger page, the batch page) count these; what a
-#: curator is told about each is :mod:`ranking.ledger.feedback`'s (a deferred edit: retry).
-REFUSED = frozenset({REJECTED, SUPERSEDED, DEFERRED})
 
 
 class DecisionRow(NamedTuple):

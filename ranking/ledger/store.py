@@ -300,16 +300,15 @@ class Ledger:
             return self._report(seq, found, body)[1]
         raise TamperError("ledger.damaged", f"decisions name report {digest}, which is not stored", source=self.path)
 
-    def uncommitted_selections(self) -> set[tuple[str, str]]:
-        """(report, fingerprint) of each selected edit an acceptance test ran on without committing
-        any diff of it."""
-        seen: dict[tuple[str, str], bool] = {}
+    def outcome_categories(self) -> list[tuple[str, str, str]]:
+        """(report, fingerprint, category) of every acceptance outcome recorded against an edit, in
+        recording order: what :func:`ranking.ledger.fate.admitted` reads."""
+        found = []
         for key, *row in self._db.rows(f"SELECT key, {_OUTCOME_COLUMNS} FROM outcomes ORDER BY seq"):
             o = self._outcome(key, row)
             if o.fingerprint is not None:
-                pair = (o.report, o.fingerprint)
-                seen[pair] = seen.get(pair, False) or o.category == "committed"
-        return {pair for pair, committed in seen.items() if not committed}
+                found.append((o.report, o.fingerprint, o.category))
+        return found
 
     def export(self) -> Iterator[tuple[DecisionRow, list[Outcome]]]:
         """Every decision with its outcomes, in an order that depends on the content alone:

@@ -15,7 +15,7 @@ from typing import get_args
 
 from curator_io import catalogue
 from curator_io.errors import EvidenceRankError
-from ranking.ledger.records import REFUSED
+from ranking.ledger.fate import REFUSED
 from ranking.views.html.run import DISPOSITIONS
 from tests.conftest import REPO
 

@@ -12,6 +12,7 @@ import importlib
 from collections.abc import Callable
 
 from ranking.cli.commands import add_global_options
+from ranking.ledger.fate import KINDS
 
 __all__ = ["register"]
 
@@ -80,10 +81,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     notes = commands.add_parser(
         "notes",
         help="the curator's notes for its next prompt: what to do next with each edit it proposed before",
-        description="One note per edit the ledger decided and did not admit last, the most recent first: "
-        "'retry' (deferred or unselected: propose it again when it says), 'do not repeat as it is' "
-        "(rejected, quarantined, or lost a conflict: the reason and the remedy), or 'already in memory' "
-        "(admitted, then proposed again). Bounded by the budget below (docs/ledger.md).",
+        description="One note per edit the ledger decided and did not admit last, what a curator must not miss "
+        "first: " + "; ".join(k.meaning for k in KINDS) + ". Bounded by the budget below, which counts what it "
+        "leaves out (docs/ledger.md).",
     )
     notes.add_argument("ledger", metavar="PATH")
     notes.add_argument("--lesson", metavar="L", help="only notes on edits citing this lesson id")

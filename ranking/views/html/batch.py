@@ -4,8 +4,8 @@
 It draws an accepted batch (:func:`ranking.checking.acceptance.accept_batch`: the
 summary sealed, and each report it names accepted and saying what the summary says
 of it), and checks nothing itself. The chart counts the reason codes that refuse: every code
-on a refused proposal (:data:`~ranking.ledger.records.REFUSED`: rejected, superseded,
-deferred), but the informational ones, as the ledger view counts them.
+on a refused proposal (:data:`~ranking.ledger.fate.REFUSED`: rejected, quarantined,
+superseded), but the informational ones, as the ledger view counts them.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any
 from curator_io.catalogue import INFORMATIONAL_CODES
 from curator_io.report_model import RankingReport, ReportCounts
 from ranking.checking.acceptance import AcceptedBatch
-from ranking.ledger.records import REFUSED
+from ranking.ledger.fate import REFUSED
 from ranking.pipeline.numbers import r2
 from ranking.running.batch import BundleSource
 from ranking.running.batch_summary import BATCH_OUTCOMES

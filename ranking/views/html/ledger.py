@@ -17,11 +17,12 @@ from fractions import Fraction
 from typing import Any
 
 from curator_io.catalogue import INFORMATIONAL_CODES, REMEDIES, reason_meaning
+from ranking.ledger.fate import ALREADY_IN_MEMORY, REFUSED, RETRY, WAITING, Decisions
 from ranking.ledger.feedback import standings
-from ranking.ledger.note_model import ALREADY_IN_MEMORY, RETRY, Facts, Standing
+from ranking.ledger.note_model import Standing
 from ranking.ledger.note_words import describe_edit
 from ranking.ledger.notes import outcome_words
-from ranking.ledger.records import REFUSED, DecisionRow, Outcome
+from ranking.ledger.records import DecisionRow, Outcome
 from ranking.pipeline.numbers import r2
 from ranking.views.html.page import format_number, render_page
 from validator.proposal import short_fingerprint
@@ -149,16 +150,16 @@ def _chart(runs: dict[str, tuple[int, Counter[str]]]) -> list[ChartLine]:
 def _fingerprints(
     listed: Sequence[tuple[DecisionRow, tuple[Outcome, ...]]], edits: Mapping[str, Mapping[str, Any]]
 ) -> list[FingerprintRow]:
-    """Every refused edit, the most often refused first (then the most recently refused), with what
+    """Every edit not admitted (refused, or told to retry), the most often first (then the most recently), with what
     became of it: admitted after its latest refusal, or the note a curator gets for it."""
     refused: dict[str, list[DecisionRow]] = {}
     seen: dict[str, dict[str, None]] = {}
     for d, _ in listed:
         if d.fingerprint is not None:
             seen.setdefault(d.fingerprint, {})[d.proposal] = None
-            if d.disposition in REFUSED:
+            if d.disposition in REFUSED or d.disposition in WAITING:
                 refused.setdefault(d.fingerprint, []).append(d)
-    now = {s.fingerprint: s for s in standings(_Listed(listed))}
+    now = {s.fingerprint: s for s in standings(_history(listed))}
     rows = [
         FingerprintRow(
             fingerprint=f,
@@ -191,28 +192,10 @@ def _argued(d: DecisionRow) -> str:
     return f"proposal {d.proposal}" + (f": {d.rationale}" if d.rationale else "")
 
 
-class _Listed:
-    """The page's decisions as a :class:`ranking.ledger.note_model.History` (their order is the page's)."""
-
-    def __init__(self, listed: Sequence[tuple[DecisionRow, tuple[Outcome, ...]]]) -> None:
-        self._decisions = [d for d, _ in listed]
-        self._uncommitted = {
-            (d.report, d.fingerprint)
-            for d, outcomes in listed
-            if outcomes and d.fingerprint is not None and not any(o.category == "committed" for o in outcomes)
-        }
-
-    def decisions(self) -> Sequence[DecisionRow]:
-        return self._decisions
-
-    def refused_by_test(self, report: str, fingerprint: str) -> bool:
-        return (report, fingerprint) in self._uncommitted
-
-    def edit(self, fingerprint: str) -> Mapping[str, Any] | None:  # pragma: no cover - standings does not ask
-        return None
-
-    def facts(self, decision: DecisionRow) -> Facts:  # pragma: no cover - standings does not ask
-        raise NotImplementedError
+def _history(listed: Sequence[tuple[DecisionRow, tuple[Outcome, ...]]]) -> Decisions:
+    """The page's decisions and their outcomes as the notes read them (their order is the page's)."""
+    outcomes = [(d.report, d.fingerprint, o.category) for d, found in listed if d.fingerprint for o in found]
+    return Decisions([d for d, _ in listed], outcomes)
 
 
 def _outcomes(listed: Sequence[tuple[DecisionRow, tuple[Outcome, ...]]]) -> list[OutcomeRow]:

@@ -374,13 +374,14 @@ def test_a_pinned_config_outside_spec_2_is_a_config_error() -> None:
 def test_report_notes_say_what_to_do_next_with_each_edit_the_report_did_not_select() -> None:
     notes = report_notes(report_path(MIXED))
 
-    # p_hook-9 (selected) gets none; the deferred are told to retry, the rest not to repeat as they are.
+    # p_hook-9 (selected) gets none; the deferred are told to retry, the rest not to repeat as they are,
+    # and the budget keeps the do-not-repeat notes first (docs/ledger.md, "Order and budget").
     assert [(n.proposal, n.kind) for n in notes] == [
         ("p_retry-build-37", "do-not-repeat"),
+        ("p-token-27", "do-not-repeat"),
         ("p_branch-67", "retry"),
         ("p.build-16", "retry"),
         ("p-yaml_env-54", "retry"),
-        ("p-token-27", "do-not-repeat"),
     ]
     (below,) = [n for n in notes if n.proposal == "p-yaml_env-54"]
     assert below.line.startswith(

@@ -96,7 +96,7 @@ def test_the_ledger_holds_every_judged_proposal_and_the_cli_reads_it(
 
     assert _cli(capsys, "ledger", "verify", str(ledger)).endswith("1 outcomes matching their keys\n")
     history = _cli(capsys, "ledger", "history", str(ledger), "--lesson", "les-gepa")
-    assert "selected → committed" in history and "4 decisions in 4 runs · refused 3×" in history
+    assert "selected → committed" in history and "4 decisions in 4 runs · refused 1×, told to retry 2×" in history
     assert len(_cli(capsys, "ledger", "export", str(ledger)).splitlines()) == 4
     notes = _cli(capsys, "ledger", "notes", str(ledger)).splitlines()
     # Deferred twice: told to retry when another task shows it, never not to propose it again.
@@ -117,8 +117,9 @@ def test_a_refused_mutation_proposed_again_is_known_by_its_fingerprint_and_its_n
 
     first, again = gate.judgements[:2]
     assert first.proposal != again.proposal and first.fingerprint == again.fingerprint
-    assert (first.refused_before, again.refused_before) == (0, 1)
-    assert again.reason.endswith("; refused 1× before)")
+    # Deferred, not refused (docs/ledger.md): the count of refusals stays 0, and the reason says what it was.
+    assert (first.refused_before, again.refused_before) == (0, 0)
+    assert again.reason.endswith("; deferred 1× before: support.insufficient_lineages)")
     assert PROMPT_HEADING not in scripted.prompts[0]
     assert f'{PROMPT_HEADING}\nretry: replace "instruction" with "Answer. alpha"' in scripted.prompts[1]
 

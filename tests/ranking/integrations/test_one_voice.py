@@ -31,7 +31,7 @@ def test_the_cli_gepa_and_dspy_give_the_same_notes_for_the_same_ledger(
 ) -> None:
     ledger = _ledger(tmp_path, capsys, DAY1, DAY2)
     notes = read_notes(ledger)
-    assert [n.kind for n in notes] == ["retry", "do-not-repeat"]
+    assert [n.kind for n in notes] == ["do-not-repeat", "retry"]
 
     assert run_main(capsys, "ledger", "notes", ledger)[1].splitlines() == [n.line for n in notes]
     assert notes_block(ledger) == prompt_block(notes)

@@ -143,8 +143,9 @@ def test_notes_name_the_reworded_edit_say_what_to_do_and_tell_the_deferred_one_t
     # p-sleep-flaky, deferred twice, is not refused: it waits for another task.
     (sleep,) = [line for line in lines if line != stale]
     assert sleep.startswith('retry: add "test.orders-sleep"') and "once the lesson recurs in 1 more" in sleep
+    # The budget keeps the do-not-repeat note before the retry note, and says what it left out.
     assert main(["ledger", "notes", str(ledger), "--limit", "1"]) == 0
-    assert len(capsys.readouterr().out.splitlines()) == 1
+    assert capsys.readouterr().out.splitlines() == [stale, "Left out for room: 1 retry note."]
 
 
 def test_notes_as_json_give_each_notes_kind_fingerprint_edit_reasons_and_remedy(tmp_path: Path, capsys) -> None:
@@ -152,12 +153,16 @@ def test_notes_as_json_give_each_notes_kind_fingerprint_edit_reasons_and_remedy(
 
     assert main(["ledger", "notes", str(ledger), "--format", "json", "--memory-version", "9"]) == 0
 
-    notes = json.loads(capsys.readouterr().out)
+    written = json.loads(capsys.readouterr().out)
+    notes = written["notes"]
     assert [(n["kind"], n["proposal"]) for n in notes] == [
-        ("retry", "p-sleep-flaky"),
         ("do-not-repeat", "p-format-with-ruff"),
+        ("retry", "p-sleep-flaky"),
     ]
-    stale = notes[1]
+    assert written["left_out"] == dict.fromkeys(
+        ("contradicts-memory", "do-not-repeat", "already-in-memory", "retry", "look-alike"), 0
+    )
+    stale = notes[0]
     assert stale["fingerprint"] == fingerprint
     assert stale["edit"] == 'replace "style.imports" with "Sort imports and format with ruff." in acme/api'
     assert [(r["code"], r["subject"]) for r in stale["reasons"]] == [

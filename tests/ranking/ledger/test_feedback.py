@@ -16,19 +16,11 @@ from curator_io.catalogue import DISPOSITION_OF, FINAL_DISPOSITIONS
 from curator_io.config import DEFAULT_CONFIG
 from curator_io.errors import InputError
 from ranking.ledger import read_notes
+from ranking.ledger.fate import ALREADY_IN_MEMORY, DO_NOT_REPEAT, KINDS, RETRY, Decisions, Facts
 from ranking.ledger.feedback import PROMPT_HEADING, curator_notes, prompt_block, standing_mark, standings
+from ranking.ledger.in_memory import Resemblance
 from ranking.ledger.note_json import notes_from_json
-from ranking.ledger.note_model import (
-    ALREADY_IN_MEMORY,
-    DO_NOT_REPEAT,
-    KINDS,
-    RETRY,
-    Budget,
-    Facts,
-    Note,
-    NoteReason,
-    Resemblance,
-)
+from ranking.ledger.note_model import Budget, Note, NoteReason, Notes
 from ranking.ledger.note_words import one_line
 from ranking.ledger.records import DecisionRow
 
@@ -80,30 +72,20 @@ def _validation(reasons: Sequence[tuple[str, str | None]]) -> str:
     return next((d for d in ("rejected", "quarantined", "deferred") if d in implied), "accepted")
 
 
-class _History:
-    def __init__(
-        self,
-        decisions: Sequence[DecisionRow],
-        edits: Mapping[str, Any] | None = None,
-        support: Mapping[str, Any] | None = None,
-        uncommitted: set[tuple[str, str]] | None = None,
-    ) -> None:
-        self._decisions = list(decisions)
-        self._edits = EDITS if edits is None else edits
-        self._support = support
-        self._uncommitted = uncommitted or set()
-
-    def decisions(self) -> Sequence[DecisionRow]:
-        return self._decisions
-
-    def refused_by_test(self, report: str, fingerprint: str) -> bool:
-        return (report, fingerprint) in self._uncommitted
-
-    def edit(self, fingerprint: str) -> Mapping[str, Any] | None:
-        return self._edits.get(fingerprint)
-
-    def facts(self, decision: DecisionRow) -> Facts:
-        return Facts(self._support, DEFAULT_CONFIG.to_json())
+def _history(
+    decisions: Sequence[DecisionRow],
+    edits: Mapping[str, Any] | None = None,
+    support: Mapping[str, Any] | None = None,
+    uncommitted: set[tuple[str, str]] | None = None,
+) -> Decisions:
+    """Decisions, the edits behind them, and an acceptance test that committed none of ``uncommitted``."""
+    known = EDITS if edits is None else edits
+    return Decisions(
+        list(decisions),
+        [(report, fingerprint, "below-threshold") for report, fingerprint in sorted(uncommitted or set())],
+        edit=known.get,
+        facts=lambda decision: Facts(support, DEFAULT_CONFIG.to_json()),
+    )
 
 
 DEFERRED = ("support.insufficient_lineages", None)
@@ -111,7 +93,7 @@ ONE_OF_TWO = {"lineages": 1, "required": 2, "strength": 12, "contradiction": 0}
 
 
 def test_a_deferred_edit_is_told_to_retry_when_another_task_shows_it_never_not_to_repropose_it() -> None:
-    history = _History([_decision("r1", 0, "p-sleep", SLEEP, "deferred", DEFERRED)], support=ONE_OF_TWO)
+    history = _history([_decision("r1", 0, "p-sleep", SLEEP, "deferred", DEFERRED)], support=ONE_OF_TWO)
 
     (note,) = curator_notes(history)
 
@@ -127,7 +109,7 @@ def test_a_deferred_edit_is_told_to_retry_when_another_task_shows_it_never_not_t
 
 
 def test_an_unselected_edit_is_told_to_retry_as_it_is() -> None:
-    history = _History([_decision("r1", 0, "p-sleep", SLEEP, "unselected", ("rank.limit", None), score=70)])
+    history = _history([_decision("r1", 0, "p-sleep", SLEEP, "unselected", ("rank.limit", None), score=70)])
 
     (note,) = curator_notes(history)
 
@@ -136,7 +118,7 @@ def test_an_unselected_edit_is_told_to_retry_as_it_is() -> None:
 
 
 def test_a_rejected_edit_is_told_not_to_repeat_it_with_the_reason_as_a_sentence_and_its_remedy() -> None:
-    history = _History([_decision("r1", 0, "p-make", MAKE, "rejected", ("closure.key_exists", "test.command"))])
+    history = _history([_decision("r1", 0, "p-make", MAKE, "rejected", ("closure.key_exists", "test.command"))])
 
     (note,) = curator_notes(history)
 
@@ -152,15 +134,15 @@ def test_a_rejected_edit_is_told_not_to_repeat_it_with_the_reason_as_a_sentence_
 def test_a_stale_edit_is_told_which_memory_version_to_reread_when_the_host_knows_it() -> None:
     stale = _decision("r1", 0, "p-make", MAKE, "rejected", ("closure.stale_memory", None))
 
-    (unknown,) = curator_notes(_History([stale]))
-    (known,) = curator_notes(_History([stale]), memory_version=8)
+    (unknown,) = curator_notes(_history([stale]))
+    (known,) = curator_notes(_history([stale]), memory_version=8)
 
     assert "Re-read the memory and write the edit against it" in unknown.line
     assert "Re-read the memory (now version 8) and write the edit against it" in known.line
 
 
 def test_a_quarantined_edit_is_told_not_to_repeat_it_until_sound_evidence_shows_it() -> None:
-    history = _History([_decision("r1", 0, "p-sleep", SLEEP, "quarantined", ("support.quarantined", None))])
+    history = _history([_decision("r1", 0, "p-sleep", SLEEP, "quarantined", ("support.quarantined", None))])
 
     (note,) = curator_notes(history)
 
@@ -169,7 +151,7 @@ def test_a_quarantined_edit_is_told_not_to_repeat_it_until_sound_evidence_shows_
 
 
 def test_an_edit_that_lost_a_conflict_names_the_edit_that_won() -> None:
-    history = _History(
+    history = _history(
         [
             _decision("r1", 0, "p-make", MAKE, "selected", ("rank.selected", None), score=81),
             _decision(
@@ -186,7 +168,7 @@ def test_an_edit_that_lost_a_conflict_names_the_edit_that_won() -> None:
 
 
 def test_a_duplicate_of_a_selected_edit_gets_no_note_so_the_curator_keeps_its_current_instruction() -> None:
-    history = _History(
+    history = _history(
         [
             _decision("r1", 0, "p-make", MAKE, "selected", ("rank.selected", None), score=81),
             _decision(
@@ -199,7 +181,7 @@ def test_a_duplicate_of_a_selected_edit_gets_no_note_so_the_curator_keeps_its_cu
 
 
 def test_an_edit_selected_later_leaves_the_notes() -> None:
-    history = _History(
+    history = _history(
         [
             _decision("r1", 0, "p-sleep", SLEEP, "deferred", DEFERRED),
             _decision("r2", 0, "p-sleep", SLEEP, "selected", ("rank.selected", None), score=70),
@@ -212,7 +194,7 @@ def test_an_edit_selected_later_leaves_the_notes() -> None:
 
 
 def test_an_edit_admitted_then_proposed_again_is_already_in_memory() -> None:
-    history = _History(
+    history = _history(
         [
             _decision("r1", 0, "p-make", MAKE, "selected", ("rank.selected", None), score=81),
             _decision("r2", 0, "p-make-again", MAKE, "rejected", ("closure.key_exists", "test.command")),
@@ -235,14 +217,14 @@ def test_a_selected_edit_the_acceptance_test_did_not_commit_is_not_in_memory() -
         _decision("r2", 0, "p-make-again", MAKE, "deferred", DEFERRED),
     ]
 
-    (note,) = curator_notes(_History(decisions, uncommitted={("r1", MAKE)}))
+    (note,) = curator_notes(_history(decisions, uncommitted={("r1", MAKE)}))
 
     assert note.kind == RETRY
 
 
 def test_a_400_operation_edit_makes_a_note_within_its_byte_limit_that_counts_what_it_leaves_out() -> None:
     big = _edit(*({"action": "add", "key": f"k.{i:03}", "text": "x" * 400} for i in range(400)))
-    history = _History(
+    history = _history(
         [_decision("r1", 0, "p-big", digest(big), "rejected", ("delta.oversized", None))], {digest(big): big}
     )
 
@@ -263,7 +245,7 @@ def test_the_budget_keeps_the_most_recent_notes_per_lesson_in_number_and_in_byte
         decisions.append(
             _decision(f"r{i:02}", 0, f"p-{i}", digest(edit), "rejected", ("scope.mismatch", None), lesson=lesson)
         )
-    history = _History(decisions, edits)
+    history = _history(decisions, edits)
 
     notes = curator_notes(history)
     per_lesson = [n.proposal for n in notes if n.lesson == "les-a"]
@@ -290,7 +272,7 @@ def test_a_budget_out_of_range_is_refused_when_made(given: dict[str, Any]) -> No
 
 
 def test_notes_name_an_unknown_edit_by_its_proposal_and_rationale() -> None:
-    history = _History([_decision("r1", 0, "p-sleep", SLEEP, "rejected", ("scope.mismatch", None))], edits={})
+    history = _history([_decision("r1", 0, "p-sleep", SLEEP, "rejected", ("scope.mismatch", None))], edits={})
 
     (note,) = curator_notes(history)
 
@@ -299,7 +281,7 @@ def test_notes_name_an_unknown_edit_by_its_proposal_and_rationale() -> None:
 
 
 def test_the_prompt_block_is_the_heading_and_a_line_a_note() -> None:
-    history = _History([_decision("r1", 0, "p-make", MAKE, "rejected", ("closure.key_exists", "test.command"))])
+    history = _history([_decision("r1", 0, "p-make", MAKE, "rejected", ("closure.key_exists", "test.command"))])
     notes = curator_notes(history)
 
     assert prompt_block(notes) == "\n".join([PROMPT_HEADING, notes[0].line])
@@ -307,7 +289,7 @@ def test_the_prompt_block_is_the_heading_and_a_line_a_note() -> None:
 
 
 def test_the_mark_says_what_the_ledger_knew_of_an_edit_before() -> None:
-    history = _History(
+    history = _history(
         [
             _decision("r1", 0, "p-sleep", SLEEP, "deferred", DEFERRED),
             _decision("r1", 1, "p-make", MAKE, "rejected", ("closure.key_exists", "test.command")),
@@ -327,13 +309,14 @@ def test_notes_are_the_same_whatever_order_equal_decisions_are_written_in() -> N
     one = _decision("r1", 0, "p-make", MAKE, "rejected", ("closure.key_exists", "test.command"))
     two = _decision("r1", 1, "p-sleep", SLEEP, "deferred", DEFERRED)
 
-    assert curator_notes(_History([one, two])) == curator_notes(_History([one, two]))
-    assert [n.proposal for n in curator_notes(_History([one, two]))] == ["p-sleep", "p-make"]
+    assert curator_notes(_history([one, two])) == curator_notes(_history([one, two]))
+    # A do-not-repeat note is kept before a retry note, however recent (docs/ledger.md, "Order and budget").
+    assert [n.proposal for n in curator_notes(_history([one, two]))] == ["p-make", "p-sleep"]
 
 
 def test_a_rejected_edit_short_of_lineages_too_is_not_told_to_propose_it_again_as_it_is() -> None:
     reasons = (("support.counterevidence", None), DEFERRED)
-    history = _History([_decision("r1", 0, "p-sleep", SLEEP, "rejected", *reasons)], support=ONE_OF_TWO)
+    history = _history([_decision("r1", 0, "p-sleep", SLEEP, "rejected", *reasons)], support=ONE_OF_TWO)
 
     (note,) = curator_notes(history)
 
@@ -348,7 +331,7 @@ _OPTIONAL = st.none() | st.text()
 _REASON = st.builds(NoteReason, st.text(), _OPTIONAL, st.text(), _OPTIONAL)
 _NOTE = st.builds(
     Note,
-    kind=st.sampled_from(KINDS),
+    kind=st.sampled_from([k.name for k in KINDS]),
     fingerprint=st.binary(min_size=32, max_size=32).map(lambda b: "sha256:" + b.hex()),
     edit=_OPTIONAL,
     proposal=st.text(),
@@ -369,6 +352,8 @@ _NOTE = st.builds(
             st.floats(0, 100),
             st.lists(st.text(), max_size=3).map(tuple),
             st.text(),
+            st.sampled_from(["restates", "contradicts"]),
+            _OPTIONAL,
         ),
         max_size=2,
     ).map(tuple),
@@ -376,9 +361,16 @@ _NOTE = st.builds(
 )
 
 
-@given(st.lists(_NOTE, max_size=4).map(tuple))
-def test_notes_written_as_json_read_back_to_the_same_notes(notes: tuple[Note, ...]) -> None:
-    assert notes_from_json(canon([n.to_json() for n in notes])) == notes
+@given(
+    st.lists(_NOTE, max_size=4),
+    st.fixed_dictionaries({k.name: st.integers(0, 2**40) for k in KINDS}),
+)
+def test_notes_written_as_json_read_back_to_the_same_notes(notes: list[Note], left_out: dict[str, int]) -> None:
+    written = Notes(notes, left_out)
+
+    read = notes_from_json(canon(written.to_json()))
+
+    assert read == written and read.left_out == written.left_out
 
 
 def test_the_notes_of_a_real_ledger_read_back_from_the_cli_json(tmp_path, capsys) -> None:
@@ -391,27 +383,33 @@ def test_the_notes_of_a_real_ledger_read_back_from_the_cli_json(tmp_path, capsys
         )
     rc, out, _ = run_main(capsys, "ledger", "notes", ledger, "--format", "json")
 
-    assert rc == 0 and notes_from_json(out.encode()) == read_notes(ledger)
+    read = notes_from_json(out.encode())
+    assert rc == 0 and read == read_notes(ledger) and read.left_out == read_notes(ledger).left_out
 
 
 _GOOD = json.loads(
     canon(
-        [
-            curator_notes(
-                _History([_decision("r1", 0, "p-make", MAKE, "rejected", ("closure.key_exists", "test.command"))])
-            )[0].to_json()
-        ]
+        curator_notes(
+            _history([_decision("r1", 0, "p-make", MAKE, "rejected", ("closure.key_exists", "test.command"))])
+        ).to_json()
     )
 )
+_TOP = [
+    (lambda n: ["not", "an object"], "", "not the notes (an object)"),
+    (lambda n: {"notes": n["notes"]}, "", "the notes without 'left_out'"),
+    (lambda n: {**n, "notes": {}}, "/notes", "'notes' is not an array"),
+    (lambda n: {**n, "left_out": {**n["left_out"], "retry": -1}}, "/left_out/retry", "'retry' is not a whole number"),
+    (lambda n: {**n, "left_out": {**n["left_out"], "never": 1}}, "/left_out/never", "the count of notes left out has"),
+    (lambda n: {**n, "extra": 1}, "/extra", "the notes has no member 'extra'"),
+]
 
 
 @pytest.mark.parametrize(
     ("change", "pointer", "detail"),
     [
-        (lambda n: {"not": "an array"}, "", "not an array of notes"),
         (lambda n: [7], "/0", "not a note (an object)"),
         (lambda n: [{k: v for k, v in n[0].items() if k != "kind"}], "/0", "a note without 'kind'"),
-        (lambda n: [{**n[0], "kind": "never"}], "/0/kind", "'kind' is not one of retry, do-not-repeat"),
+        (lambda n: [{**n[0], "kind": "never"}], "/0/kind", "'kind' is not one of contradicts-memory, do-not-repeat"),
         (lambda n: [{**n[0], "fingerprint": "sha256:xyz"}], "/0/fingerprint", "'fingerprint' is not a DIGEST"),
         (lambda n: [{**n[0], "edit": 3}], "/0/edit", "'edit' is not a string or null"),
         (lambda n: [{**n[0], "disposition": "accepted"}], "/0/disposition", "'disposition' is not a final"),
@@ -426,6 +424,17 @@ _GOOD = json.loads(
     ],
 )
 def test_json_that_is_not_notes_is_refused_naming_the_place(change, pointer: str, detail: str) -> None:
+    with pytest.raises(InputError) as refused:
+        notes_from_json(canon({**_GOOD, "notes": change(_GOOD["notes"])}))
+
+    assert (refused.value.code, refused.value.pointer) == ("notes.invalid", "/notes" + pointer)
+    assert refused.value.detail.startswith(detail)
+
+
+@pytest.mark.parametrize(("change", "pointer", "detail"), _TOP)
+def test_json_whose_outer_object_is_not_the_notes_is_refused_naming_the_place(
+    change, pointer: str, detail: str
+) -> None:
     with pytest.raises(InputError) as refused:
         notes_from_json(canon(change(_GOOD)))
 
@@ -457,28 +466,32 @@ def test_the_curators_notes_name_both_look_alikes_of_the_scenario_and_how_to_fix
 
     assert rc == 0
     lines = out.splitlines()
+    # test.runner says the opposite of test.command: both are in memory, and one must go, alone (a
+    # replace of one with the other's text and a remove in one proposal is instruction.duplicate).
     assert (
-        'resembles another instruction: add "test.runner": "Never run bare pytest; use make test." in acme/shop — '
-        "admitted in run-2026-12-08. It resembles 'test.command' (\"Run the tests with pytest.\"; shared words: "
-        "pytest, test): one instruction, one key: if it updates 'test.command', replace 'test.command' with it and "
-        "remove 'test.runner'." in lines
+        'contradicts memory: add "test.runner": "Never run bare pytest; use make test." in acme/shop — '
+        "admitted in run-2026-12-08. It contradicts 'test.command' (\"Run the tests with pytest.\"; shared words: "
+        "pytest, test): memory holds both: remove the one the evidence does not support ('test.runner' or "
+        "'test.command'), in a proposal of its own." in lines
     )
     (deps,) = [line for line in lines if "deps.install" in line]
-    assert "It resembles 'deps.setup'" in deps and "replace 'deps.setup' with it and remove 'deps.install'" in deps
+    assert deps.startswith("resembles another instruction: ")
+    assert "It resembles 'deps.setup'" in deps
+    assert "one instruction, one key: remove 'deps.setup' or 'deps.install', in a proposal of its own." in deps
     # Without the memory, an admitted edit has no note, as ever.
     assert not any("deps.install" in line for line in run_main(capsys, "ledger", "notes", ledger)[1].splitlines())
 
 
 def test_a_refused_add_that_resembles_the_memory_is_told_to_replace_that_key_instead() -> None:
-    memory = {"version": 5, "instructions": [{"key": "test.command", "text": "Run the tests with pytest."}]}
-    runner = _edit({"action": "add", "key": "test.runner", "text": "Never run bare pytest; use make test."})
+    memory = {"version": 5, "instructions": [{"key": "test.command", "text": "Run the tests with make test."}]}
+    runner = _edit({"action": "add", "key": "test.runner", "text": "Run the whole test suite with make test."})
     decision = _decision("r1", 0, "p-runner", digest(runner), "deferred", DEFERRED)
 
-    (note,) = curator_notes(_History([decision], {digest(runner): runner}), memory=memory)
+    (note,) = curator_notes(_history([decision], {digest(runner): runner}), memory=memory)
 
     (found,) = note.resembles
-    assert (found.key, found.other, found.words) == ("test.runner", "test.command", ("pytest", "test"))
+    assert (found.key, found.other, found.relation) == ("test.runner", "test.command", "restates")
     assert note.line.endswith(
-        "It resembles 'test.command' (\"Run the tests with pytest.\"; shared words: pytest, test): if it updates "
-        "'test.command', replace 'test.command' instead of adding 'test.runner'."
+        "It resembles 'test.command' (\"Run the tests with make test.\"; shared words: test, make): if it updates "
+        "'test.command', replace 'test.command' with this text instead of adding 'test.runner'."
     )

@@ -1,6 +1,6 @@
 """The batch view and the ledger view count refusals the same way (issue 27):
 the reason codes of the proposals whose final disposition is *refused*
-(:data:`curator_io.catalogue.REFUSED`), the informational codes left out."""
+(:data:`ranking.ledger.fate.REFUSED`), the informational codes left out."""
 
 from __future__ import annotations
 
@@ -10,9 +10,10 @@ from typing import Any
 
 import pytest
 
-from curator_io.catalogue import INFORMATIONAL_CODES, QUARANTINED, UNSELECTED
+from curator_io.catalogue import DEFERRED, INFORMATIONAL_CODES, UNSELECTED
 from curator_io.report_model import ranking_report_of
-from ranking.ledger.records import REFUSED, decisions_of
+from ranking.ledger.fate import REFUSED
+from ranking.ledger.records import decisions_of
 from ranking.views.html.batch import refusing_codes
 from ranking.views.html.ledger import _runs
 from tests.conftest import PARITY
@@ -33,8 +34,8 @@ def test_the_batch_view_and_the_ledger_view_count_the_same_refusals(path: Any) -
     assert refusing_codes(ranking_report_of(report)) == ledger
 
 
-def test_codes_on_unselected_and_quarantined_proposals_are_not_refusals() -> None:
-    # Neither is refused (docs/ledger.md): unselected cleared every rule, quarantined waits for sound evidence.
+def test_codes_on_unselected_and_deferred_proposals_are_not_refusals() -> None:
+    # Neither is refused (docs/ledger.md): both wait, and their curator is told to retry.
     seen: set[str] = set()
     for path in REPORTS:
         report = _report(path)
@@ -43,10 +44,10 @@ def test_codes_on_unselected_and_quarantined_proposals_are_not_refusals() -> Non
             codes = {r["code"] for r in e["reasons"]}
             if e["disposition"] in REFUSED:
                 assert codes - INFORMATIONAL_CODES <= set(counted)
-            elif e["disposition"] in (UNSELECTED, QUARANTINED):
+            elif e["disposition"] in (UNSELECTED, DEFERRED):
                 seen.add(e["disposition"])
                 only_here = codes - {
                     r["code"] for x in report["proposals"] if x["disposition"] in REFUSED for r in x["reasons"]
                 }
                 assert not only_here & set(counted)
-    assert seen == {UNSELECTED, QUARANTINED}  # the corpus holds both, so the test can fail
+    assert seen == {UNSELECTED, DEFERRED}  # the corpus holds both, so the test can fail
