@@ -34,7 +34,7 @@ __all__ = ["read_otlp_json", "TOOL_OPERATION"]
 TOOL_OPERATION = "execute_tool"
 _TRACE_ID = re.compile(r"[0-9a-fA-F]{32}")
 _SPAN_ID = re.compile(r"[0-9a-fA-F]{16}")
-_NANOS = re.compile(r"[0-9]{1,20}")
+_NANOS = re.compile(r"[0-9]{1,21}")
 _MAX_SESSION = 64
 _LAST_NANOS = 253402300799_999999999  # 9999-12-31T23:59:59.999999999Z
 

@@ -98,5 +98,6 @@ def _status(session: Session, repository: str, checkout: str | None) -> str:
         return "incompatible"
     if checkout is None or session.directory is None:
         return "compatible" if checkout is None else "incompatible"
-    inside = session.directory == checkout or session.directory.startswith(checkout.rstrip("/") + "/")
+    root = checkout.rstrip("/")
+    inside = session.directory.rstrip("/") == root or session.directory.startswith(root + "/")
     return "compatible" if inside else "incompatible"
