@@ -43,6 +43,9 @@ _KINDS = frozenset({"user", "assistant", "system"})
 _EXIT_CODE = re.compile(r"Exit code (-?[0-9]{1,9})\b")
 _INTERRUPTED = "[Request interrupted by user"
 _MAX_SESSION = 64
+#: An agent id's most: a trace id (``claude:`` + session + ``/agent-`` + agent) stays an ID with room
+#: for ``:stepN`` and the materialization's ``m:`` (SPEC §0: at most 128 characters).
+_MAX_AGENT = 32
 
 
 class _Reader:
@@ -94,7 +97,7 @@ class _Reader:
         trace = f"claude:{session}"
         if record.get("isSidechain") is True:
             agent = record.get("agentId")
-            trace += f"/agent-{agent}" if is_id(agent) and len(agent) <= _MAX_SESSION else "/sidechain"
+            trace += f"/agent-{agent}" if is_id(agent) and len(agent) <= _MAX_AGENT else "/sidechain"
         draft = self.drafts.get(trace)
         if draft is None:
             draft = self.drafts[trace] = Draft(trace, session)

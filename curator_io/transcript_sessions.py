@@ -9,6 +9,7 @@ interruption, a system record) ``observable``; the model's last message in a ses
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass, field
@@ -18,6 +19,8 @@ from curator_io.grammar import instant_key, is_path
 from curator_io.transcript_model import MAX_SKIPPED_LINES, Observation, Session, Step
 
 __all__ = ["Draft", "Skips", "MAX_SUMMARY_BYTES", "summary_of", "relative_path"]
+
+_DRIVE = re.compile(r"[A-Za-z]:/")
 
 MAX_SUMMARY_BYTES = 1000
 """SPEC §1: an evidence summary holds at most 1,000 bytes."""
@@ -149,11 +152,14 @@ def summary_of(digest: str, line: int, what: str) -> str:
 
 
 def relative_path(path: object, directory: str | None) -> str | None:
-    """``path`` relative to ``directory`` when it is inside it and a SPEC PATH; else None."""
+    """``path`` relative to ``directory`` when it is inside it and a SPEC PATH; else None. A Windows
+    path (``C:\\src\\a.py``, ``\\\\server\\share``) is read with ``/`` for ``\\``."""
     if not isinstance(path, str):
         return None
-    if path.startswith("/"):
-        if directory is None or not path.startswith(directory.rstrip("/") + "/"):
+    path = path.replace("\\", "/")
+    if path.startswith("/") or _DRIVE.match(path):
+        root = None if directory is None else directory.replace("\\", "/").rstrip("/")
+        if root is None or not path.startswith(root + "/"):
             return None
-        path = path[len(directory.rstrip("/")) + 1 :]
+        path = path[len(root) + 1 :]
     return path if is_path(path) else None

@@ -2,8 +2,8 @@
 or a prompt, a JSON document for a program (docs/transcripts.md, "The command"). Plain text
 out: ``ranking/cli/output.py`` escapes each line as it prints it.
 
-Bounded: at most ``limit`` evidence items a session (the rest counted), each summary's words cut
-to :data:`MAX_WORDS` characters in the text.
+Bounded: at most ``limit`` sessions a file and ``limit`` evidence items a session (the rest
+counted), each summary's words cut to :data:`MAX_WORDS` characters in the text.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ def transcript_lines(transcript: Transcript, *, limit: int = DEFAULT_LIMIT) -> l
         f"{transcript.source}: {transcript.form}, {transcript.lines} line(s), {transcript.digest}; "
         f"skipped: {skipped}; timestamps out of order: {transcript.out_of_order}"
     ]
-    for session in transcript.sessions:
+    for session in transcript.sessions[:limit]:
         where = ", ".join(
             f"{name} {value}"
             for name, value in (
@@ -47,6 +47,8 @@ def transcript_lines(transcript: Transcript, *, limit: int = DEFAULT_LIMIT) -> l
             out.append(f"  {seen.id}  step {seen.step}  {seen.signal}  {outcome}  line {seen.line}: {words}")
         if len(session.observations) > limit:
             out.append(f"  … and {len(session.observations) - limit} more evidence item(s) (--limit)")
+    if len(transcript.sessions) > limit:
+        out.append(f"… and {len(transcript.sessions) - limit} more session(s) (--limit)")
     return out
 
 
@@ -64,6 +66,7 @@ def transcript_json(transcripts: list[Transcript], *, limit: int = DEFAULT_LIMIT
                 "skipped": dict(t.skipped),
                 "skipped_lines": [[line, reason] for line, reason in t.skipped_lines],
                 "out_of_order": t.out_of_order,
+                "session_count": len(t.sessions),
                 "sessions": [
                     {
                         "trace": s.trace,
@@ -88,7 +91,7 @@ def transcript_json(transcripts: list[Transcript], *, limit: int = DEFAULT_LIMIT
                             for o in s.observations[:limit]
                         ],
                     }
-                    for s in t.sessions
+                    for s in t.sessions[:limit]
                 ],
             }
             for t in transcripts

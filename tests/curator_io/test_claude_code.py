@@ -314,3 +314,37 @@ def test_a_one_gib_line_is_skipped_without_being_held() -> None:
     assert transcript.skipped_lines == ((1, "oversized_line"),)
     assert len(transcript.sessions[0].steps) == 1
     assert peak < 256 << 20  # the line is 1 GiB; at most 64 MiB of it is ever held
+
+
+def test_an_agent_id_too_long_for_the_ids_made_from_it_is_a_sidechain_and_the_longest_ids_build() -> None:
+    from curator_io import BundleBuilder
+
+    session = "s" * 64
+    side = {"isSidechain": True, "agentId": "a" * 33}
+    raw = bash_session(session=session) + jsonl(
+        record(
+            "assistant", 5, call("t9", "Grep", {"pattern": "x"}), session=session, agentId="b" * 32, isSidechain=True
+        ),
+        record("user", 6, result("t9", "ok"), session=session, agentId="b" * 32, isSidechain=True),
+        record("assistant", 7, call("t8", "Grep", {"pattern": "x"}), session=session, **side),
+        record("user", 8, result("t8", "ok"), session=session, **side),
+    )
+    transcript = _read(raw)
+    traces = [s.trace for s in transcript.sessions]
+    assert traces == [f"claude:{session}", f"claude:{session}/agent-{'b' * 32}", f"claude:{session}/sidechain"]
+    b = BundleBuilder(memory_version=0, curator="c", frozen_at="2026-12-02T09:00:00Z")
+    b.transcript(transcript, repository="acme/shop")
+    assert len(b.build("run-1").bundle.evidence) == 4  # the prompt and three tool outcomes
+
+
+def test_a_windows_path_under_the_sessions_directory_is_relative_to_it() -> None:
+    raw = jsonl(
+        {
+            **record("assistant", 1, call("t1", "Edit", {"file_path": "C:\\Users\\dev\\shop\\src\\a.py"})),
+            "cwd": "C:\\Users\\dev\\shop",
+        },
+        {**record("user", 2, result("t1", "ok")), "cwd": "C:\\Users\\dev\\shop"},
+        record("assistant", 3, call("t2", "Read", {"file_path": "D:\\secrets\\a.txt"})),
+        record("user", 4, result("t2", "ok")),
+    )
+    assert [s.path for s in _only(raw).steps] == ["src/a.py", None]

@@ -180,3 +180,20 @@ def test_an_unanswered_call_and_an_orphan_result_show_as_such(
     )
     code, out, _ = run_main(capsys, "transcript", "show", path)
     assert code == 0 and "skipped: orphan_result 1;" in out and "1 step(s), 0 evidence item(s)" in out
+
+
+def test_show_lists_at_most_limit_sessions_a_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    sessions = [f"{n:08d}-6a3f-4c2e-9d41-7e2a0f3b8c11" for n in range(5)]
+    path = tmp_path / "many.jsonl"
+    path.write_bytes(b"".join(bash_session(session=s) for s in sessions))
+    code, out, _ = run_main(capsys, "transcript", "show", "--limit", "2", path)
+    assert code == 0 and sum(line.startswith("session ") for line in out.splitlines()) == 2
+    assert out.splitlines()[-1] == "… and 3 more session(s) (--limit)"
+    code, out, _ = run_main(capsys, "transcript", "show", "--format", "json", "--limit", "2", path)
+    (log,) = json.loads(out)["transcripts"]
+    assert (log["session_count"], len(log["sessions"])) == (5, 2)
+
+
+def test_a_directory_is_refused_as_unreadable(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, out, err = run_main(capsys, "transcript", "show", tmp_path)
+    assert (code, out) == (2, "") and err.startswith("evidence-rank: usage.unreadable: cannot read ")
