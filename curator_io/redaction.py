@@ -14,8 +14,8 @@ The rules, applied in this order, each to the text the one before left:
 5. An option so named: ``--password value``, ``--token=value``, ``--api-key value``, and
    every ``--`` option whose name contains one of those words; and ``-p`` glued to a value
    (``mysql -psecret``).
-6. A value of a known form, wherever it is: GitHub (``ghp_``, ``gho_``, ``ghu_``, ``ghs_``,
-   ``ghr_``, ``github_pat_``), GitLab (``glpat-``), Slack (``xox?-``), OpenAI and Anthropic
+6. A value of a known form, after anything but a letter or a digit (``mcp__ghp_...``):
+   GitHub (``ghp_``, ``gho_``, ``ghu_``, ``ghs_``, ``ghr_``, ``github_pat_``), GitLab (``glpat-``), Slack (``xox?-``), OpenAI and Anthropic
    (``sk-``), AWS access key ids (``AKIA`` and 16 more), Google API keys (``AIza`` and 35
    more), npm (``npm_``), PyPI (``pypi-``), a JSON Web Token (three base64url parts, the
    first two starting ``eyJ``).
@@ -42,7 +42,7 @@ _VARIABLE = re.compile(rf"(?i)(?P<name>\b[A-Z0-9_]*{_WORDS}[A-Z0-9_]*\s*(?:=|:\s
 _OPTION = re.compile(rf"(?i)(?P<name>(?<![\w-])--[A-Za-z0-9-]*{_WORDS}[A-Za-z0-9-]*(?:=|\s+))(?P<value>{_VALUE})")
 _GLUED_P = re.compile(r"(?P<name>(?<![\w-])-p)(?P<value>[^\s\"';&|]+)")
 _KNOWN = re.compile(
-    r"\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{20,}"
+    r"(?<![A-Za-z0-9])(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{20,}"
     r"|xox[abeoprs]-[A-Za-z0-9-]{10,}|sk-[A-Za-z0-9_-]{20,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{35}"
     r"|npm_[A-Za-z0-9]{36}|pypi-[A-Za-z0-9_-]{16,}"
     r"|eyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*)"

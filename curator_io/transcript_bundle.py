@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from curator_io.builder import fit_text
+from curator_io.redaction import redact
 from curator_io.transcript_model import Observation, Session, Step, Transcript
 
 if TYPE_CHECKING:
@@ -63,7 +64,7 @@ def record_transcript(
         if checkout is None:
             checkout = builder.first_checkout(session.directory)
         status = _status(session, repository, checkout)
-        written = revision or session.revision or "unknown"
+        written = revision or (redact(session.revision) if session.revision else "unknown")
         materialization = f"m:{session.trace}"
         builder.materialization(  # 1
             materialization,

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from curator_io.builder import fit_text
 from curator_io.grammar import instant_key, is_path
+from curator_io.redaction import redact
 from curator_io.transcript_model import MAX_SKIPPED_LINES, Observation, Session, Step
 
 __all__ = ["Draft", "Skips", "MAX_SUMMARY_BYTES", "summary_of", "relative_path"]
@@ -81,7 +82,9 @@ class Draft:
 
     def call(self, line: int, tool: str, *, command: str | None, path: str | None, at: str) -> int:
         """A tool call: the next step; its index."""
-        self.calls.append(_Call(len(self.calls), line, tool, command, path, at))
+        # Redacted as a command is (docs/transcripts.md, "Redaction"): a log's every text may hold one.
+        written = None if path is None else redact(path)
+        self.calls.append(_Call(len(self.calls), line, redact(tool), command, written, at))
         return len(self.calls) - 1
 
     def result(self, index: int, line: int, *, failed: bool, exit_status: int | None, at: str) -> None:
@@ -148,7 +151,7 @@ def _step_words(step: Step) -> str:
 
 def summary_of(digest: str, line: int, what: str) -> str:
     """``sha256:HEX line N: what``, cut to SPEC's 1,000 bytes (``…`` where cut)."""
-    return fit_text(f"{digest} line {line}: {what}", MAX_SUMMARY_BYTES)
+    return fit_text(f"{digest} line {line}: {redact(what)}", MAX_SUMMARY_BYTES)
 
 
 def relative_path(path: object, directory: str | None) -> str | None:

@@ -121,3 +121,20 @@ def test_each_kind_of_secret_planted_in_a_command_is_redacted_before_anything_is
 )
 def test_a_command_with_no_secret_is_written_as_it_is(command: str) -> None:
     assert redact(command) == command
+
+
+def test_a_secret_in_a_branch_a_tool_name_a_path_or_an_event_never_reaches_the_bundle() -> None:
+    from curator_io import BundleBuilder
+    from tests.curator_io.transcript_records import call, jsonl, record, result
+
+    token = "ghp_Zq3vX8mK2pL9wR4tY7uJ1nB5cD6eF0gH2iK4"
+    raw = jsonl(
+        {**record("assistant", 1, call("t1", f"mcp__{token}", {"file_path": f"src/{token}.txt"})), "gitBranch": token},
+        record("user", 2, result("t1", "ok")),
+        record("system", 3, {"subtype": token}),
+    )
+    log = read_transcript([raw], source="s")
+    b = BundleBuilder(memory_version=0, curator="c", frozen_at="2026-12-02T09:00:00Z")
+    b.transcript(log, repository="acme/shop")
+    written = b.build("run-1").canonical.decode()
+    assert token not in written and written.count(REDACTED) >= 4
