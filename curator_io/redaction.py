@@ -15,10 +15,10 @@ The rules, applied in this order, each to the text the one before left:
    every ``--`` option whose name contains one of those words; and ``-p`` glued to a value
    (``mysql -psecret``).
 6. A value of a known form, after anything but a letter or a digit (``mcp__ghp_...``):
-   GitHub (``ghp_``, ``gho_``, ``ghu_``, ``ghs_``, ``ghr_``, ``github_pat_``), GitLab (``glpat-``), Slack (``xox?-``), OpenAI and Anthropic
-   (``sk-``), AWS access key ids (``AKIA`` and 16 more), Google API keys (``AIza`` and 35
-   more), npm (``npm_``), PyPI (``pypi-``), a JSON Web Token (three base64url parts, the
-   first two starting ``eyJ``).
+   GitHub (``ghp_``, ``gho_``, ``ghu_``, ``ghs_``, ``ghr_``, ``github_pat_``), GitLab
+   (``glpat-``), Slack (``xox?-``), OpenAI and Anthropic (``sk-``), AWS access key ids
+   (``AKIA`` and 16 more), Google API keys (``AIza`` and 35 more), npm (``npm_``), PyPI
+   (``pypi-``), a JSON Web Token (three base64url parts, the first two starting ``eyJ``).
 
 Pure and total: any text in, a text out; it never fails.
 """
