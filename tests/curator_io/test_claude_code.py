@@ -348,3 +348,35 @@ def test_a_windows_path_under_the_sessions_directory_is_relative_to_it() -> None
         record("user", 4, result("t2", "ok")),
     )
     assert [s.path for s in _only(raw).steps] == ["src/a.py", None]
+
+
+def test_a_subagents_own_file_is_its_trace_in_its_sessions_lineage() -> None:
+    side = {"isSidechain": True, "agentId": "a1b2c3d4"}
+    raw = jsonl(
+        record("user", 1, prompt("Find the TODOs in src/orders."), **side),
+        record("assistant", 2, call("t1", "Grep", {"pattern": "TODO"}), **side),
+        record("user", 3, result("t1", "src/orders/totals.py:3: TODO"), **side),
+    )
+    (session,) = _read(raw).sessions
+    assert (session.trace, session.session) == (f"{TRACE}/agent-a1b2c3d4", SESSION)
+
+
+def test_a_record_of_an_older_version_without_the_members_later_ones_add_reads_the_same() -> None:
+    older = [
+        {k: v for k, v in r.items() if k not in ("userType", "gitBranch", "isSidechain")} | {"version": "1.0.51"}
+        for r in (
+            record("assistant", 1, call("t1", "Bash", {"command": "make test"})),
+            record("user", 2, result("t1", "ok")),
+        )
+    ]
+    session = _only(jsonl(*older))
+    assert (session.version, session.revision) == ("1.0.51", None)
+    assert [(s.outcome, s.exit_status) for s in session.steps] == [("succeeded", 0)]
+
+
+def test_members_a_later_version_adds_are_ignored() -> None:
+    raw = jsonl(
+        record("assistant", 1, call("t1", "Bash", {"command": "make test"}), slug="happy-cat", thinkingMetadata={}),
+        record("user", 2, result("t1", "ok"), toolUseResult={"stdout": "ok", "interrupted": False}, version="2.9.0"),
+    )
+    assert _read(raw).skipped == {} and _only(raw).steps[0].outcome == "succeeded"
