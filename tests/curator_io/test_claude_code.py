@@ -10,7 +10,7 @@ import pytest
 from curator_io.errors import InputError
 from curator_io.transcript_model import Transcript
 from curator_io.transcripts import read_transcript
-from tests.conftest import FIXTURES
+from tests.conftest import REPO
 from tests.curator_io.transcript_records import (
     DIRECTORY,
     SESSION,
@@ -278,7 +278,7 @@ def test_a_byte_order_mark_makes_the_first_line_not_json() -> None:
 
 
 def test_the_chunks_a_log_arrives_in_change_nothing() -> None:
-    raw = (FIXTURES / "transcripts" / "session-a.jsonl").read_bytes()
+    raw = (REPO / "tests" / "data" / "transcripts" / "session-a.jsonl").read_bytes()
     whole = read_transcript([raw], source="a")
     for size in (1, 7, 4096):
         assert read_transcript([raw[i : i + size] for i in range(0, len(raw), size)], source="a") == whole

@@ -11,7 +11,7 @@ from curator_io.errors import InputError
 from curator_io.otlp_spans import timestamp_of
 from curator_io.transcript_model import Transcript
 from curator_io.transcripts import read_transcript
-from tests.conftest import FIXTURES
+from tests.conftest import REPO
 from tests.curator_io.transcript_records import TRACE_ID, export, kv, span
 
 TOOL = kv("gen_ai.operation.name", "execute_tool")
@@ -24,7 +24,9 @@ def _read(*lines: object) -> Transcript:
 
 
 def test_the_fixtures_tool_executions_are_steps_and_other_spans_are_not() -> None:
-    transcript = read_transcript([(FIXTURES / "transcripts" / "spans.otlp.jsonl").read_bytes()], source="spans")
+    transcript = read_transcript(
+        [(REPO / "tests" / "data" / "transcripts" / "spans.otlp.jsonl").read_bytes()], source="spans"
+    )
     assert transcript.form == "otlp-json" and transcript.skipped == {"unknown_type": 2}
     (session,) = transcript.sessions
     assert (session.trace, session.repository, session.revision) == (

@@ -14,10 +14,10 @@ from curator_io.canonical import digest
 from curator_io.transcript_model import Transcript
 from curator_io.transcripts import read_transcript
 from ranking import rank
-from tests.conftest import FIXTURES
+from tests.conftest import REPO
 from tests.curator_io.transcript_records import bash_session, jsonl, record
 
-LOGS = FIXTURES / "transcripts"
+LOGS = REPO / "tests" / "data" / "transcripts"
 SHOP = Scope("repository", "acme/shop")
 
 

@@ -13,9 +13,9 @@ from curator_io.errors import InputError
 from curator_io.sealing import seal_bundle
 from curator_io.transcripts import read_transcript
 from ranking import replay_transcripts
-from tests.conftest import FIXTURES
+from tests.conftest import REPO
 
-LOGS = [FIXTURES / "transcripts" / f"session-{n}.jsonl" for n in "ab"]
+LOGS = [REPO / "tests" / "data" / "transcripts" / f"session-{n}.jsonl" for n in "ab"]
 
 
 def _logs():  # type: ignore[no-untyped-def]

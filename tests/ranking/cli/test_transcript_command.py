@@ -18,7 +18,7 @@ from curator_io.transcripts import read_transcript
 from tests.conftest import FIXTURES, REPO, run_main
 from tests.curator_io.transcript_records import bash_session, call, jsonl, record, result
 
-LOGS = FIXTURES / "transcripts"
+LOGS = REPO / "tests" / "data" / "transcripts"
 A, B = LOGS / "session-a.jsonl", LOGS / "session-b.jsonl"
 
 

@@ -13,10 +13,10 @@ from curator_io import BundleBuilder
 from curator_io.errors import SignatureError
 from curator_io.transcripts import read_transcript
 from ranking.signing.envelope import make_statement, parse_envelope, parse_statement
-from tests.conftest import FIXTURES, run_main
+from tests.conftest import REPO, run_main
 from tests.signing import key_pem, payload_of, resigned, signing_key
 
-LOGS = [FIXTURES / "transcripts" / f"session-{n}.jsonl" for n in "ab"]
+LOGS = [REPO / "tests" / "data" / "transcripts" / f"session-{n}.jsonl" for n in "ab"]
 
 
 def _bundle(tmp_path: Path) -> Path:
