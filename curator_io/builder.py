@@ -265,11 +265,8 @@ class BundleBuilder:
         checkout: str | None = None,
         lineage: str | None = None,
     ) -> tuple[RecordedSession, ...]:
-        """Every session of an agent's log (``ranking.read_transcript_file(path)``): for each, a
-        materialization in ``repository``, a trace whose steps are its tool calls and whose lineage
-        is ``lineage`` or the session's, and the evidence its steps support, each summary naming
-        the log's digest and line (docs/transcripts.md, "Into a bundle";
-        :func:`curator_io.transcript_bundle.record_transcript`). Returns what a curator cites."""
+        """Every session of an agent's log (``ranking.read_transcript_file``): a materialization, a trace
+        of its tool calls and the evidence they support (:mod:`curator_io.transcript_bundle`)."""
         from curator_io.transcript_bundle import record_transcript  # the builder's other callers never pay for it
 
         return record_transcript(
@@ -277,8 +274,7 @@ class BundleBuilder:
         )
 
     def first_checkout(self, directory: str | None) -> str | None:
-        """The directory of the first session :meth:`transcript` recorded (``directory``, when none
-        was): where the caller's repository is checked out, unless the caller says otherwise."""
+        """The directory of the first session :meth:`transcript` recorded (``directory`` if none was)."""
         if self._checkout is None:
             self._checkout = directory
         return self._checkout
