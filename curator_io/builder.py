@@ -260,7 +260,7 @@ class BundleBuilder:
         self,
         transcript: Transcript,
         *,
-        repository: str,
+        repository: str | None = None,
         revision: str | None = None,
         checkout: str | None = None,
         lineage: str | None = None,

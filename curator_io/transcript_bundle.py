@@ -3,7 +3,8 @@
 
 For each session of the transcript, in its order:
 
-1. a materialization ``m:TRACE``: the caller's ``repository``; the revision the caller gives,
+1. a materialization ``m:TRACE``: the caller's ``repository``, else the one the log names (a
+   Claude Code log names none: ``ValueError``, a mistake in calling); the revision the caller gives,
    else the one the log names, else ``unknown``; ``incompatible`` (SPEC §3.5.1: its evidence is
    quarantined) when the log names another repository than ``repository``, or the session ran
    in a directory that is neither ``checkout`` nor under it (``checkout`` None: the directory
@@ -53,7 +54,7 @@ def record_transcript(
     builder: BundleBuilder,
     transcript: Transcript,
     *,
-    repository: str,
+    repository: str | None = None,
     revision: str | None = None,
     checkout: str | None = None,
     lineage: str | None = None,
@@ -63,12 +64,15 @@ def record_transcript(
     for session in transcript.sessions:
         if checkout is None:
             checkout = builder.first_checkout(session.directory)
-        status = _status(session, repository, checkout)
+        where = repository or session.repository
+        if where is None:
+            raise ValueError(f"session {session.trace!r}: its log names no repository; give repository=")
+        status = _status(session, where, checkout)
         written = revision or (redact(session.revision) if session.revision else "unknown")
         materialization = f"m:{session.trace}"
         builder.materialization(  # 1
             materialization,
-            repository=repository,
+            repository=where,
             source_revision=fit_text(written, MAX_REVISION_BYTES),
             status=status,
         )
@@ -97,8 +101,8 @@ def record_transcript(
 def _status(session: Session, repository: str, checkout: str | None) -> str:
     if session.repository is not None and session.repository != repository:
         return "incompatible"
-    if checkout is None or session.directory is None:
-        return "compatible" if checkout is None else "incompatible"
+    if checkout is None or session.directory is None:  # a log that names no directory names its repository
+        return "compatible"
     root = checkout.rstrip("/")
     inside = session.directory.rstrip("/") == root or session.directory.startswith(root + "/")
     return "compatible" if inside else "incompatible"

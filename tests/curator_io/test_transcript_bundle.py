@@ -155,3 +155,19 @@ def test_recording_one_log_twice_is_refused_as_the_loader_refuses_a_duplicate_id
     with pytest.raises(InputError) as e:
         b.build("run-1")
     assert e.value.code == "input.duplicate_id"
+
+
+def test_without_a_repository_the_one_the_log_names_is_taken_and_a_log_that_names_none_is_a_mistake() -> None:
+    b = _builder()
+    (session,) = b.transcript(_log("spans.otlp.jsonl"))
+    assert b.build("run-1").document["materializations"][0]["repository"] == "acme/shop"
+    assert session.status == "compatible"
+    with pytest.raises(ValueError, match=r"its log names no repository; give repository="):
+        _builder().transcript(_log("session-a.jsonl"))
+
+
+def test_spans_that_name_no_directory_are_judged_by_their_repository_beside_a_claude_code_session() -> None:
+    b = _builder()
+    b.transcript(_log("session-a.jsonl"), repository="acme/shop")
+    (spans,) = b.transcript(_log("spans.otlp.jsonl"), repository="acme/shop")
+    assert spans.status == "compatible"
