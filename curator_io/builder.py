@@ -29,7 +29,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from curator_io.bookkeeping import mistakes
 from curator_io.bundle import load_bundle
@@ -42,6 +42,10 @@ from curator_io.memory import MemoryDocument, check_memory
 from curator_io.models import Bundle, Scope
 from curator_io.sealing import seal_artifacts
 from curator_io.unwritable import digest_or_none, malformed, too_deep
+
+if TYPE_CHECKING:
+    from curator_io.transcript_bundle import RecordedSession
+    from curator_io.transcript_model import Transcript
 
 __all__ = ["BundleBuilder", "SealedBundle", "Add", "Replace", "Remove", "STEP_DIGESTS", "fit_text"]
 
@@ -115,6 +119,7 @@ class BundleBuilder:
         }
         self._proposals: list[_Proposal] = []
         self._memory_members: dict[str, Any] = {}
+        self._checkout: str | None = None
 
     @classmethod
     def from_memory(cls, memory: Mapping[str, Any] | MemoryDocument, *, curator: str, frozen_at: str) -> BundleBuilder:
@@ -250,6 +255,29 @@ class BundleBuilder:
             path=path,
             summary=summary,
         )
+
+    def transcript(
+        self,
+        transcript: Transcript,
+        *,
+        repository: str | None = None,
+        revision: str | None = None,
+        checkout: str | None = None,
+        lineage: str | None = None,
+    ) -> tuple[RecordedSession, ...]:
+        """Every session of an agent's log (``ranking.read_transcript_file``): a materialization, a trace
+        of its tool calls and the evidence they support (:mod:`curator_io.transcript_bundle`)."""
+        from curator_io.transcript_bundle import record_transcript  # the builder's other callers never pay for it
+
+        return record_transcript(
+            self, transcript, repository=repository, revision=revision, checkout=checkout, lineage=lineage
+        )
+
+    def first_checkout(self, directory: str | None) -> str | None:
+        """The directory of the first session :meth:`transcript` recorded (``directory`` if none was)."""
+        if self._checkout is None:
+            self._checkout = directory
+        return self._checkout
 
     def lesson(self, id: str, *, text: str, evidence: Sequence[str], members: Mapping[str, Any] | None = None) -> None:
         """What the curator learned, from these evidence items."""

@@ -480,6 +480,7 @@ EXIT_OF_CODE: Final[Mapping[str, int]] = {
     "input.inconsistent_trace": _INPUT,
     "input.frozen_digest_mismatch": _INPUT,
     **{f"input.markdown_{name}": _INPUT for name in MARKDOWN_REFUSALS},
+    "input.transcript_empty": _INPUT,
     "config.invalid": _USAGE,
     "usage.unreadable": _USAGE,
     "usage.unwritable": _USAGE,

@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ranking.checking.acceptance import Accepted, Replayed, accept
     from ranking.checking.apply import apply_selection, reviewable
+    from ranking.checking.transcript_replay import replay_transcripts
     from ranking.pipeline import Result, rank, rank_bytes
-    from ranking.running.inputs import read_memory_file
+    from ranking.running.inputs import read_memory_file, read_transcript_file
 
     __version__: str
     """The installed distribution's version (``evidence-rank``), or ``"unknown"`` in a never-installed checkout."""
@@ -25,6 +26,8 @@ __all__ = [
     "rank",
     "rank_bytes",
     "read_memory_file",
+    "read_transcript_file",
+    "replay_transcripts",
 ]
 
 _HOMES = {
@@ -37,6 +40,8 @@ _HOMES = {
     "rank": "ranking.pipeline",
     "rank_bytes": "ranking.pipeline",
     "read_memory_file": "ranking.running.inputs",
+    "read_transcript_file": "ranking.running.inputs",
+    "replay_transcripts": "ranking.checking.transcript_replay",
 }
 
 

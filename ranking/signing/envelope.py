@@ -80,6 +80,9 @@ class Statement(NamedTuple):
     """The file name the signer gave the document: shown, never checked (files are renamed)."""
     digest: str
     """``sha256:HEX``: the document's seal."""
+    materials: tuple[tuple[str, str], ...] = ()
+    """A bundle's agents' logs, as (file name, ``sha256:HEX`` of its bytes): the files its evidence
+    was read from (docs/transcripts.md), listed by the signer; empty for any other document."""
 
 
 def pae(payload_type: str, payload: bytes) -> bytes:
@@ -88,14 +91,25 @@ def pae(payload_type: str, payload: bytes) -> bytes:
     return b"DSSEv1 %d %s %d %s" % (len(kind), kind, len(payload), payload)
 
 
-def make_statement(kind: str, name: str, digest: str, tool: str) -> dict[str, Any]:
-    """The in-toto Statement over one document of ``kind`` (``bundle`` or ``report``) with seal ``digest``."""
+def make_statement(
+    kind: str, name: str, digest: str, tool: str, materials: tuple[tuple[str, str], ...] = ()
+) -> dict[str, Any]:
+    """The in-toto Statement over one document of ``kind`` (``bundle`` or ``report``) with seal
+    ``digest``; a bundle's ``materials`` (its agents' logs, as name and digest) in its predicate."""
+    predicate: dict[str, Any] = {"kind": kind, "tool": tool}
+    if materials:
+        predicate["materials"] = [_descriptor(n, d) for n, d in materials]
     return {
         "_type": STATEMENT_TYPE,
-        "subject": [{"name": _as_text(name), "digest": {"sha256": digest.removeprefix(DIGEST_PREFIX)}}],
+        "subject": [_descriptor(name, digest)],
         "predicateType": PREDICATE_TYPES[kind],
-        "predicate": {"kind": kind, "tool": tool},
+        "predicate": predicate,
     }
+
+
+def _descriptor(name: str, digest: str) -> dict[str, Any]:
+    """An in-toto ResourceDescriptor: a name and a sha256 digest."""
+    return {"name": _as_text(name), "digest": {"sha256": digest.removeprefix(DIGEST_PREFIX)}}
 
 
 def make_envelope(statement: dict[str, Any], keyid: str, sign: Callable[[bytes], bytes]) -> bytes:
@@ -168,22 +182,39 @@ def _statement(doc: Any) -> Statement:
     subjects = doc["subject"]
     if type(subjects) is not list or len(subjects) != 1:
         raise _malformed(f"expected exactly one subject, found {g.shown(subjects)}", "subject")
-    subject = _exact(subjects[0], {"name", "digest"}, "the subject", "subject", 0)
-    if type(subject["name"]) is not str:
-        raise _malformed(f"the subject's name is {g.shown(subject['name'])}, not a string", "subject", 0, "name")
-    digest = _exact(subject["digest"], {"sha256"}, "the subject's digest", "subject", 0, "digest")["sha256"]
-    if type(digest) is not str or g.DIGEST_PATTERN.fullmatch(DIGEST_PREFIX + digest) is None:
-        detail = f"the subject's sha256 is {g.shown(digest)}, not 64 lowercase hex digits"
-        raise _malformed(detail, "subject", 0, "digest", "sha256")
+    name, digest = _described(subjects[0], "the subject", "subject", 0)
     kind = _KIND_OF.get(doc["predicateType"]) if type(doc["predicateType"]) is str else None
     if kind is None:
         raise _malformed(f"predicateType is {g.shown(doc['predicateType'])}", "predicateType")
-    predicate = _exact(doc["predicate"], {"kind", "tool"}, "the predicate", "predicate")
+    members = (
+        {"kind", "tool", "materials"}
+        if type(doc["predicate"]) is dict and "materials" in doc["predicate"]
+        else {"kind", "tool"}
+    )
+    predicate = _exact(doc["predicate"], members, "the predicate", "predicate")
     if predicate["kind"] != kind or type(predicate["tool"]) is not str:
         raise _malformed(
             f"the predicate {g.shown(predicate)} is not of a {doc['predicateType']} statement", "predicate"
         )
-    return Statement(kind, subject["name"], DIGEST_PREFIX + digest)
+    found = predicate.get("materials", [])
+    if type(found) is not list or (kind != "bundle" and found):
+        raise _malformed(
+            f"the predicate's materials are {g.shown(found)}, not a bundle's list", "predicate", "materials"
+        )
+    materials = tuple(_described(m, "a material", "predicate", "materials", i) for i, m in enumerate(found))
+    return Statement(kind, name, digest, materials)
+
+
+def _described(descriptor: Any, what: str, *at: str | int) -> tuple[str, str]:
+    """A ResourceDescriptor as evidence-rank writes it: its name and its ``sha256:HEX``."""
+    found = _exact(descriptor, {"name", "digest"}, what, *at)
+    if type(found["name"]) is not str:
+        raise _malformed(f"{what}'s name is {g.shown(found['name'])}, not a string", *at, "name")
+    digest = _exact(found["digest"], {"sha256"}, f"{what}'s digest", *at, "digest")["sha256"]
+    if type(digest) is not str or g.DIGEST_PATTERN.fullmatch(DIGEST_PREFIX + digest) is None:
+        detail = f"{what}'s sha256 is {g.shown(digest)}, not 64 lowercase hex digits"
+        raise _malformed(detail, *at, "digest", "sha256")
+    return found["name"], DIGEST_PREFIX + digest
 
 
 def _as_text(name: str) -> str:

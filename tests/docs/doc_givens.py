@@ -140,6 +140,15 @@ def the_examples_ledger_in_admissions_db(folder: Path, env: dict[str, str]) -> d
 
 
 #: The givens by the name a page's mark uses.
+def the_agents_logs(folder: Path, env: dict[str, str]) -> dict[str, str]:
+    """`logs/`: the reader's own agent's logs, as Claude Code and an OTLP exporter wrote them (three
+    Claude Code sessions in `acme/shop` and one OTLP JSON file: tests/data/README.md)."""
+    (folder / "logs").mkdir(exist_ok=True)
+    for log in sorted((REPO / "tests" / "data" / "transcripts").glob("*.jsonl")):
+        (folder / "logs" / log.name).write_bytes(log.read_bytes())
+    return {}
+
+
 GIVENS: dict[str, Callable[[Path, dict[str, str]], dict[str, str]]] = {
     "an inbox": an_inbox,
     "a broken bundle in the inbox": a_broken_bundle_in_the_inbox,
@@ -147,4 +156,5 @@ GIVENS: dict[str, Callable[[Path, dict[str, str]], dict[str, str]]] = {
     "a pull request": a_pull_request,
     "the base branch's files in $RUNNER_TEMP": the_base_branch_in_runner_temp,
     "the Example's ledger in admissions.db": the_examples_ledger_in_admissions_db,
+    "the agent's logs in logs/": the_agents_logs,
 }

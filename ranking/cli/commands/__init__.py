@@ -34,6 +34,7 @@ COMMANDS = {
     "sign": "sign a bundle or a report: a DSSE envelope beside it (PATH.intoto.json)",
     "keygen": "write a new signing key (0600) and print its trust-file line",
     "schema": "print a published JSON Schema (Draft 2020-12)",
+    "transcript": "an agent's log (Claude Code, OTLP JSON) as evidence; a bundle's evidence replayed against it",
     "ledger": "the admission ledger: every decision on every edit, across runs",
 }
 

@@ -40,6 +40,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("path", metavar="PATH", help="the bundle or the ranking report to sign")
     p.add_argument("--key", required=True, metavar="KEY", help="the private key file (a CI secret)")
     p.add_argument("--out", metavar="SIG", help=f"where to write the signature (default: PATH{SUFFIX})")
+    p.add_argument(
+        "--transcript",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="an agent's log the bundle's evidence was read from (docs/transcripts.md), listed in the statement "
+        "as a material with its digest once every evidence item from a log replays against the files given",
+    )
     p.set_defaults(run=run)
 
 
@@ -81,6 +89,25 @@ def _subject(path: str) -> tuple[str, str]:
     return kind, accept(doc, sources=Sources(report=path)).report.digest
 
 
+def _materials(path: str, files: list[str]) -> tuple[tuple[str, str], ...]:
+    """Each log's name and digest, once the bundle's evidence replays against them (docs/transcripts.md,
+    "Replay"): a statement lists as materials only files its evidence is as they give it."""
+    from ranking.checking.transcript_replay import replay_transcripts
+    from ranking.running.inputs import read_transcript_file
+
+    logs = [read_transcript_file(file) for file in files]
+    replay = replay_transcripts(read_input(path), logs)
+    if not replay.ok:
+        first, more = replay.findings[0], len(replay.findings) - 1
+        detail = (
+            f"--transcript: the bundle's evidence is not as these logs give it: {first.evidence}: {first.code}: "
+            f"{first.detail}{f' (and {more} more)' if more else ''}; evidence-rank transcript check lists them"
+        )
+        raise ConfigError("usage.invalid_option", detail)
+    named = {log.digest: os.path.basename(file) for file, log in zip(files, logs, strict=True)}
+    return tuple((name, found) for found, name in named.items())
+
+
 @collector_off
 def run(args: argparse.Namespace) -> int:
     from ranking.signing.envelope import make_envelope, make_statement
@@ -89,8 +116,11 @@ def run(args: argparse.Namespace) -> int:
     # Before anything is read: a signature written over the document or the key destroys it.
     refuse_input_as_output(out, [("PATH", args.path), ("--key", args.key)])
     kind, digest = _subject(args.path)
+    materials = _materials(args.path, args.transcript) if args.transcript else ()
+    if materials and kind != "bundle":
+        raise ConfigError("usage.invalid_option", "--transcript: only a bundle's evidence is read from agents' logs")
     key = load_key(args.key)
-    statement = make_statement(kind, os.path.basename(args.path), digest, _tool())
+    statement = make_statement(kind, os.path.basename(args.path), digest, _tool(), materials)
     write_file(out, make_envelope(statement, key.public.keyid, key.sign))
     emit(f"{out}: signed the {kind} {digest} with key {key.public.keyid}")
     return 0
