@@ -205,8 +205,8 @@ def find_section(blocks: Blocks) -> Section:
             raise InputError("input.markdown_marker", why, at=_comment_at(blocks, token.map[0], token.map[1]))
     if unread is not None:
         why = (
-            "a marker's text where the Markdown parser reads no block (after a list or block quote nested "
-            f"deeper than {_MAX_NESTING // 2} levels), so nothing can show it is not a marker"
+            "a marker's text where the Markdown parser reads no block (past a list nested "
+            f"{_MAX_NESTING // 2} deep, or in a link reference definition), so nothing can show it is not a marker"
         )
         raise InputError("input.markdown_marker", why, at=_comment_at(blocks, unread, unread + 1))
     return _paired(blocks, markers, in_code)
