@@ -73,8 +73,9 @@ def read_blocks(text: str, lines: Sequence[str]) -> Blocks:
 _INLINE_BUDGET = 8192
 """How many characters of paragraphs and headings that hold a marker's text in a comment the
 inline parser reads, in all, to find whether each such comment is in a code span: inline
-parsing costs up to tens of microseconds a character on hostile text (bench/RESULTS.md), so
-past this a comment that holds a marker's text is refused rather than parsed."""
+parsing is far slower than the block parse on text made for it (runs of ``[``, ``![``,
+emphasis; bench/RESULTS.md), so past this a comment that holds a marker's text is refused
+rather than parsed."""
 
 
 def _comments_with_marker(text: str) -> int:
