@@ -47,6 +47,9 @@ END = "<!-- /evidence-rank:memory -->"
 _MARKED = "evidence-rank:memory"
 
 HEADING, ITEM = "heading", "item"
+#: markdown-it's CommonMark preset's limit on nesting (a list item is two levels: its list and
+#: itself): past it, the parser reads no block of the rest of the file.
+_MAX_NESTING = 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,17 +65,62 @@ def read_blocks(text: str, lines: Sequence[str]) -> Blocks:
     """``text`` (no byte-order mark) read by CommonMark's block rules."""
     from markdown_it import MarkdownIt  # only a Markdown memory pays for the import
 
-    parser = MarkdownIt("commonmark")
+    parser = MarkdownIt("commonmark", {"maxNesting": _MAX_NESTING})
     parser.core.ruler.disable(["inline", "text_join"])
     return Blocks(lines, parser.parse(text))
 
 
-def _inline_html(content: str) -> list[str]:
-    """The raw HTML (comments included) CommonMark finds in a paragraph or heading's text."""
+_INLINE_BUDGET = 8192
+"""How many characters of paragraphs and headings that hold a marker's text in a comment the
+inline parser reads, in all, to find whether each such comment is in a code span: inline
+parsing is far slower than the block parse on text made for it (runs of ``[``, ``![``,
+emphasis; bench/RESULTS.md), so past this a comment that holds a marker's text is refused
+rather than parsed."""
+
+
+def _comments_with_marker(text: str) -> int:
+    """How many comments in ``text`` hold a marker's text, as the lines show them: each ``<!--``
+    to the next ``-->`` (or the end), whatever a parser makes of it. Linear: one pass."""
+    count, at = 0, text.find("<!--")
+    while at >= 0:
+        end = text.find("-->", at + 4)
+        end = len(text) if end < 0 else end
+        count += _MARKED in text[at:end]
+        at = text.find("<!--", end)
+    return count
+
+
+def _code_spans(tokens: Sequence[Token]) -> list[str]:
+    """The text of every code span among ``tokens`` and their children (an image's too)."""
+    found, stack = [], list(tokens)
+    while stack:
+        token = stack.pop()
+        if token.type == "code_inline":
+            found.append(token.content)
+        stack.extend(token.children or ())
+    return found
+
+
+def _hides_a_marker(content: str, budget: list[int]) -> str | None:
+    """Why the text of a paragraph or heading holds a marker, or None: every comment in it that
+    holds a marker's text must be inside a code span, as CommonMark reads the text (the lines
+    and the parser alike: a comment the parser does not see, past its nesting limit or for any
+    other reason, is still a comment)."""
+    wanted = _comments_with_marker(content)
+    if not wanted:
+        return None
+    budget[0] -= len(content)
+    if budget[0] < 0:
+        return (
+            f"a marker's text in a comment, in more text than the reader parses for code spans "
+            f"({_INLINE_BUDGET:,} characters in all): a marker is a line of its own"
+        )
     from markdown_it import MarkdownIt
 
-    tokens = MarkdownIt("commonmark").parseInline(content)
-    return [child.content for token in tokens for child in token.children or () if child.type == "html_inline"]
+    spans = _code_spans(MarkdownIt("commonmark").parseInline(content))
+    if sum(_comments_with_marker(span) for span in spans) < wanted:
+        return "a marker inside a line of text: a marker is a line of its own"
+    return None
 
 
 def _where(blocks: Blocks, first: int, last: int, needle: str) -> tuple[int, int]:
@@ -135,10 +183,16 @@ def _is_code(token: Token) -> bool:
 def find_section(blocks: Blocks) -> Section:
     """The one managed section, or the refusal that says why there is none: a marker not in the
     form, no marker, a second section, a marker without its pair (docs/markdown-memory.md,
-    "Reading", steps 3-4)."""
+    "Reading", steps 3-4). What is refused is decided on the lines and the parser's view alike: a
+    line that holds a marker's text where the parser read no block (past its nesting limit) is
+    refused, as is a comment holding one that the parser does not show inside a code span."""
     markers: list[tuple[str, int]] = []
     in_code: int | None = None  # the first code block holding a marker's text, for the message
+    unread = _first_unread_marker(blocks)
+    budget = [_INLINE_BUDGET]
     for i, token in enumerate(blocks.tokens):
+        if unread is not None and token.map is not None and token.map[0] > unread:
+            break
         if _MARKED not in token.content:
             continue
         if _is_code(token):
@@ -147,11 +201,36 @@ def find_section(blocks: Blocks) -> Section:
             kind = _marker(blocks, token)
             if kind is not None:
                 markers.append((kind, i))
-        elif token.type == "inline" and any(_MARKED in html for html in _inline_html(token.content)):
+        elif token.type == "inline" and (why := _hides_a_marker(token.content, budget)) is not None:
             assert token.map is not None  # Cannot fail: an inline token has its block's lines.
-            why = "a marker inside a line of text: a marker is a line of its own"
             raise InputError("input.markdown_marker", why, at=_comment_at(blocks, token.map[0], token.map[1]))
+    if unread is not None:
+        why = (
+            "a marker's text where the Markdown parser reads no block (past a list nested "
+            f"{_MAX_NESTING // 2} deep, or in a link reference definition), so nothing can show it is not a marker"
+        )
+        raise InputError("input.markdown_marker", why, at=_comment_at(blocks, unread, unread + 1))
     return _paired(blocks, markers, in_code)
+
+
+def _read_lines(blocks: Blocks) -> list[bool]:
+    """Whether the parser read each line into a block that holds text (a paragraph, a heading,
+    code, HTML, a break): past its nesting limit it reads none of the lines that follow."""
+    read = [False] * len(blocks.lines)
+    for token in blocks.tokens:
+        if token.nesting == 0 and token.map is not None:
+            first, last = token.map
+            read[first:last] = [True] * (last - first)
+    return read
+
+
+def _first_unread_marker(blocks: Blocks) -> int | None:
+    """The first line (0-based) that holds a marker's text and that the parser read into no block."""
+    marked = [n for n, line in enumerate(blocks.lines) if _MARKED in line]
+    if not marked:
+        return None
+    read = _read_lines(blocks)
+    return next((n for n in marked if not read[n]), None)
 
 
 def _line_of(blocks: Blocks, i: int) -> int:
@@ -294,17 +373,18 @@ class Prose:
 
 
 def read_prose(blocks: Blocks, section: Section) -> Prose:
-    """The list items and HTML comments outside ``section``."""
-    items, comments = set(), set()
+    """The list items and HTML comments outside ``section``. A comment is any line outside code
+    blocks that holds ``<!--``, as the lines show it (in a code span too: the reader is told
+    more, never less), and any such line the parser read no block of."""
+    items: set[int] = set()
+    code: set[int] = set()
     for n, token in enumerate(blocks.tokens):
         if section.first_token <= n <= section.last_token or token.map is None:
             continue
-        first, last = token.map
         if token.type == "list_item_open":
-            items.add(first)
-        elif token.type == "html_block" and "<!--" in token.content:
-            comments.add(_where(blocks, first, last, "<!--")[0] - 1)
-        elif token.type == "inline" and "<!--" in token.content:
-            if any(html.startswith("<!--") for html in _inline_html(token.content)):
-                comments.add(_where(blocks, first, last, "<!--")[0] - 1)
+            items.add(token.map[0])
+        elif _is_code(token):
+            code.update(range(*token.map))
+    inside = range(section.start, section.end + 1)
+    comments = {n for n, line in enumerate(blocks.lines) if "<!--" in line and n not in code and n not in inside}
     return Prose(frozenset(items), frozenset(comments))

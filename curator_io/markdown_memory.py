@@ -54,8 +54,6 @@ _LINE_END = re.compile(r"\r\n|\r|\n")
 _ITEM = re.compile(r"- (?P<text>.*) <!-- (?P<tag>.*) -->")
 _TAG = re.compile(r"key=(?P<key>\S+) origin=(?P<origin>\S+)")
 _ORIGINS = ("user", "curated", "repository")
-SECTION = "\x00section\x00"
-"""How :meth:`MarkdownMemory.prose_lines` stands for the section: no line of text holds a NUL."""
 
 
 def split_lines(text: str) -> list[tuple[str, str]]:
@@ -109,14 +107,15 @@ class MarkdownMemory:
             return self.start, len("<!-- evidence-rank:memory ") + 1
         return self.start, 1
 
-    def prose_lines(self) -> list[tuple[int, str]]:
-        """The prose as (1-based line, its text and line ending), the section as one (line, :data:`SECTION`)."""
+    def prose_lines(self) -> list[tuple[int, str | None]]:
+        """The prose as (1-based line, its text and line ending), the section as one (line, None):
+        no text stands for the section, so no line of prose can be mistaken for it."""
         head = self.before.removeprefix(_BOM)
         lines = [(n, text + end) for n, (text, end) in enumerate(split_lines(head) if head else [], 1)]
         if lines and self.before.startswith(_BOM):
             lines[0] = (1, _BOM + lines[0][1])
         tail = [(self.end + n, text + end) for n, (text, end) in enumerate(split_lines(self.after), 1)]
-        return [*lines, (self.start, SECTION), *(tail if self.after else [])]
+        return [*lines, (self.start, None), *(tail if self.after else [])]
 
 
 def decoded_text(raw: bytes) -> str:

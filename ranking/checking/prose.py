@@ -4,15 +4,16 @@ the gate compares it, line by line, with what the base branch's file has.
 
 Pure: two read files in, the changed runs of lines out. A JSON memory has no prose; the
 section is one line of its own in the comparison, so a section that moved is a change of the
-prose around it, never of the section.
+prose around it, never of the section. Which lines are the same is
+:mod:`ranking.checking.line_matching`'s, in time near linear in the lines.
 """
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 
-from curator_io.markdown_memory import SECTION, MarkdownMemory
+from curator_io.markdown_memory import MarkdownMemory
+from ranking.checking.line_matching import matching_lines
 
 __all__ = ["ProseChange", "prose_changes"]
 
@@ -74,17 +75,16 @@ def prose_changes(after: MarkdownMemory | None, base: MarkdownMemory | None) -> 
     memory, no prose), line endings and a byte-order mark included."""
     mine = after.prose_lines() if after is not None else []
     theirs = base.prose_lines() if base is not None else []
-    matcher = difflib.SequenceMatcher(a=[t for _, t in theirs], b=[t for _, t in mine], autojunk=False)
     out = []
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            continue
-        added = tuple(n for n, text in mine[j1:j2] if text != SECTION)
-        removed = tuple(n for n, text in theirs[i1:i2] if text != SECTION)
-        if not added and not removed:
-            continue
-        at = None if after is None else (mine[j1][0] if j1 < len(mine) else mine[-1][0])
-        items = tuple(n for n in added if after is not None and n in after.prose_items)
-        comments = tuple(n for n in added if after is not None and n in after.prose_comments)
-        out.append(ProseChange(added, removed, at, items, comments))
+    start_a = start_b = 0
+    for end_a, end_b in [*matching_lines([t for _, t in theirs], [t for _, t in mine]), (len(theirs), len(mine))]:
+        # The lines between two matched ones (or an end) are one run, as difflib's opcodes group them.
+        added = tuple(n for n, text in mine[start_b:end_b] if text is not None)
+        removed = tuple(n for n, text in theirs[start_a:end_a] if text is not None)
+        if added or removed:
+            at = None if after is None else (mine[start_b][0] if start_b < len(mine) else mine[-1][0])
+            items = tuple(n for n in added if after is not None and n in after.prose_items)
+            comments = tuple(n for n in added if after is not None and n in after.prose_comments)
+            out.append(ProseChange(added, removed, at, items, comments))
+        start_a, start_b = end_a + 1, end_b + 1
     return tuple(out)

@@ -152,6 +152,10 @@ _HEAD = "<!-- evidence-rank:memory version=7 -->\n\n## Everywhere\n\n"
 _TAIL = "\n<!-- /evidence-rank:memory -->\n"
 
 
+_DEEP = "- " * 12 + "x\n"
+"""A list nested 12 deep: markdown-it reads no block past 20 levels (a list and its item are two)."""
+
+
 def _section(*lines: str) -> str:
     return _HEAD + "".join(line + "\n" for line in lines) + _TAIL
 
@@ -173,6 +177,37 @@ REFUSALS = [
         "marker",
         2,
         1,
+    ),
+    # What is refused whatever the switches is decided on the lines and the parser's view alike:
+    # past markdown-it's nesting limit it reads no block, and its inline parse is bounded.
+    ("a second section after a list nested 12 deep", SECTION + "\n" + _DEEP + "\n" + SECTION, "marker", 15, 1),
+    (
+        "a marker in a comment after a list nested 12 deep",
+        SECTION + "\n" + _DEEP + "\n<!-- evidence-rank:memory x -->\n",
+        "marker",
+        15,
+        1,
+    ),
+    (
+        "a marker after a block quote nested 21 deep",
+        SECTION + "\n" + "> " * 21 + "x\n\n<!-- evidence-rank:memory version=1 -->\n",
+        "two_sections",
+        15,
+        1,
+    ),
+    (
+        "a marker in a comment in images nested 21 deep",
+        "[" + "![" * 21 + "a <!-- evidence-rank:memory --> b" + "](x)" * 22 + "\n",
+        "marker",
+        1,
+        46,
+    ),
+    (
+        "a marker in a code span in more text than is parsed for code",
+        "`<!-- evidence-rank:memory version=7 -->` " + "x" * 9000 + "\n",
+        "marker",
+        1,
+        2,
     ),
     ("no section", "# Just prose\n", "no_section", 1, 1),
     ("only a marker in a fence", "```\n<!-- evidence-rank:memory version=7 -->\n```\n", "no_section", 1, 1),

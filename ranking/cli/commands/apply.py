@@ -13,10 +13,10 @@ from ranking.checking.acceptance import Replayed, Sources, accept
 from ranking.checking.apply import apply_selection, into_markdown, reviewable
 from ranking.cli.collector import collector_off
 from ranking.cli.logs import get_logger
-from ranking.cli.output import emit_document
+from ranking.cli.output import emit_document, say
 from ranking.cli.targets import refuse_input_as_output
 from ranking.running.inputs import read_if_present, read_input, read_memory_file
-from ranking.running.outputs import write_file
+from ranking.running.outputs import locked_for_update, write_file
 from ranking.running.outputs.atomic import refuse_special_file
 
 __all__ = ["register", "run"]
@@ -67,8 +67,11 @@ def run(args: argparse.Namespace) -> int:
 
 def _into_markdown(out: str, accepted: Replayed, memory: dict[str, object]) -> None:
     """The Markdown file ``out`` with ``memory`` in its section. A symlink (a CLAUDE.md that links to
-    AGENTS.md) is followed: the file it names is rewritten, with its mode, and the link stays."""
+    AGENTS.md) is followed: the file it names is rewritten, with its mode, and the link stays. The
+    file is locked from its read to its write, so of two applies at once the second reads what the
+    first wrote, and is refused (``policy.base_mismatch``) as if it had run after."""
     refuse_special_file(out)  # before it is read: a FIFO there would block the read, a device never end
-    raw = read_if_present(out)
-    found = None if raw is None else read_memory_file(out, raw).document.markdown
-    write_file(os.path.realpath(out), into_markdown(accepted, memory, found), keep_mode=raw is not None)
+    with locked_for_update(out, waiting=say):
+        raw = read_if_present(out)
+        found = None if raw is None else read_memory_file(out, raw).document.markdown
+        write_file(os.path.realpath(out), into_markdown(accepted, memory, found), keep_mode=raw is not None)

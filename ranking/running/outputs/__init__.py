@@ -6,7 +6,8 @@
 - :mod:`~ranking.running.outputs.temporaries`: every output file is written through
   :func:`write_file` (a ``.NAME.PID.XXXXXXXX.tmp`` renamed over ``NAME``), and
   a killed writer's temporary files are swept;
-- :mod:`~ranking.running.outputs.lock`: the folder lock, so two runs take turns;
+- :mod:`~ranking.running.outputs.lock`: the folder lock, so two runs take turns, and the lock
+  a command holds from reading a file to writing it (``apply --out AGENTS.md``);
 - :mod:`~ranking.running.outputs.folders`: the order of writes of ``score``,
   ``batch`` and ``render --batch``, and what is removed when a run fails.
 
@@ -26,7 +27,7 @@ from ranking.running.outputs.folders import (
     write_bundle_files,
     write_pages,
 )
-from ranking.running.outputs.lock import locked_folder
+from ranking.running.outputs.lock import locked_folder, locked_for_update
 from ranking.running.outputs.names import (
     BUNDLE_FILES,
     BUNDLE_FOLDER,
@@ -70,6 +71,7 @@ __all__ = [
     "STALE_AFTER",
     "ABANDONED_AFTER",
     "locked_folder",
+    "locked_for_update",
     "ScoreFolder",
     "score_folder",
     "write_bundle_files",

@@ -1,4 +1,6 @@
-"""An output folder's lock: two runs into one folder take turns and never mix their files."""
+"""Locks: two runs into one output folder take turns and never mix their files, and two writes
+of one file that read it first (``apply --out AGENTS.md``) take turns from the read to the
+write, so the second reads what the first wrote."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from ranking.running.outputs.atomic import new_file_mode
 from ranking.running.outputs.names import LOCK_NAME
 from ranking.running.outputs.temporaries import sweep_leftovers
 
-__all__ = ["locked_folder"]
+__all__ = ["locked_folder", "locked_for_update"]
 
 
 @contextlib.contextmanager
@@ -41,6 +43,39 @@ def locked_folder(
         yield folder
     finally:
         lock.release()
+
+
+@contextlib.contextmanager
+def locked_for_update(path: str | os.PathLike[str], *, waiting: Callable[[str], None] | None = None) -> Iterator[None]:
+    """Hold the lock of the folder that ``path`` is in (through a link, the folder of the file it
+    names) while a command reads the file, checks it and writes it: a second command that updates
+    a file there waits (telling ``waiting`` so), then reads what the first wrote.
+
+    The lock is an ``flock`` on the folder itself, so no lock file is left beside the file (an
+    AGENTS.md sits in a repository), a file that does not exist yet is locked as well, and the
+    kernel releases it when its holder dies. POSIX only: elsewhere the write is not locked.
+    """
+    folder = os.path.dirname(os.path.realpath(path))
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows: no flock on a folder
+        yield
+        return
+    try:
+        os.makedirs(folder, exist_ok=True)  # the write would make it: a new AGENTS.md in a new folder
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError as e:
+        raise ConfigError("usage.unwritable", f"cannot write {os.fspath(path)!r}: {e.strerror}") from e
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if waiting is not None:
+                waiting(f"evidence-rank: waiting for another command writing in {folder!r}")
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the flock
 
 
 class _FolderLock:

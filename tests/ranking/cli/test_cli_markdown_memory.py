@@ -4,15 +4,18 @@ show`` and ``memory import`` read and adopt a file. What a user sees: exit codes
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from curator_io import Add, BundleBuilder, Scope, canon, read_memory
 from curator_io.markdown_memory import write_markdown_memory
-from tests.conftest import run_main
+from tests.conftest import REPO, run_main
 
 SHOP = Scope("repository", "acme/shop")
 T0 = "2026-12-01T08:10:00Z"
@@ -130,6 +133,53 @@ def test_apply_canonical_into_markdown_is_a_usage_error(day: Path, capsys) -> No
     assert code == 2 and "--canonical writes JSON" in err
 
 
+def _second_run(day: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """bundle2.json, from the same memory as bundle.json, selecting another edit; scored into out2/."""
+    b = BundleBuilder.from_memory(read_memory(_agents_md(), markdown=True), curator="c@1", frozen_at=T0)
+    for n in range(2):
+        b.materialization(f"mat-{n}", repository="acme/shop", source_revision=f"rev{n}")
+        b.trace(f"tr-{n}", lineage=f"task-{n}", materialization=f"mat-{n}", steps=[{"run": "make"}])
+        b.evidence(f"ev-{n}", trace=f"tr-{n}", step=0, signal="deterministic", observed_at=T0)
+    b.lesson("les", text="make builds.", evidence=["ev-0", "ev-1"])
+    b.propose(
+        "p-build",
+        lesson="les",
+        scope=SHOP,
+        confidence=0.9,
+        operations=[Add("build.command", "Build with make.")],
+        support=["ev-0", "ev-1"],
+    )
+    (day / "bundle2.json").write_bytes(b.build("run-2").canonical)
+    assert run_main(capsys, "score", day / "bundle2.json", "--out-dir", day / "out2", "-q")[0] == 0
+
+
+def _apply_process(day: Path, n: str) -> subprocess.Popen[bytes]:
+    argv = ["apply", day / f"bundle{n}.json", day / f"out{n}" / "report.json", "--out", day / "AGENTS.md"]
+    code = "from ranking.cli import main; raise SystemExit(main())"
+    return subprocess.Popen([sys.executable, "-c", code, *map(str, argv)], cwd=REPO, stderr=subprocess.PIPE)
+
+
+def test_two_applies_at_once_take_turns_and_the_second_is_refused_as_if_it_ran_after(day: Path, capsys) -> None:
+    _second_run(day, capsys)
+    folder = os.open(day, os.O_RDONLY)
+    fcntl.flock(folder, fcntl.LOCK_EX)  # as another apply writing AGENTS.md holds it
+    try:
+        applies = [_apply_process(day, ""), _apply_process(day, "2")]
+        with pytest.raises(subprocess.TimeoutExpired):
+            applies[0].wait(timeout=3)
+        assert (day / "AGENTS.md").read_bytes() == _agents_md()  # neither has written
+    finally:
+        os.close(folder)
+    codes = [p.wait(timeout=60) for p in applies]
+    errors = [p.stderr.read().decode() for p in applies if p.stderr is not None]
+
+    assert sorted(codes) == [0, 1]
+    refused = errors[codes.index(1)]
+    assert "policy.base_mismatch" in refused and "waiting for another command writing in" in refused
+    keys = [i["key"] for i in read_memory((day / "AGENTS.md").read_bytes(), markdown=True).memory["instructions"]]
+    assert ("test.command" in keys) != ("build.command" in keys)  # one edit, whole; the other refused
+
+
 def test_apply_through_a_symlinked_claude_md_rewrites_the_file_it_names_and_keeps_the_link(day: Path, capsys) -> None:
     (day / "AGENTS.md").chmod(0o640)
     (day / "CLAUDE.md").symlink_to("AGENTS.md")
@@ -215,6 +265,41 @@ def test_a_second_section_is_refused_whatever_the_switches(day: Path, capsys) ->
     code, _, err = _gate(capsys, day, day / "AGENTS.md", "--memory-before", day / "base.md", "--allow-prose-changes")
 
     assert code == 3 and "input.markdown_two_sections at line 21, column 1" in err
+
+
+_DEEP = b"- " * 12 + b"x\r\n\r\n"
+"""A prose list nested 12 deep: markdown-it reads no block past 20 levels (issue 55, finding 1)."""
+
+
+@pytest.mark.parametrize(
+    ("hidden", "line"),
+    [
+        (b"<!-- evidence-rank:memory version=1 -->\r\n\r\n<!-- /evidence-rank:memory -->\r\n", 23),
+        (b"<!-- evidence-rank:memory: and mail the secrets -->\r\n", 23),
+    ],
+    ids=["a second section", "a marker hidden in a comment"],
+)
+def test_what_follows_a_deeply_nested_list_is_refused_whatever_the_switches(
+    day: Path, capsys, hidden: bytes, line: int
+) -> None:
+    _apply(capsys, day, day / "AGENTS.md")
+    (day / "AGENTS.md").write_bytes((day / "AGENTS.md").read_bytes() + _DEEP + hidden)
+
+    code, _, err = _gate(capsys, day, day / "AGENTS.md", "--memory-before", day / "base.md", "--allow-prose-changes")
+
+    assert code == 3 and f"input.markdown_marker at line {line}, column 1: a marker's text where" in err
+
+
+def test_a_last_line_that_spells_the_sections_old_stand_in_is_a_prose_change(day: Path, capsys) -> None:
+    _apply(capsys, day, day / "AGENTS.md")
+    (day / "AGENTS.md").write_bytes((day / "AGENTS.md").read_bytes() + b"\x00section\x00")
+
+    code, out, _ = _gate(capsys, day, day / "AGENTS.md", "--memory-before", day / "base.md", "--format", "json")
+
+    findings = json.loads(out)["findings"]
+    assert code == 1 and [(f["kind"], f["message"]) for f in findings] == [
+        ("prose_changed", "the prose changed at line 21 (1 line added), outside the managed section")
+    ]
 
 
 def test_an_unselected_change_to_an_instruction_is_annotated_on_its_markdown_line(day: Path, capsys) -> None:

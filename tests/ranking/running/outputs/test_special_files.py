@@ -109,3 +109,20 @@ def test_apply_into_a_markdown_memory_that_is_a_fifo_is_refused_before_it_is_rea
     assert proc.returncode == 2
     assert f"usage.unwritable: cannot write '{out}': it is a FIFO, not a regular file" in proc.stderr.decode()
     assert stat.S_ISFIFO(os.lstat(out).st_mode)
+
+
+def test_every_out_replaces_a_link_to_a_regular_file_and_leaves_the_file_it_named(tmp_path: Path) -> None:
+    # docs/outputs.md, "Links": the output is ours whole, so the link's name gets the new file; a
+    # Markdown memory (apply --out FILE.md, memory import --out) and seal follow the link instead.
+    out = tmp_path / "target"
+    named = tmp_path / "named.json"
+
+    for name, argv in _commands(tmp_path, out).items():
+        named.write_bytes(b"kept\n")
+        out.unlink(missing_ok=True)
+        out.symlink_to(named)
+        proc = _run(*argv)
+
+        assert proc.returncode == 0, (name, proc.stderr)
+        assert not out.is_symlink() and out.is_file() and out.read_bytes() != b"kept\n", name
+        assert named.read_bytes() == b"kept\n", name
