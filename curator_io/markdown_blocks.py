@@ -37,6 +37,7 @@ __all__ = [
     "check_section",
     "Prose",
     "read_prose",
+    "imports_only",
 ]
 
 #: The start marker: ``<!-- evidence-rank:memory version=N -->``, N an INT without leading zeros.
@@ -47,6 +48,8 @@ END = "<!-- /evidence-rank:memory -->"
 _MARKED = "evidence-rank:memory"
 
 HEADING, ITEM = "heading", "item"
+#: Claude Code's import line: ``@path`` alone on its line (a CLAUDE.md that is ``@AGENTS.md``).
+_IMPORT_LINE = re.compile(r"@\S+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,10 +171,14 @@ def _paired(blocks: Blocks, markers: list[tuple[str, int]], in_code: int | None)
             assert code is not None  # Cannot fail: a code block has its lines.
             line = _where(blocks, code[0], code[1], _MARKED)[0]
             hint = f"; the marker on line {line} is inside a code block, so it is text"
-        why = (
-            f"no managed section: no line '<!-- evidence-rank:memory version=N -->'{hint} "
-            "(evidence-rank memory import adopts a file written by hand)"
+        named = imports_only(blocks.lines)
+        advice = (
+            f"the file only imports {', '.join(named)} (Claude Code's @ line): its memory is there, "
+            f"give {named[0]} instead"
+            if named
+            else "evidence-rank memory import adopts a file written by hand"
         )
+        why = f"no managed section: no line '<!-- evidence-rank:memory version=N -->'{hint} ({advice})"
         raise InputError("input.markdown_no_section", why, at=(1, 1))
     (kind, first), *rest = markers
     at = (_line_of(blocks, first) + 1, 1)
@@ -199,6 +206,14 @@ def _paired(blocks: Blocks, markers: list[tuple[str, int]], in_code: int | None)
     version = START.fullmatch(blocks.lines[_line_of(blocks, first)])
     assert version is not None  # Cannot fail: _marker matched it.
     return Section(at[0] - 1, _line_of(blocks, last), int(version[1]), first, last)
+
+
+def imports_only(lines: Sequence[str]) -> list[str]:
+    """The files a file names with Claude Code's ``@path`` lines, when those (and empty lines) are
+    all it holds; [] otherwise."""
+    named = [line.strip()[1:] for line in lines if _IMPORT_LINE.fullmatch(line.strip())]
+    rest = [line for line in lines if line.strip() and not _IMPORT_LINE.fullmatch(line.strip())]
+    return [] if rest else named
 
 
 def _close(tokens: Sequence[Token], i: int) -> int:

@@ -302,29 +302,87 @@ def test_a_10_mb_markdown_memory_is_refused_at_once(tmp_path: Path, capsys) -> N
     )
 
 
-def test_memory_import_adopts_a_file_written_by_hand_and_says_what_it_took(tmp_path: Path, capsys) -> None:
-    (tmp_path / "AGENTS.md").write_text("# AGENTS.md\n\n## Testing\n\n- Run make test.\n- Never push to main.\n")
+def test_memory_import_adopts_a_file_written_by_hand_and_says_what_it_did_per_heading(tmp_path: Path, capsys) -> None:
+    (tmp_path / "AGENTS.md").write_text(
+        "# AGENTS.md\n\n## Testing\n\n- Run make test.\n- Never push to main.\n- Wait on events. Instead:\n"
+        "  - use anyio.Event\n\n## Style\n\n- Use ruff.\n"
+    )
 
-    code, out, err = run_main(capsys, "memory", "import", tmp_path / "AGENTS.md", "--repository", "acme/shop")
+    code, out, err = run_main(
+        capsys, "memory", "import", tmp_path / "AGENTS.md", "--repository", "acme/shop", "--adopt", "Testing"
+    )
 
     assert code == 0
     assert out.startswith("# AGENTS.md\n\n## Testing\n\n<!-- evidence-rank:memory version=0 -->\n\n## In `acme/shop`\n")
     assert err.splitlines() == [
-        f"imported 2 instruction(s) from {tmp_path / 'AGENTS.md'}",
-        "  line 5: testing.1",
-        "  line 6: testing.2",
+        f"{tmp_path / 'AGENTS.md'}: a managed section at line 5, 2 instruction(s) adopted",
+        "  line 1 # AGENTS.md: no bullet",
+        "  line 3 ## Testing: 2 bullets adopted (testing.1-testing.2)",
+        "    line 7 stays in the prose: not one paragraph (a nested list, a code block, or empty)",
+        "  line 10 ## Style: 1 bullet, as they are, in the prose",
     ]
-    assert (tmp_path / "AGENTS.md").read_text().endswith("- Never push to main.\n")  # without --out, untouched
+    assert (tmp_path / "AGENTS.md").read_text().endswith("- Use ruff.\n")  # without --out, untouched
+
+
+def test_memory_import_by_default_adds_an_empty_section_at_the_end_and_moves_nothing(tmp_path: Path, capsys) -> None:
+    hand = "# AGENTS.md\n\n## Testing\n\n- Run make test.\n"
+    (tmp_path / "AGENTS.md").write_text(hand)
+
+    code, out, err = run_main(capsys, "memory", "import", tmp_path / "AGENTS.md")
+
+    assert code == 0
+    assert out == hand + "\n<!-- evidence-rank:memory version=0 -->\n\n<!-- /evidence-rank:memory -->\n"
+    assert err.splitlines() == [
+        f"{tmp_path / 'AGENTS.md'}: a managed section at line 7, empty",
+        "  line 1 # AGENTS.md: no bullet",
+        "  line 3 ## Testing: 1 bullet, as they are, in the prose",
+    ]
 
 
 def test_memory_import_out_the_file_itself_and_again_is_refused(tmp_path: Path, capsys) -> None:
     (tmp_path / "AGENTS.md").write_text("# AGENTS.md\n\n- Be brief.\n")
 
-    assert run_main(capsys, "memory", "import", tmp_path / "AGENTS.md", "--out", tmp_path / "AGENTS.md")[0] == 0
-    assert b"- Be brief. <!-- key=agents-md.1 origin=repository -->" in (tmp_path / "AGENTS.md").read_bytes()
+    code = run_main(
+        capsys, "memory", "import", tmp_path / "AGENTS.md", "--out", tmp_path / "AGENTS.md", "--at", "agents.md"
+    )
+    assert code[0] == 0
+    assert (tmp_path / "AGENTS.md").read_bytes() == (
+        b"# AGENTS.md\n\n- Be brief.\n\n<!-- evidence-rank:memory version=0 -->\n\n<!-- /evidence-rank:memory -->\n"
+    )
 
     code, _, err = run_main(capsys, "memory", "import", tmp_path / "AGENTS.md")
-    assert code == 2 and "usage.invalid_option: the file has a managed section already (lines 3-9)" in err
+    assert code == 2
+    assert err == (
+        f"evidence-rank: {tmp_path / 'AGENTS.md'}: usage.invalid_option: the file has a managed section already "
+        "(lines 5-7): nothing to import\n"
+    )
+
+
+def test_memory_import_refuses_a_repository_that_is_not_owner_slash_name(tmp_path: Path, capsys) -> None:
+    (tmp_path / "AGENTS.md").write_text("# AGENTS.md\n")
+
+    with pytest.raises(SystemExit) as caught:
+        run_main(capsys, "memory", "import", tmp_path / "AGENTS.md", "--repository", "python-sdk")
+
+    assert caught.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "evidence-rank memory import: error: argument --repository: expected OWNER/NAME, the repository as "
+        "your curator's proposals name it (modelcontextprotocol/python-sdk), got 'python-sdk'"
+    )
+
+
+def test_memory_show_on_a_claude_md_that_only_imports_agents_md_names_agents_md(tmp_path: Path, capsys) -> None:
+    (tmp_path / "CLAUDE.md").write_text("@AGENTS.md\n")
+
+    code, _, err = run_main(capsys, "memory", "show", tmp_path / "CLAUDE.md")
+
+    assert code == 3
+    assert err == (
+        f"evidence-rank: {tmp_path / 'CLAUDE.md'}: input.markdown_no_section at line 1, column 1: no managed "
+        "section: no line '<!-- evidence-rank:memory version=N -->' (the file only imports AGENTS.md (Claude "
+        "Code's @ line): its memory is there, give AGENTS.md instead)\n"
+    )
+    assert "memory import" not in err
 
 
 # --- bad input -------------------------------------------------------------------------------
@@ -369,6 +427,8 @@ def test_the_gate_and_import_read_a_symlinked_agents_md_and_import_writes_the_fi
 
     (day / "notes.md").write_text("# Notes\n\n- Be brief.\n")
     (day / "MEMORY.md").symlink_to("notes.md")
-    assert run_main(capsys, "memory", "import", day / "MEMORY.md", "--out", day / "MEMORY.md")[0] == 0
+    assert (
+        run_main(capsys, "memory", "import", day / "MEMORY.md", "--out", day / "MEMORY.md", "--adopt", "Notes")[0] == 0
+    )
     assert (day / "MEMORY.md").is_symlink()
     assert b"- Be brief. <!-- key=notes.1 origin=repository -->" in (day / "notes.md").read_bytes()
