@@ -244,6 +244,17 @@ def test_allowing_prose_changes_passes_and_says_so_in_every_format(day: Path, ca
     assert f"::warning file={day / 'AGENTS.md'},line=3,col=1,title=evidence-rank gate::accepted: the prose" in out
 
 
+def test_a_prose_change_in_json_has_its_line_and_no_json_pointer(day: Path, capsys) -> None:
+    _sneak(day, capsys, b"Build with `make`.\r\n", b"Build with `make` or `just`.\r\n")
+
+    code, out, _ = _gate(capsys, day, day / "AGENTS.md", "--memory-before", day / "base.md", "--format", "json")
+
+    (finding,) = json.loads(out)["findings"]
+    assert code == 1
+    assert (finding["kind"], finding["pointer"], finding["line"]) == ("prose_changed", None, 3)
+    assert finding["message"] == "the prose changed at line 3 (1 line changed), outside the managed section"
+
+
 def test_without_a_base_the_prose_is_said_to_be_unchecked(day: Path, capsys) -> None:
     _apply(capsys, day, day / "AGENTS.md")
 
