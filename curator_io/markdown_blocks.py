@@ -306,20 +306,29 @@ class Prose:
 
     items: frozenset[int]
     comments: frozenset[int]
+    rules: tuple[tuple[int, str], ...] = ()
+    """(line, text) of each list item that opens with a paragraph: its lines, trimmed, joined by
+    a space (what look-alikes compare a proposal with: a rule people left in the prose)."""
 
 
 def read_prose(blocks: Blocks, section: Section) -> Prose:
     """The list items and HTML comments outside ``section``."""
     items, comments = set(), set()
-    for n, token in enumerate(blocks.tokens):
+    rules = []
+    tokens = blocks.tokens
+    for n, token in enumerate(tokens):
         if section.first_token <= n <= section.last_token or token.map is None:
             continue
         first, last = token.map
         if token.type == "list_item_open":
             items.add(first)
+            if n + 2 < len(tokens) and tokens[n + 1].type == "paragraph_open":
+                text = " ".join(part.strip() for part in tokens[n + 2].content.splitlines())
+                if text:
+                    rules.append((first, text))
         elif token.type == "html_block" and "<!--" in token.content:
             comments.add(_where(blocks, first, last, "<!--")[0] - 1)
         elif token.type == "inline" and "<!--" in token.content:
             if any(html.startswith("<!--") for html in _inline_html(token.content)):
                 comments.add(_where(blocks, first, last, "<!--")[0] - 1)
-    return Prose(frozenset(items), frozenset(comments))
+    return Prose(frozenset(items), frozenset(comments), tuple(rules))

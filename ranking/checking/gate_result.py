@@ -120,7 +120,8 @@ class LookalikeWarning:
             "pointer": self.pointer,
             "line": None if self.at is None else self.at[0],
             "message": self.message,
-            "resembles": {"where": found.other.where, "key": found.other.key},
+            "resembles": {"where": found.other.where, "key": found.other.key}
+            | ({"line": found.other.line} if found.other.where == "prose" else {}),
             "score": found.score,
             "words": list(found.words),
         }

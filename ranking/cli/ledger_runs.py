@@ -86,18 +86,22 @@ def run_notes(args: argparse.Namespace) -> int:
         budget = Budget(**{name: value for name, value in given.items() if value is not None})
     except ValueError as e:
         raise ConfigError("usage.invalid_option", str(e)) from e
-    memory = None
+    memory, prose = None, tuple[tuple[int, str], ...]()
     if args.memory is not None:
         from curator_io.memory_object import check_memory
         from ranking.running.inputs import read_memory_file
 
-        memory = read_memory_file(args.memory).document.memory
+        document = read_memory_file(args.memory).document
+        memory = document.memory
         try:
             check_memory(memory)
         except InputError as e:
             raise e.in_file(args.memory) from None
+        prose = () if document.markdown is None else document.markdown.prose_rules
     with Ledger.open(args.ledger, read_only=True) as ledger:
-        notes = notes_of(ledger, lesson=args.lesson, memory_version=args.memory_version, budget=budget, memory=memory)
+        notes = notes_of(
+            ledger, lesson=args.lesson, memory_version=args.memory_version, budget=budget, memory=memory, prose=prose
+        )
     if args.format == "json":
         emit_json(canon([n.to_json() for n in notes]))
     else:

@@ -104,10 +104,14 @@ def notes_of(
     memory_version: int | None = None,
     budget: Budget = DEFAULT_BUDGET,
     memory: Mapping[str, Any] | None = None,
+    prose: Iterable[tuple[int, str]] = (),
 ) -> tuple[Note, ...]:
-    """The curator's notes from an open ledger (:func:`read_notes`)."""
+    """The curator's notes from an open ledger (:func:`read_notes`); ``prose``, the rules of a
+    Markdown memory's prose (:func:`ranking.ledger.feedback.curator_notes`)."""
     history = LedgerHistory(ledger)
-    return curator_notes(history, lesson=lesson, memory_version=memory_version, budget=budget, memory=memory)
+    return curator_notes(
+        history, lesson=lesson, memory_version=memory_version, budget=budget, memory=memory, prose=prose
+    )
 
 
 def record_run(ledger: Ledger, result: Result, signer: Signer | None = None) -> dict[str, Standing]:

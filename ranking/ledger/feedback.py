@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final
 
 from curator_io.catalogue import (
@@ -48,6 +48,7 @@ from ranking.ledger.note_model import (
     DEFAULT_BUDGET,
     DO_NOT_REPEAT,
     LOOKALIKE,
+    PROSE_LINE,
     RETRY,
     Budget,
     Facts,
@@ -146,6 +147,7 @@ def curator_notes(
     memory_version: int | None = None,
     budget: Budget = DEFAULT_BUDGET,
     memory: Mapping[str, Any] | None = None,
+    prose: Iterable[tuple[int, str]] = (),
 ) -> tuple[Note, ...]:
     """The notes for a curator's next prompt, the most recent first, within ``budget``.
 
@@ -153,9 +155,10 @@ def curator_notes(
     version, which a note on a stale edit names when it is given. ``memory``, the current memory
     object (SPEC §1), names each note's look-alikes in it, and makes a look-alike note of an
     admitted edit that resembles another instruction it holds; its version is the
-    ``memory_version`` when that is not given.
+    ``memory_version`` when that is not given. ``prose``: (line, text) of the rules a Markdown
+    memory's prose holds, which each note's look-alikes are found among too, as ``prose line N``.
     """
-    texts = _texts(memory)
+    texts = _texts(memory) | {f"{PROSE_LINE}{line}": text for line, text in prose}
     if memory is not None and memory_version is None and type(memory.get("version")) is int:
         memory_version = memory["version"]
     notes: list[Note] = []
@@ -398,14 +401,22 @@ def _resemblances(edit: Mapping[str, Any], texts: Mapping[str, str], *, admitted
         for other in sorted(k for k in texts if k not in touched):
             scored = resemblance(text, texts[other])
             if scored is not None:
-                advice = (
-                    f"one instruction, one key: if it updates {other!r}, replace {other!r} with it and remove {key!r}"
-                    if admitted
-                    else f"if it updates {other!r}, replace {other!r} instead of adding {key!r}"
-                    if op["action"] == "add"
-                    else f"if both say one thing, remove one; if it updates {other!r}, replace {other!r} instead"
-                )
+                advice = _advice(key, other, op["action"], admitted=admitted)
                 found.append(
                     Resemblance(key, other, one_line(texts[other], EDIT_TEXT_CHARS), scored[0], scored[1], advice)
                 )
     return tuple(found)
+
+
+def _advice(key: str, other: str, action: str, *, admitted: bool) -> str:
+    """What the curator might do about ``key`` resembling ``other`` (a key, or a rule of the prose)."""
+    if other.startswith(PROSE_LINE):
+        return (
+            "an agent reads both: if it updates that rule, say so in the lesson for people to change the prose; "
+            "if it says the same, leave it out"
+        )
+    if admitted:
+        return f"one instruction, one key: if it updates {other!r}, replace {other!r} with it and remove {key!r}"
+    if action == "add":
+        return f"if it updates {other!r}, replace {other!r} instead of adding {key!r}"
+    return f"if both say one thing, remove one; if it updates {other!r}, replace {other!r} instead"

@@ -25,6 +25,7 @@ __all__ = [
     "Standing",
     "NoteReason",
     "Resemblance",
+    "PROSE_LINE",
     "Note",
 ]
 
@@ -125,13 +126,18 @@ class NoteReason:
         return {"code": self.code, "subject": self.subject, "sentence": self.sentence, "remedy": self.remedy}
 
 
+#: How a note names a rule of a Markdown memory's prose it resembles: ``prose line 12``. No key
+#: holds a space (SPEC §0's ID), so it is never an instruction's key.
+PROSE_LINE: Final = "prose line "
+
+
 class Resemblance(NamedTuple):
     """An instruction of the note's edit that resembles one of the current memory under another key."""
 
     key: str
     """The edit's key."""
     other: str
-    """The memory instruction's key."""
+    """The memory instruction's key, or ``prose line N`` for a rule of the prose (:data:`PROSE_LINE`)."""
     text: str
     """The memory instruction's text, on one line (cut to 120 characters)."""
     score: float
@@ -142,7 +148,8 @@ class Resemblance(NamedTuple):
 
     def sentence(self) -> str:
         said = json.dumps(self.text, ensure_ascii=False)
-        return f"It resembles {self.other!r} ({said}; shared words: {', '.join(self.words)}): {self.advice}."
+        other = self.other if self.other.startswith(PROSE_LINE) else repr(self.other)
+        return f"It resembles {other} ({said}; shared words: {', '.join(self.words)}): {self.advice}."
 
     def to_json(self) -> dict[str, Any]:
         return {

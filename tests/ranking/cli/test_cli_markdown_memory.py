@@ -396,6 +396,66 @@ def test_memory_show_on_a_claude_md_that_only_imports_agents_md_names_agents_md(
     assert "memory import" not in err
 
 
+def test_a_rule_left_in_the_prose_is_a_look_alike_in_score_explain_the_gate_and_the_notes(day: Path, capsys) -> None:
+    rule = b"- Run bare pytest for the tests.\r\n\r\n"  # line 5: what the selected add contradicts
+    for name in ("AGENTS.md", "base.md"):
+        data = (day / name).read_bytes()
+        (day / name).write_bytes(data.replace(b"Build with `make`.\r\n\r\n", b"Build with `make`.\r\n\r\n" + rule))
+    ledger = day / "l.db"
+
+    code, out, _ = run_main(
+        capsys,
+        "score",
+        day / "bundle.json",
+        "--out-dir",
+        day / "again",
+        "--memory",
+        day / "AGENTS.md",
+        "--ledger",
+        ledger,
+    )
+    assert code == 0
+    assert "rank.selected · resembles prose line 5" in out
+    assert (day / "again" / "report.json").read_bytes() == (
+        day / "out" / "report.json"
+    ).read_bytes()  # never in a report
+
+    code, out, _ = run_main(
+        capsys,
+        "explain",
+        day / "out" / "report.json",
+        "p-make-test",
+        "--bundle",
+        day / "bundle.json",
+        "--memory",
+        day / "AGENTS.md",
+    )
+    assert code == 0
+    assert "add test.command resembles the prose's rule at line 5 (score 100; shared words: tests, bare, pytest)" in out
+
+    assert _apply(capsys, day, day / "AGENTS.md")[0] == 0
+    code, out, _ = _gate(capsys, day, day / "AGENTS.md", "--memory-before", day / "base.md")
+    assert code == 0
+    assert out.splitlines()[0].startswith(
+        "warning: lookalike  line 16  instruction 'test.command' resembles the prose's rule at line 5"
+    )
+
+    code, out, _ = run_main(capsys, "ledger", "notes", ledger, "--memory", day / "AGENTS.md")
+    assert code == 0
+    assert 'It resembles prose line 5 ("Run bare pytest for the tests."' in out
+
+
+def test_explain_refuses_a_memory_without_the_bundle(day: Path, capsys) -> None:
+    code, _, err = run_main(
+        capsys, "explain", day / "out" / "report.json", "p-make-test", "--memory", day / "AGENTS.md"
+    )
+
+    assert code == 2
+    assert err == (
+        "evidence-rank: usage.invalid_option: --memory compares the bundle's proposals with its prose: give --bundle\n"
+    )
+
+
 # --- bad input -------------------------------------------------------------------------------
 
 

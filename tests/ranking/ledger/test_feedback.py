@@ -482,3 +482,21 @@ def test_a_refused_add_that_resembles_the_memory_is_told_to_replace_that_key_ins
         "It resembles 'test.command' (\"Run the tests with pytest.\"; shared words: pytest, test): if it updates "
         "'test.command', replace 'test.command' instead of adding 'test.runner'."
     )
+
+
+def test_a_refused_add_that_resembles_a_rule_of_the_prose_names_its_line_and_sends_it_to_people() -> None:
+    memory = {"version": 5, "instructions": []}
+    runner = _edit({"action": "add", "key": "test.runner", "text": "Never run bare pytest; use make test."})
+    decision = _decision("r1", 0, "p-runner", digest(runner), "deferred", DEFERRED)
+
+    (note,) = curator_notes(
+        _History([decision], {digest(runner): runner}), memory=memory, prose=((12, "Run bare pytest for the tests."),)
+    )
+
+    (found,) = note.resembles
+    assert (found.key, found.other) == ("test.runner", "prose line 12")
+    assert note.line.endswith(
+        'It resembles prose line 12 ("Run bare pytest for the tests."; shared words: bare, pytest, test): an agent '
+        "reads both: if it updates that rule, say so in the lesson for people to change the prose; if it says the "
+        "same, leave it out."
+    )
