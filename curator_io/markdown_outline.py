@@ -84,10 +84,13 @@ def read_outline(tokens: Sequence[Token], lines: Sequence[str]) -> tuple[Heading
             marks.append((token.map[0], int(token.tag[1:]), tokens[i + 1].content.strip()))
     items = _items(tokens, lines)
     out = []
+    at = 0  # items and headings are both in the file's order: one pass over each
     for n, (line, level, title) in enumerate(marks):
         end = marks[n + 1][0] if n + 1 < len(marks) else len(lines)
-        mine = tuple(item for item in items if line < item.first < end)
-        out.append(Heading(line, level, title, end, mine))
+        first = at
+        while at < len(items) and items[at].first < end:
+            at += 1
+        out.append(Heading(line, level, title, end, tuple(items[first:at])))
     return tuple(out)
 
 

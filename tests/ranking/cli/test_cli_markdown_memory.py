@@ -456,6 +456,32 @@ def test_explain_refuses_a_memory_without_the_bundle(day: Path, capsys) -> None:
     )
 
 
+def test_memory_import_escapes_what_a_heading_holds_before_it_reaches_a_ci_log(tmp_path: Path, capsys) -> None:
+    (tmp_path / "AGENTS.md").write_text("# ##[error]boom\n\n## ::warning::x \u202e evil\n\n- Rule one.\n")
+
+    code, _, err = run_main(capsys, "memory", "import", tmp_path / "AGENTS.md", "--adopt", "::warning::x \u202e evil")
+
+    assert code == 0
+    assert err.splitlines()[1:] == [
+        "  line 1 # #\\x23[error]boom: no bullet",
+        "  line 3 ## ::warning::x \\u202e evil: 1 bullet adopted (warning-x-evil.1)",
+    ]
+
+
+def test_memory_import_keeps_a_file_of_lone_carriage_returns_in_its_line_ending(tmp_path: Path, capsys) -> None:
+    (tmp_path / "AGENTS.md").write_bytes(b"# A\r- Rule.\r")
+
+    assert (
+        run_main(capsys, "memory", "import", tmp_path / "AGENTS.md", "--adopt", "A", "--out", tmp_path / "out.md")[0]
+        == 0
+    )
+
+    assert (tmp_path / "out.md").read_bytes() == (
+        b"# A\r\r<!-- evidence-rank:memory version=0 -->\r\r## Everywhere\r\r"
+        b"- Rule. <!-- key=a.1 origin=repository -->\r\r<!-- /evidence-rank:memory -->\r"
+    )
+
+
 # --- bad input -------------------------------------------------------------------------------
 
 
