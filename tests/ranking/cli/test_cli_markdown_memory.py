@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from curator_io import Add, BundleBuilder, Scope, canon, read_memory
+from curator_io import Add, BundleBuilder, Replace, Scope, canon, read_memory
 from curator_io.markdown_memory import write_markdown_memory
 from tests.conftest import run_main
 
@@ -480,6 +480,45 @@ def test_memory_import_keeps_a_file_of_lone_carriage_returns_in_its_line_ending(
         b"# A\r\r<!-- evidence-rank:memory version=0 -->\r\r## Everywhere\r\r"
         b"- Rule. <!-- key=a.1 origin=repository -->\r\r<!-- /evidence-rank:memory -->\r"
     )
+
+
+def test_the_first_apply_of_one_replace_to_an_adopted_heading_changes_that_line_and_the_version(
+    tmp_path: Path, capsys
+) -> None:
+    rules = "".join(f"- Rule number {n} for the tests.\n" for n in range(1, 13))
+    (tmp_path / "AGENTS.md").write_text(f"# AGENTS.md\n\n## Testing\n\n{rules}\n## Style\n\n- Use ruff.\n")
+    argv = ("memory", "import", tmp_path / "AGENTS.md", "--out", tmp_path / "AGENTS.md", "--repository", "acme/shop")
+    assert run_main(capsys, *argv, "--adopt", "Testing")[0] == 0
+    before = (tmp_path / "AGENTS.md").read_text().splitlines()
+    memory = read_memory((tmp_path / "AGENTS.md").read_bytes(), markdown=True)
+    b = BundleBuilder.from_memory(memory, curator="c@1", frozen_at="2026-12-01T09:00:00Z")
+    for n, task in enumerate(("task-12", "task-31")):
+        b.materialization(f"mat-{n}", repository="acme/shop", source_revision=f"rev{n}")
+        b.trace(f"tr-{n}", lineage=task, materialization=f"mat-{n}", steps=[{"run": "pytest"}, {"run": "make test"}])
+        b.evidence(f"ev-{n}", trace=f"tr-{n}", step=1, signal="deterministic", observed_at=T0)
+    b.lesson("les", text="l", evidence=["ev-0", "ev-1"])
+    operations = [Replace("testing.10", "Rule number 10 for the tests, with make.")]
+    b.propose("p", lesson="les", scope=SHOP, confidence=0.9, operations=operations, support=["ev-0", "ev-1"])
+    (tmp_path / "bundle.json").write_bytes(b.build("run-1").canonical)
+    assert run_main(capsys, "score", tmp_path / "bundle.json", "--out-dir", tmp_path / "out", "-q")[0] == 0
+
+    assert (
+        run_main(
+            capsys, "apply", tmp_path / "bundle.json", tmp_path / "out" / "report.json", "--out", tmp_path / "AGENTS.md"
+        )[0]
+        == 0
+    )
+
+    after = (tmp_path / "AGENTS.md").read_text().splitlines()
+    changed = [(n + 1, old, new) for n, (old, new) in enumerate(zip(before, after, strict=True)) if old != new]
+    assert changed == [
+        (5, "<!-- evidence-rank:memory version=0 -->", "<!-- evidence-rank:memory version=1 -->"),
+        (
+            18,
+            "- Rule number 10 for the tests. <!-- key=testing.10 origin=repository -->",
+            "- Rule number 10 for the tests, with make. <!-- key=testing.10 origin=repository -->",
+        ),
+    ]
 
 
 # --- bad input -------------------------------------------------------------------------------
