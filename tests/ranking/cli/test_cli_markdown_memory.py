@@ -521,6 +521,19 @@ def test_the_first_apply_of_one_replace_to_an_adopted_heading_changes_that_line_
     ]
 
 
+def test_memory_import_refuses_a_byte_that_is_not_utf_8_at_its_place_and_writes_nothing(tmp_path: Path, capsys) -> None:
+    (tmp_path / "AGENTS.md").write_bytes(b"# A\n\n- R\xff.\n")
+
+    code, out, err = run_main(capsys, "memory", "import", tmp_path / "AGENTS.md", "--out", tmp_path / "out.md")
+
+    assert (code, out) == (3, "")
+    assert err == (
+        f"evidence-rank: {tmp_path / 'AGENTS.md'}: input.markdown_encoding at line 3, column 4: not UTF-8: "
+        "byte 0xff at offset 8 is not a character\n"
+    )
+    assert not (tmp_path / "out.md").exists()
+
+
 # --- bad input -------------------------------------------------------------------------------
 
 
