@@ -102,6 +102,16 @@ def _rebuilt(cls: type[EvidenceRankError], fields: dict[str, Any]) -> EvidenceRa
     return error
 
 
+#: What a bundle read as a report, or a report read as a bundle, is refused with.
+_SWAPPED = frozenset(
+    {
+        "expected 'curator-bundle-v1', got 'evidence-ranking-v1'",
+        "expected 'evidence-ranking-v1', got 'curator-bundle-v1'",
+        "this is a curator bundle, not a ranking report (expected schema 'evidence-ranking-v1')",
+    }
+)
+
+
 class InputError(EvidenceRankError):
     """The bundle is refused as a whole (SPEC §1, "Input errors")."""
 
@@ -114,6 +124,11 @@ class InputError(EvidenceRankError):
             return (
                 "Every input must be I-JSON (RFC 7493): UTF-8 without a byte-order mark, no duplicate "
                 "member names, no lone surrogates, every number finite as a binary64."
+            )
+        if self.code == "input.schema" and self.pointer == "/schema" and self.detail in _SWAPPED:
+            return (
+                "BUNDLE and REPORT swapped? A command that takes both takes the bundle first: "
+                "evidence-rank apply BUNDLE REPORT"
             )
         return ""
 

@@ -37,6 +37,7 @@ __all__ = [
     "check_section",
     "Prose",
     "read_prose",
+    "imports_only",
 ]
 
 #: The start marker: ``<!-- evidence-rank:memory version=N -->``, N an INT without leading zeros.
@@ -50,6 +51,8 @@ HEADING, ITEM = "heading", "item"
 #: markdown-it's CommonMark preset's limit on nesting (a list item is two levels: its list and
 #: itself): past it, the parser reads no block of the rest of the file.
 _MAX_NESTING = 20
+#: Claude Code's import line: ``@path`` alone on its line (a CLAUDE.md that is ``@AGENTS.md``).
+_IMPORT_LINE = re.compile(r"@\S+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,10 +250,14 @@ def _paired(blocks: Blocks, markers: list[tuple[str, int]], in_code: int | None)
             assert code is not None  # Cannot fail: a code block has its lines.
             line = _where(blocks, code[0], code[1], _MARKED)[0]
             hint = f"; the marker on line {line} is inside a code block, so it is text"
-        why = (
-            f"no managed section: no line '<!-- evidence-rank:memory version=N -->'{hint} "
-            "(evidence-rank memory import adopts a file written by hand)"
+        named = imports_only(blocks.lines)
+        advice = (
+            f"the file only imports {', '.join(named)} (Claude Code's @ line): its memory is there, "
+            f"give {named[0]} instead"
+            if named
+            else "evidence-rank memory import adopts a file written by hand"
         )
+        why = f"no managed section: no line '<!-- evidence-rank:memory version=N -->'{hint} ({advice})"
         raise InputError("input.markdown_no_section", why, at=(1, 1))
     (kind, first), *rest = markers
     at = (_line_of(blocks, first) + 1, 1)
@@ -278,6 +285,14 @@ def _paired(blocks: Blocks, markers: list[tuple[str, int]], in_code: int | None)
     version = START.fullmatch(blocks.lines[_line_of(blocks, first)])
     assert version is not None  # Cannot fail: _marker matched it.
     return Section(at[0] - 1, _line_of(blocks, last), int(version[1]), first, last)
+
+
+def imports_only(lines: Sequence[str]) -> list[str]:
+    """The files a file names with Claude Code's ``@path`` lines, when those (and empty lines) are
+    all it holds; [] otherwise."""
+    named = [line.strip()[1:] for line in lines if _IMPORT_LINE.fullmatch(line.strip())]
+    rest = [line for line in lines if line.strip() and not _IMPORT_LINE.fullmatch(line.strip())]
+    return [] if rest else named
 
 
 def _close(tokens: Sequence[Token], i: int) -> int:
@@ -370,21 +385,30 @@ class Prose:
 
     items: frozenset[int]
     comments: frozenset[int]
+    rules: tuple[tuple[int, str], ...] = ()
+    """(line, text) of each list item that opens with a paragraph: its lines, trimmed, joined by
+    a space (what look-alikes compare a proposal with: a rule people left in the prose)."""
 
 
 def read_prose(blocks: Blocks, section: Section) -> Prose:
-    """The list items and HTML comments outside ``section``. A comment is any line outside code
-    blocks that holds ``<!--``, as the lines show it (in a code span too: the reader is told
-    more, never less), and any such line the parser read no block of."""
+    """The list items, the rules they hold and the HTML comments outside ``section``. A comment
+    is any line outside code blocks that holds ``<!--``, as the lines show it (in a code span too:
+    the reader is told more, never less), and any such line the parser read no block of."""
     items: set[int] = set()
     code: set[int] = set()
-    for n, token in enumerate(blocks.tokens):
+    rules = []
+    tokens = blocks.tokens
+    for n, token in enumerate(tokens):
         if section.first_token <= n <= section.last_token or token.map is None:
             continue
         if token.type == "list_item_open":
             items.add(token.map[0])
+            if n + 2 < len(tokens) and tokens[n + 1].type == "paragraph_open":
+                text = " ".join(part.strip() for part in tokens[n + 2].content.splitlines())
+                if text:
+                    rules.append((token.map[0], text))
         elif _is_code(token):
             code.update(range(*token.map))
     inside = range(section.start, section.end + 1)
     comments = {n for n, line in enumerate(blocks.lines) if "<!--" in line and n not in code and n not in inside}
-    return Prose(frozenset(items), frozenset(comments))
+    return Prose(frozenset(items), frozenset(comments), tuple(rules))

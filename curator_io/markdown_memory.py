@@ -91,6 +91,9 @@ class MarkdownMemory:
     """The 1-based lines outside the section where a list item starts."""
     prose_comments: frozenset[int]
     """The 1-based lines outside the section that hold an HTML comment."""
+    prose_rules: tuple[tuple[int, str], ...] = ()
+    """(1-based line, text) of each list item of the prose that opens with a paragraph: a rule
+    people left in the prose, which look-alikes compare proposals with (docs/lookalikes.md)."""
 
     def position(self, pointer: str) -> tuple[int, int] | None:
         """Where what ``pointer`` names in :attr:`memory` is written: an instruction's item, the
@@ -163,6 +166,7 @@ def read_markdown_memory(raw: bytes) -> MarkdownMemory:
         item_lines=tuple(item_lines),
         prose_items=frozenset(n + 1 for n in prose.items),
         prose_comments=frozenset(n + 1 for n in prose.comments),
+        prose_rules=tuple((n + 1, text) for n, text in prose.rules),
     )
 
 

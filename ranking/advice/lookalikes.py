@@ -52,8 +52,9 @@ THRESHOLD = 75
 #: The least number of words two texts share to be compared at all (one when both have one).
 MIN_SHARED = 2
 
-#: Where a text can be, in the order results name them.
-WHERE = ("proposal", "memory", "instructions", "memory-after")
+#: Where a text can be, in the order results name them; ``prose``: a list item of a Markdown
+#: memory's prose, a rule people left outside the managed section (never in a sealed report).
+WHERE = ("proposal", "memory", "instructions", "memory-after", "prose")
 
 # Function words, negations, modals and quantifiers, and the imperative verbs nearly every
 # instruction opens with: none tells two subjects apart, and a contradiction ("Never run bare
@@ -85,18 +86,28 @@ class Place:
     action: str | None = None
     """For ``proposal``: ``add`` or ``replace``; for ``memory-after``, what the write did to the
     bundle's memory (``add``, ``replace``: its text changed), or None when it kept it as it was."""
+    line: int | None = None
+    """For ``prose``: the 1-based line of the list item (its ``key`` is empty: prose has none)."""
 
     def describe(self) -> str:
+        if self.where == "prose":
+            return f"the prose's rule at line {self.line}"
         if self.where == "proposal":
             return f"{self.action} of {self.key!r} in {self.proposal}"
         shown = {"memory": "memory", "instructions": "applicable instruction", "memory-after": "instruction"}
         return f"{shown[self.where]} {self.key!r}"
 
-    def to_json(self) -> dict[str, str | None]:
-        return {"where": self.where, "key": self.key, "proposal": self.proposal, "action": self.action}
+    def to_json(self) -> dict[str, str | int | None]:
+        out: dict[str, str | int | None] = {
+            "where": self.where,
+            "key": self.key,
+            "proposal": self.proposal,
+            "action": self.action,
+        }
+        return out | {"line": self.line} if self.where == "prose" else out
 
-    def _order(self) -> tuple[int, str, str, str]:
-        return (WHERE.index(self.where), self.key, self.proposal or "", self.action or "")
+    def _order(self) -> tuple[int, str, str, str, int]:
+        return (WHERE.index(self.where), self.key, self.proposal or "", self.action or "", self.line or 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +128,11 @@ class Lookalike:
     def advice(self) -> str:
         """What a curator or reviewer might do about it: keys are identity (SPEC §3.4, §5.3)."""
         other = repr(self.other.key)
+        if self.other.where == "prose":
+            return (
+                f"an agent reads both: if this updates that rule, people change or remove line {self.other.line} "
+                "in a reviewed pull request; if it says the same, leave this out"
+            )
         if self.other.where == "instructions":
             return f"{other} is already in force: leave this out if it says the same"
         if self.other.where == "proposal":
@@ -202,6 +218,7 @@ def find_lookalikes(
     against: Collection[str] | None = None,
     written: Mapping[str, Any] | None = None,
     checked: Mapping[str, Proposal] | None = None,
+    prose: Iterable[tuple[int, str]] = (),
 ) -> tuple[Lookalike, ...]:
     """Every look-alike in ``bundle``, by the steps in this module's docstring, sorted by
     subject, then the closest first.
@@ -215,7 +232,8 @@ def find_lookalikes(
     hold as they are are the subjects, compared with the rest of it and the applicable
     instructions; the proposals are not read. ``checked``: the bundle's structurally complete
     proposals by id, when the caller has them (:func:`validator.proposals_of`, or a validation's
-    entries), so that they are not checked again."""
+    entries), so that they are not checked again. ``prose``: (line, text) of the rules a Markdown
+    memory's prose holds (``MarkdownMemory.prose_rules``), compared with as memory is."""
     texts: dict[str, _Text] = {}
 
     def text_of(s: str) -> _Text:
@@ -237,7 +255,8 @@ def find_lookalikes(
         complete = proposals_of(bundle) if checked is None else checked
         subjects, edits = _proposed(complete, proposals, against, text_of)
         pool = memory + edits
-    return _match(subjects, pool + applicable)
+    rules = [_Entry(Place("prose", "", line=line), text_of(text), None) for line, text in prose]
+    return _match(subjects, pool + applicable + rules)
 
 
 def _by_key(instruction: Instruction) -> str:

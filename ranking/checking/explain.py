@@ -86,7 +86,7 @@ class Explanation:
         return out
 
 
-def explain(accepted: Accepted, proposal_id: str) -> Explanation:
+def explain(accepted: Accepted, proposal_id: str, *, prose: tuple[tuple[int, str], ...] = ()) -> Explanation:
     """Why ``proposal_id`` got its disposition, in an accepted report
     (:func:`ranking.checking.acceptance.accept`).
 
@@ -131,7 +131,7 @@ def explain(accepted: Accepted, proposal_id: str) -> Explanation:
     if v is not None and v.proposal is not None and bundle is not None:
         sections.append(_evidence(v.proposal, bundle))
         sections.append(_operations(v.proposal, bundle))
-        lookalikes = _lookalikes(proposal_id, bundle, found)
+        lookalikes = _lookalikes(proposal_id, bundle, found, prose)
         if lookalikes is not None:
             sections.append(lookalikes)
     if entry.rationale:
@@ -365,11 +365,14 @@ def _evidence_line(stance: str, eid: str, bundle: Bundle) -> tuple[str, Any]:
     )
 
 
-def _lookalikes(proposal_id: str, bundle: Bundle, entries: Mapping[str, ValidationEntry]) -> Section | None:
-    """Each added or replaced text that resembles an instruction under another key, and what to do."""
+def _lookalikes(
+    proposal_id: str, bundle: Bundle, entries: Mapping[str, ValidationEntry], prose: tuple[tuple[int, str], ...]
+) -> Section | None:
+    """Each added or replaced text that resembles an instruction under another key, or a rule of
+    the prose (``prose``: a Markdown memory's, when given), and what to do."""
     checked = {pid: e.proposal for pid, e in entries.items() if e.proposal is not None}
     lines = []
-    for found in find_lookalikes(bundle, proposals=(proposal_id,), checked=checked):
+    for found in find_lookalikes(bundle, proposals=(proposal_id,), checked=checked, prose=prose):
         s = found.subject
         lines.append(
             f"{s.action} {s.key} resembles {found.other.describe()} (score {found.score:g}; shared words: "

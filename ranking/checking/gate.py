@@ -129,7 +129,8 @@ def gate(
     if not allow_prose_changes:
         findings, prose = findings + prose, ()
     warnings = tuple(  # 5.
-        replace(w, at=after.position(w.pointer)) for w in lookalike_warnings(accepted.bundle, after.memory)
+        replace(w, at=after.position(w.pointer))
+        for w in lookalike_warnings(accepted.bundle, after.memory, _prose_rules(after))
     )
     return GateResult(
         findings,
@@ -143,15 +144,23 @@ def gate(
     )
 
 
-def lookalike_warnings(bundle: Bundle, actual: Mapping[str, Any]) -> tuple[LookalikeWarning, ...]:
+def _prose_rules(after: MemoryDocument) -> tuple[tuple[int, str], ...]:
+    """The rules memory-after's prose holds (a Markdown memory's list items); none in JSON."""
+    return () if after.markdown is None else after.markdown.prose_rules
+
+
+def lookalike_warnings(
+    bundle: Bundle, actual: Mapping[str, Any], prose: tuple[tuple[int, str], ...] = ()
+) -> tuple[LookalikeWarning, ...]:
     """Step 5: a warning for each look-alike of an instruction memory-after (already compared,
-    so a memory object) adds or changes, pointing at the instruction's first place in it."""
+    so a memory object) adds or changes, pointing at the instruction's first place in it; with
+    ``prose``, the rules of its prose are compared with too."""
     first: dict[str, int] = {}
     for i, inst in enumerate(actual["instructions"]):
         first.setdefault(inst["key"], i)
     return tuple(
         LookalikeWarning(found, pointer_of("instructions", first[found.subject.key]))
-        for found in find_lookalikes(bundle, written=actual)
+        for found in find_lookalikes(bundle, written=actual, prose=prose)
     )
 
 

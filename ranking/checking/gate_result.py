@@ -71,7 +71,9 @@ class Finding:
             "kind": self.kind,
             "key": self.key,
             "document": self.document,
-            "pointer": self.pointer,
+            # A prose change is in no member of the memory: it has a line and no JSON Pointer.
+            "pointer": None if self.kind == "prose_changed" else self.pointer,
+            "line": None if self.at is None else self.at[0],
             "message": self.message,
             "members": list(self.members),
         }
@@ -116,8 +118,10 @@ class LookalikeWarning:
             "key": self.key,
             "document": self.document,
             "pointer": self.pointer,
+            "line": None if self.at is None else self.at[0],
             "message": self.message,
-            "resembles": {"where": found.other.where, "key": found.other.key},
+            "resembles": {"where": found.other.where, "key": found.other.key}
+            | ({"line": found.other.line} if found.other.where == "prose" else {}),
             "score": found.score,
             "words": list(found.words),
         }

@@ -17,7 +17,19 @@ __all__ = [
     "read_bundle",
     "load_named_bundle",
     "log_decisions",
+    "read_prose_rules",
 ]
+
+
+def read_prose_rules(path: str | None) -> tuple[tuple[int, str], ...]:
+    """(line, text) of the rules a Markdown memory's prose holds, read by the memory door; none
+    for a JSON memory or without a file (what look-alikes compare with besides the bundle)."""
+    if path is None:
+        return ()
+    from ranking.running.inputs import read_memory_file  # only a command given the file pays for it
+
+    markdown = read_memory_file(path).document.markdown
+    return () if markdown is None else markdown.prose_rules
 
 
 def read_config(path: str | None) -> Config:

@@ -87,16 +87,18 @@ def run_notes(args: argparse.Namespace) -> int:
         budget = Budget(**{name: value for name, value in given.items() if value is not None})
     except ValueError as e:
         raise ConfigError("usage.invalid_option", str(e)) from e
-    memory = None
+    memory, prose = None, tuple[tuple[int, str], ...]()
     if args.memory is not None:
         from curator_io.memory_object import check_memory
         from ranking.running.inputs import read_memory_file
 
-        memory = read_memory_file(args.memory).document.memory
+        document = read_memory_file(args.memory).document
+        memory = document.memory
         try:
             check_memory(memory)
         except InputError as e:
             raise e.in_file(args.memory) from None
+        prose = () if document.markdown is None else document.markdown.prose_rules
     json = args.format == "json"
     with Ledger.open(args.ledger, read_only=True) as ledger:
         notes = notes_of(
@@ -107,6 +109,7 @@ def run_notes(args: argparse.Namespace) -> int:
             memory=memory,
             # Text is printed through the escaper, and each line is fitted to the budget as printed.
             printed=None if json else printable,
+            prose=prose,
         )
     if json:
         emit_json(canon(notes.to_json()))

@@ -104,12 +104,19 @@ def notes_of(
     budget: Budget = DEFAULT_BUDGET,
     memory: Mapping[str, Any] | None = None,
     printed: Callable[[str], str] | None = None,
+    prose: Iterable[tuple[int, str]] = (),
 ) -> Notes:
-    """The curator's notes from an open ledger (:func:`read_notes`; ``printed`` as
-    :func:`~ranking.ledger.feedback.curator_notes` takes it)."""
+    """The curator's notes from an open ledger (:func:`read_notes`; ``printed`` and ``prose`` as
+    :func:`~ranking.ledger.feedback.curator_notes` takes them)."""
     history = LedgerHistory(ledger)
     return curator_notes(
-        history, lesson=lesson, memory_version=memory_version, budget=budget, memory=memory, printed=printed
+        history,
+        lesson=lesson,
+        memory_version=memory_version,
+        budget=budget,
+        memory=memory,
+        printed=printed,
+        prose=prose,
     )
 
 

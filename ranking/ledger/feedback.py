@@ -30,7 +30,7 @@ its clauses, never inside its advice.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final, NamedTuple
 
 from curator_io.catalogue import (
@@ -137,6 +137,7 @@ def curator_notes(
     budget: Budget = DEFAULT_BUDGET,
     memory: Mapping[str, Any] | None = None,
     printed: Callable[[str], str] | None = None,
+    prose: Iterable[tuple[int, str]] = (),
 ) -> Notes:
     """The notes for a curator's next prompt, what must not be missed first, within ``budget``.
 
@@ -144,10 +145,12 @@ def curator_notes(
     version, which a note on a stale edit names when it is given. ``memory``, the current memory
     object (SPEC §1), retires the notes it holds the effect of and names each note's look-alikes
     and contradictions in it (:mod:`ranking.ledger.in_memory`); its version is the
-    ``memory_version`` when that is not given. ``printed`` is what the notes' output does to a line
-    (the escaper of ``ledger notes``' text): each line is fitted to the budget as printed.
+    ``memory_version`` when that is not given; ``prose``, (line, text) of the rules a Markdown
+    memory's prose holds, among which look-alikes are found too, as ``prose line N``. ``printed``
+    is what the notes' output does to a line (the escaper of ``ledger notes``' text): each line is
+    fitted to the budget as printed.
     """
-    facts = memory_facts(memory)
+    facts = memory_facts(memory, prose)
     if facts is not None and memory_version is None:
         memory_version = facts.version
     measure = _measure(printed)

@@ -25,7 +25,7 @@ the edit's (SPEC §1), and a ``remove`` whose key memory does not hold. Whicheve
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, Final, NamedTuple
 
 from curator_io.kinds import parse_scope
@@ -33,13 +33,16 @@ from curator_io.models import Scope
 from ranking.ledger.note_words import EDIT_TEXT_CHARS, one_line
 from validator import norm
 
-__all__ = ["Held", "MemoryFacts", "Resemblance", "memory_facts"]
+__all__ = ["PROSE_LINE", "Held", "MemoryFacts", "Resemblance", "memory_facts"]
 
 #: The reasons a proposal gets when memory already held what it proposed (SPEC §3.2, §3.4).
 ALREADY_THERE_CODES: Final = frozenset(
     {"delta.noop", "instruction.duplicate", "closure.key_exists", "closure.unknown_instruction"}
 )
 USER: Final = "user"
+#: How a note names a rule of a Markdown memory's prose it resembles: ``prose line 12``. No key
+#: holds a space (SPEC §0's ID), so it is never an instruction's key.
+PROSE_LINE: Final = "prose line "
 
 
 class Held(NamedTuple):
@@ -59,7 +62,7 @@ class Resemblance(NamedTuple):
     key: str
     """The edit's key."""
     other: str
-    """The memory instruction's key."""
+    """The memory instruction's key, or ``prose line N`` for a rule of the prose (:data:`PROSE_LINE`)."""
     text: str
     """The memory instruction's text, on one line (cut to 120 characters)."""
     score: float
@@ -70,7 +73,7 @@ class Resemblance(NamedTuple):
     relation: str = "restates"
     """``restates`` or ``contradicts`` (docs/lookalikes.md)."""
     origin: str | None = None
-    """The memory instruction's origin (SPEC §1)."""
+    """The memory instruction's origin (SPEC §1); ``user`` for a rule of the prose (people wrote it)."""
 
     @property
     def contradicts(self) -> bool:
@@ -80,7 +83,8 @@ class Resemblance(NamedTuple):
         said = json.dumps(self.text, ensure_ascii=False)
         verb = "contradicts" if self.contradicts else "resembles"
         by = ", a rule a person gave" if self.contradicts and self.origin == USER else ""
-        return f"It {verb} {self.other!r} ({said}{by}; shared words: {', '.join(self.words)}): {self.advice}."
+        other = self.other if self.other.startswith(PROSE_LINE) else repr(self.other)
+        return f"It {verb} {other} ({said}{by}; shared words: {', '.join(self.words)}): {self.advice}."
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -96,10 +100,12 @@ class Resemblance(NamedTuple):
 
 
 class MemoryFacts(NamedTuple):
-    """The current memory, as the notes read it: its instructions by key, and its version."""
+    """The current memory, as the notes read it: its instructions by key, its version, and the rules
+    a Markdown memory's prose holds ((line, text), 1-based)."""
 
     instructions: Mapping[str, Held]
     version: int | None
+    prose: tuple[tuple[int, str], ...] = ()
 
     def holds_effect(self, edit: Mapping[str, Any]) -> bool:
         """Whether memory holds what ``edit`` asks for, whichever edit wrote it (module docstring)."""
@@ -121,7 +127,7 @@ class MemoryFacts(NamedTuple):
         of the memory under a key the edit does not touch (for an ``admitted`` edit, only what
         memory holds as it wrote it), the strongest first: contradictions of a person's rule, other
         contradictions, then by score."""
-        if not self.instructions:
+        if not self.instructions and not self.prose:
             return ()
         from ranking.advice.lookalikes import relation, resemblance  # only a host that gives the memory pays
 
@@ -134,15 +140,16 @@ class MemoryFacts(NamedTuple):
             key, text = op["key"], op["text"]
             if admitted and (key not in self.instructions or self.instructions[key].text != text):
                 continue
-            for other in sorted(k for k in self.instructions if k not in touched):
-                held = self.instructions[other]
+            for held in [self.instructions[k] for k in sorted(self.instructions) if k not in touched] + [
+                Held(f"{PROSE_LINE}{line}", rule, None, USER) for line, rule in self.prose
+            ]:
                 scored = resemblance(text, held.text)
                 if scored is None:
                     continue
                 how = relation(text, held.text)
                 advice = _advice(op["action"], key, held, how, admitted=admitted)
                 shown = one_line(held.text, EDIT_TEXT_CHARS)
-                found.append(Resemblance(key, other, shown, scored[0], scored[1], advice, how, held.origin))
+                found.append(Resemblance(key, held.key, shown, scored[0], scored[1], advice, how, held.origin))
         return tuple(sorted(found, key=_strength))
 
 
@@ -152,6 +159,16 @@ def _strength(r: Resemblance) -> tuple[int, float, str, str]:
 
 def _advice(action: str, key: str, held: Held, how: str, *, admitted: bool) -> str:
     """What to do about one look-alike: each an edit SPEC accepts on its own (module docstring)."""
+    if held.key.startswith(PROSE_LINE) and how == "contradicts":
+        return (
+            "the prose is the people's: do not add a rule against it; if the evidence shows it is wrong, say so in "
+            "the lesson for people to change the prose"
+        )
+    if held.key.startswith(PROSE_LINE):
+        return (
+            "an agent reads both: if it updates that rule, say so in the lesson for people to change the prose; "
+            "if it says the same, leave it out"
+        )
     other = repr(held.key)
     instead = f"instead of {'adding' if action == 'add' else 'replacing'} {key!r}"
     if how == "contradicts" and held.origin == USER:
@@ -174,9 +191,10 @@ def _advice(action: str, key: str, held: Held, how: str, *, admitted: bool) -> s
     return f"if it updates {other}, replace {other} with this text {instead}"
 
 
-def memory_facts(memory: Mapping[str, Any] | None) -> MemoryFacts | None:
-    """The current memory object (SPEC §1) as the notes read it; None without one. An item that is not
-    an instruction's shape is passed over (the memory was checked where it was read)."""
+def memory_facts(memory: Mapping[str, Any] | None, prose: Iterable[tuple[int, str]] = ()) -> MemoryFacts | None:
+    """The current memory object (SPEC §1) as the notes read it, with the rules of its prose when it
+    is a Markdown memory's; None without one. An item that is not an instruction's shape is passed
+    over (the memory was checked where it was read)."""
     if memory is None:
         return None
     items = memory.get("instructions")
@@ -188,7 +206,7 @@ def memory_facts(memory: Mapping[str, Any] | None) -> MemoryFacts | None:
             held[item["key"]] = Held(
                 item["key"], item["text"], _scope(item.get("scope")), origin if type(origin) is str else None
             )
-    return MemoryFacts(held, version if type(version) is int else None)
+    return MemoryFacts(held, version if type(version) is int else None, tuple(prose))
 
 
 def _scope(raw: Any) -> Scope | None:

@@ -62,7 +62,7 @@ def lookalike_marks(found: tuple[Lookalike, ...]) -> dict[str, str]:
     keys: dict[str, set[str]] = {}
     for f in found:
         if f.subject.proposal is not None:
-            keys.setdefault(f.subject.proposal, set()).add(f.other.key)
+            keys.setdefault(f.subject.proposal, set()).add(f.other.key or f"prose line {f.other.line}")
     return {pid: "resembles " + ", ".join(sorted(k)) for pid, k in keys.items()}
 
 
@@ -79,7 +79,10 @@ def render_lookalike_count(found: tuple[Lookalike, ...]) -> list[str]:
     ids = sorted({pid for pid, _ in edits})
     named = ", ".join(ids[:_NAMED]) + (f" and {len(ids) - _NAMED} more" if len(ids) > _NAMED else "")
     n = len(edits)
+    what, memory = "an instruction under another key", ""
+    if any(f.other.where == "prose" for f in found):
+        what, memory = f"{what} or a rule of the prose", " --memory FILE.md"
     return [
         f"look-alikes: {n} selected {'edit' if n == 1 else 'edits'} ({named}) {'resembles' if n == 1 else 'resemble'} "
-        "an instruction under another key; evidence-rank explain REPORT ID --bundle BUNDLE says which"
+        f"{what}; evidence-rank explain REPORT ID --bundle BUNDLE{memory} says which"
     ]

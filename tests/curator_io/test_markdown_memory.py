@@ -138,6 +138,22 @@ def test_the_prose_list_items_and_comments_are_known_by_their_lines() -> None:
     assert read.prose_comments == {3, 5}
 
 
+def test_the_prose_rules_are_its_list_items_first_paragraphs_by_line_and_never_the_sections() -> None:
+    before = (
+        "- Avoid fixed sleeps\n  in tests. Instead:\n  - wait on an event\n\n1. Run `make`.\n\n"
+        "```\n- in a code block\n```\n\n-\n\n"
+    )
+    read = read_markdown_memory(_file(before=before, after="\n> - Quoted rule.\n"))
+
+    assert read.prose_rules[:3] == (
+        (1, "Avoid fixed sleeps in tests. Instead:"),
+        (3, "wait on an event"),
+        (5, "Run `make`."),
+    )
+    assert read.prose_rules[3][1] == "Quoted rule."
+    assert len(read.prose_rules) == 4  # not the code block's, not the empty item, not the section's items
+
+
 def test_a_memory_read_through_the_door_names_its_file_in_a_refusal() -> None:
     with pytest.raises(InputError) as caught:
         read_memory(b"# no section\n", markdown=True, source="AGENTS.md")

@@ -96,7 +96,7 @@ def test_the_pages_whole_journey_runs_on_the_installed_package_and_its_workflow_
     )
     assert code == 0, runner.output
     assert (
-        "gate passed: memory-after is exactly what the selection permits (version 1, 3 instructions)"
+        "gate passed: memory-after is exactly what the selection permits (version 1, 2 instructions)"
         in runner.output[-1]
     )
 
@@ -107,7 +107,7 @@ def test_the_pages_whole_journey_runs_on_the_installed_package_and_its_workflow_
     runner, code = _run_workflow(eager, _pull_request(eager, journey, sneaked), labelled=False)
     assert code == 1
     assert (
-        "::error file=AGENTS.md,line=19,col=1,title=evidence-rank gate::the prose changed at lines 19-20"
+        "::error file=AGENTS.md,line=18,col=1,title=evidence-rank gate::the prose changed at lines 18-19"
         in runner.output[-1]
     )
 
@@ -117,7 +117,7 @@ def test_the_pages_whole_journey_runs_on_the_installed_package_and_its_workflow_
     runner, code = _run_workflow(reviewed, _pull_request(reviewed, journey, sneaked), labelled=True)
     assert code == 0, runner.output
     assert (
-        "::warning file=AGENTS.md,line=19,col=1,title=evidence-rank gate::accepted: the prose changed"
+        "::warning file=AGENTS.md,line=18,col=1,title=evidence-rank gate::accepted: the prose changed"
         in runner.output[-1]
     )
     assert "not checked: the prose around the Markdown memory" in runner.summary.read_text()

@@ -97,8 +97,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--memory",
         metavar="FILE",
         help="the current memory (JSON, or a Markdown memory such as AGENTS.md): each note names its edit's "
-        "look-alikes in it, an admitted edit that resembles another instruction gets a note, and its version "
-        "is the one a stale edit's note names",
+        "look-alikes in it (and, in a Markdown memory, among its prose's list items, as 'prose line N'), an "
+        "admitted edit that resembles another instruction gets a note, and its version is the one a stale "
+        "edit's note names",
     )
     notes.add_argument("--format", choices=("text", "json"), default="text", help="text (a line a note) or JSON")
     shown = BUDGET_DEFAULTS

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from curator_io.config import Config
 from curator_io.errors import ConfigError, EvidenceRankError
 from ranking.cli.collector import collector_off
-from ranking.cli.common import load_named_bundle, log_decisions, read_config
+from ranking.cli.common import load_named_bundle, log_decisions, read_config, read_prose_rules
 from ranking.cli.output import emit, say
 from ranking.cli.signed import Signed, add_trust_options, read_signed
 from ranking.cli.targets import ledger_files, same_file
@@ -66,6 +66,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--ledger",
         metavar="PATH",
         help="record the report in this ledger (docs/ledger.md) and mark edits it has seen refused before",
+    )
+    p.add_argument(
+        "--memory",
+        metavar="FILE.md",
+        help="a Markdown memory (an AGENTS.md) whose prose's list items the selected edits' look-alikes "
+        "are also found among, by line (advice: docs/lookalikes.md)",
     )
     add_trust_options(p, "BUNDLE")
     p.set_defaults(run=run)
@@ -113,6 +119,7 @@ class _Inputs(NamedTuple):  # not a dataclass, which costs start-up to build (be
     signed: Signed
     validation: bytes | None
     bundle: bytes
+    prose: tuple[tuple[int, str], ...] = ()
 
 
 def _read(args: argparse.Namespace) -> _Inputs:
@@ -120,7 +127,7 @@ def _read(args: argparse.Namespace) -> _Inputs:
     config = read_config(args.config)
     signed = read_signed(args, args.bundle)
     validation = read_input(args.validation) if args.validation else None
-    return _Inputs(config, signed, validation, read_input(args.bundle))
+    return _Inputs(config, signed, validation, read_input(args.bundle), read_prose_rules(args.memory))
 
 
 def _score(args: argparse.Namespace, inputs: _Inputs) -> tuple[Result, Signer | None, tuple[Lookalike, ...]]:
@@ -147,10 +154,12 @@ def _score(args: argparse.Namespace, inputs: _Inputs) -> tuple[Result, Signer | 
         del bundle  # ranking needs only the validation: a large bundle is freed before the reports are built
         return result_of(validation), signer, ()
     result = result_of(validation)
-    return result, signer, _lookalikes(bundle, validation, result.selected)
+    return result, signer, _lookalikes(bundle, validation, result.selected, inputs.prose)
 
 
-def _lookalikes(bundle: Bundle, validation: Validation, selected: tuple[str, ...]) -> tuple[Lookalike, ...]:
+def _lookalikes(
+    bundle: Bundle, validation: Validation, selected: tuple[str, ...], prose: tuple[tuple[int, str], ...]
+) -> tuple[Lookalike, ...]:
     """The look-alikes of the selected edits against memory, the applicable instructions and each
     other: what the write will hold, as the gate will see it (``explain`` compares any proposal with
     every other). At most five proposals, so the table costs about the same on any bundle. Computed
@@ -158,7 +167,7 @@ def _lookalikes(bundle: Bundle, validation: Validation, selected: tuple[str, ...
     from ranking.advice.lookalikes import find_lookalikes
 
     checked = {e.id: e.proposal for e in validation.entries if e.proposal is not None}
-    return find_lookalikes(bundle, proposals=selected, against=selected, checked=checked)
+    return find_lookalikes(bundle, proposals=selected, against=selected, checked=checked, prose=prose)
 
 
 def _refuse_own_outputs(args: argparse.Namespace, out: Path) -> None:

@@ -183,3 +183,49 @@ def test_against_limits_the_proposals_compared_with_and_never_memory_or_the_inst
     assert _pairs(find_lookalikes(bundle, proposals=["p-1"], against=["p-1"])) == [
         ("proposal", "deps.install", "memory", "deps.setup"),
     ]
+
+
+# --- a rule people left in the prose (issue 54) ----------------------------------------------
+
+SLEEP_RULE = "Avoid `anyio.sleep()` with a fixed duration to wait for async operations. Instead:"
+
+
+def test_a_proposal_that_resembles_a_rule_of_the_prose_is_found_with_the_rules_line() -> None:
+    bundle = _bundle({}, ("p-1", [Add("test.sleep", "Use `anyio.sleep()` with a fixed duration for async waits.")]))
+
+    (found,) = find_lookalikes(bundle, prose=((58, SLEEP_RULE), (60, "Format with ruff.")))
+
+    assert (found.subject.key, found.other.where, found.other.key, found.other.line) == ("test.sleep", "prose", "", 58)
+    assert found.other.describe() == "the prose's rule at line 58"
+    assert found.other_text == SLEEP_RULE
+    assert found.advice() == (
+        "an agent reads both: if this updates that rule, people change or remove line 58 in a reviewed pull "
+        "request; if it says the same, leave this out"
+    )
+    assert found.other.to_json() == {"where": "prose", "key": "", "proposal": None, "action": None, "line": 58}
+
+
+def test_without_the_prose_a_rule_only_the_prose_holds_is_not_seen() -> None:
+    bundle = _bundle({}, ("p-1", [Add("test.sleep", "Use `anyio.sleep()` with a fixed duration for async waits.")]))
+
+    assert find_lookalikes(bundle) == ()
+
+
+def test_an_instruction_written_is_compared_with_the_prose_too() -> None:
+    bundle = _bundle({})
+    written = {
+        "version": 2,
+        "instructions": [
+            {
+                "key": "test.sleep",
+                "text": "Use anyio.sleep() with a fixed duration for async operations.",
+                "scope": SHOP.to_json(),
+                "origin": "curated",
+            },
+        ],
+    }
+
+    found = find_lookalikes(bundle, written=written, prose=((7, SLEEP_RULE),))
+
+    assert _pairs(found) == [("memory-after", "test.sleep", "prose", "")]
+    assert found[0].other.line == 7

@@ -73,6 +73,7 @@ def test_the_json_format_carries_each_warning_with_the_pair_the_score_and_the_wo
         "key": "test.runner",
         "document": "memory-after",
         "pointer": "/instructions/4",
+        "line": None,
         "message": TESTS,
         "resembles": {"where": "memory-after", "key": "test.command"},
         "score": 100,

@@ -18,7 +18,7 @@ import pytest
 from curator_io import canon, seal
 from ranking.checking.apply import reviewable
 from ranking.cli import main
-from tests.conftest import PARITY, REPO, run_main
+from tests.conftest import FIXTURES, PARITY, REPO, run_main
 
 #: Add only, replace, add and remove, two identical ops, and a no_op.
 APPLY_CASES = (
@@ -204,3 +204,21 @@ def test_apply_prints_a_memory_nested_as_deep_as_spec_allows_for_review(
     assert (rc, err) == (0, "")
     assert main(["apply", str(bundle), report, "--canonical", "--out", str(tmp_path / "m.json")]) == 0
     assert canon(json.loads(out)) == (tmp_path / "m.json").read_bytes()
+
+
+@pytest.mark.parametrize("swapped", ["report first", "the bundle twice"])
+def test_apply_with_the_report_where_the_bundle_goes_hints_that_they_are_swapped(
+    swapped: str, tmp_path: Path, capsys
+) -> None:
+    example = FIXTURES / "example.json"
+    assert run_main(capsys, "score", example, "--out-dir", tmp_path / "out", "-q")[0] == 0
+    report = tmp_path / "out" / "report.json"
+    argv = (report, example) if swapped == "report first" else (example, example)
+
+    code, _, err = run_main(capsys, "apply", *argv)
+
+    assert code == 3
+    assert err.splitlines()[-1] == (
+        "hint: BUNDLE and REPORT swapped? A command that takes both takes the bundle first: "
+        "evidence-rank apply BUNDLE REPORT"
+    )

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from curator_io import Add, BundleBuilder, Scope, canon, read_memory
+from curator_io import Add, BundleBuilder, Replace, Scope, canon, read_memory
 from curator_io.markdown_memory import write_markdown_memory
 from tests.conftest import REPO, run_main
 
@@ -329,6 +329,17 @@ def test_allowing_prose_changes_passes_and_says_so_in_every_format(day: Path, ca
     assert f"::warning file={day / 'AGENTS.md'},line=3,col=1,title=evidence-rank gate::accepted: the prose" in out
 
 
+def test_a_prose_change_in_json_has_its_line_and_no_json_pointer(day: Path, capsys) -> None:
+    _sneak(day, capsys, b"Build with `make`.\r\n", b"Build with `make` or `just`.\r\n")
+
+    code, out, _ = _gate(capsys, day, day / "AGENTS.md", "--memory-before", day / "base.md", "--format", "json")
+
+    (finding,) = json.loads(out)["findings"]
+    assert code == 1
+    assert (finding["kind"], finding["pointer"], finding["line"]) == ("prose_changed", None, 3)
+    assert finding["message"] == "the prose changed at line 3 (1 line changed), outside the managed section"
+
+
 def test_without_a_base_the_prose_is_said_to_be_unchecked(day: Path, capsys) -> None:
     _apply(capsys, day, day / "AGENTS.md")
 
@@ -387,29 +398,227 @@ def test_a_10_mb_markdown_memory_is_refused_at_once(tmp_path: Path, capsys) -> N
     )
 
 
-def test_memory_import_adopts_a_file_written_by_hand_and_says_what_it_took(tmp_path: Path, capsys) -> None:
-    (tmp_path / "AGENTS.md").write_text("# AGENTS.md\n\n## Testing\n\n- Run make test.\n- Never push to main.\n")
+def test_memory_import_adopts_a_file_written_by_hand_and_says_what_it_did_per_heading(tmp_path: Path, capsys) -> None:
+    (tmp_path / "AGENTS.md").write_text(
+        "# AGENTS.md\n\n## Testing\n\n- Run make test.\n- Never push to main.\n- Wait on events. Instead:\n"
+        "  - use anyio.Event\n\n## Style\n\n- Use ruff.\n"
+    )
 
-    code, out, err = run_main(capsys, "memory", "import", tmp_path / "AGENTS.md", "--repository", "acme/shop")
+    code, out, err = run_main(
+        capsys, "memory", "import", tmp_path / "AGENTS.md", "--repository", "acme/shop", "--adopt", "Testing"
+    )
 
     assert code == 0
     assert out.startswith("# AGENTS.md\n\n## Testing\n\n<!-- evidence-rank:memory version=0 -->\n\n## In `acme/shop`\n")
     assert err.splitlines() == [
-        f"imported 2 instruction(s) from {tmp_path / 'AGENTS.md'}",
-        "  line 5: testing.1",
-        "  line 6: testing.2",
+        f"{tmp_path / 'AGENTS.md'}: a managed section at line 5, 2 instruction(s) adopted",
+        "  line 1 # AGENTS.md: no bullet",
+        "  line 3 ## Testing: 2 bullets adopted (testing.1-testing.2)",
+        "    line 7 stays in the prose: not one paragraph (a nested list, a code block, or empty)",
+        "  line 10 ## Style: 1 bullet, as they are, in the prose",
     ]
-    assert (tmp_path / "AGENTS.md").read_text().endswith("- Never push to main.\n")  # without --out, untouched
+    assert (tmp_path / "AGENTS.md").read_text().endswith("- Use ruff.\n")  # without --out, untouched
+
+
+def test_memory_import_by_default_adds_an_empty_section_at_the_end_and_moves_nothing(tmp_path: Path, capsys) -> None:
+    hand = "# AGENTS.md\n\n## Testing\n\n- Run make test.\n"
+    (tmp_path / "AGENTS.md").write_text(hand)
+
+    code, out, err = run_main(capsys, "memory", "import", tmp_path / "AGENTS.md")
+
+    assert code == 0
+    assert out == hand + "\n<!-- evidence-rank:memory version=0 -->\n\n<!-- /evidence-rank:memory -->\n"
+    assert err.splitlines() == [
+        f"{tmp_path / 'AGENTS.md'}: a managed section at line 7, empty",
+        "  line 1 # AGENTS.md: no bullet",
+        "  line 3 ## Testing: 1 bullet, as they are, in the prose",
+    ]
 
 
 def test_memory_import_out_the_file_itself_and_again_is_refused(tmp_path: Path, capsys) -> None:
     (tmp_path / "AGENTS.md").write_text("# AGENTS.md\n\n- Be brief.\n")
 
-    assert run_main(capsys, "memory", "import", tmp_path / "AGENTS.md", "--out", tmp_path / "AGENTS.md")[0] == 0
-    assert b"- Be brief. <!-- key=agents-md.1 origin=repository -->" in (tmp_path / "AGENTS.md").read_bytes()
+    code = run_main(
+        capsys, "memory", "import", tmp_path / "AGENTS.md", "--out", tmp_path / "AGENTS.md", "--at", "agents.md"
+    )
+    assert code[0] == 0
+    assert (tmp_path / "AGENTS.md").read_bytes() == (
+        b"# AGENTS.md\n\n- Be brief.\n\n<!-- evidence-rank:memory version=0 -->\n\n<!-- /evidence-rank:memory -->\n"
+    )
 
     code, _, err = run_main(capsys, "memory", "import", tmp_path / "AGENTS.md")
-    assert code == 2 and "usage.invalid_option: the file has a managed section already (lines 3-9)" in err
+    assert code == 2
+    assert err == (
+        f"evidence-rank: {tmp_path / 'AGENTS.md'}: usage.invalid_option: the file has a managed section already "
+        "(lines 5-7): nothing to import\n"
+    )
+
+
+def test_memory_import_refuses_a_repository_that_is_not_owner_slash_name(tmp_path: Path, capsys) -> None:
+    (tmp_path / "AGENTS.md").write_text("# AGENTS.md\n")
+
+    with pytest.raises(SystemExit) as caught:
+        run_main(capsys, "memory", "import", tmp_path / "AGENTS.md", "--repository", "python-sdk")
+
+    assert caught.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "evidence-rank memory import: error: argument --repository: expected OWNER/NAME, the repository as "
+        "your curator's proposals name it (modelcontextprotocol/python-sdk), got 'python-sdk'"
+    )
+
+
+def test_memory_show_on_a_claude_md_that_only_imports_agents_md_names_agents_md(tmp_path: Path, capsys) -> None:
+    (tmp_path / "CLAUDE.md").write_text("@AGENTS.md\n")
+
+    code, _, err = run_main(capsys, "memory", "show", tmp_path / "CLAUDE.md")
+
+    assert code == 3
+    assert err == (
+        f"evidence-rank: {tmp_path / 'CLAUDE.md'}: input.markdown_no_section at line 1, column 1: no managed "
+        "section: no line '<!-- evidence-rank:memory version=N -->' (the file only imports AGENTS.md (Claude "
+        "Code's @ line): its memory is there, give AGENTS.md instead)\n"
+    )
+    assert "memory import" not in err
+
+
+def test_a_rule_left_in_the_prose_is_a_look_alike_in_score_explain_the_gate_and_the_notes(day: Path, capsys) -> None:
+    rule = b"- Run bare pytest for the tests.\r\n\r\n"  # line 5: what the selected add contradicts
+    for name in ("AGENTS.md", "base.md"):
+        data = (day / name).read_bytes()
+        (day / name).write_bytes(data.replace(b"Build with `make`.\r\n\r\n", b"Build with `make`.\r\n\r\n" + rule))
+    ledger = day / "l.db"
+
+    code, out, _ = run_main(
+        capsys,
+        "score",
+        day / "bundle.json",
+        "--out-dir",
+        day / "again",
+        "--memory",
+        day / "AGENTS.md",
+        "--ledger",
+        ledger,
+    )
+    assert code == 0
+    assert "rank.selected · resembles prose line 5" in out
+    assert (day / "again" / "report.json").read_bytes() == (
+        day / "out" / "report.json"
+    ).read_bytes()  # never in a report
+
+    code, out, _ = run_main(
+        capsys,
+        "explain",
+        day / "out" / "report.json",
+        "p-make-test",
+        "--bundle",
+        day / "bundle.json",
+        "--memory",
+        day / "AGENTS.md",
+    )
+    assert code == 0
+    assert "add test.command resembles the prose's rule at line 5 (score 100; shared words: tests, bare, pytest)" in out
+
+    assert _apply(capsys, day, day / "AGENTS.md")[0] == 0
+    code, out, _ = _gate(capsys, day, day / "AGENTS.md", "--memory-before", day / "base.md")
+    assert code == 0
+    assert out.splitlines()[0].startswith(
+        "warning: lookalike  line 16  instruction 'test.command' resembles the prose's rule at line 5"
+    )
+
+    code, out, _ = run_main(capsys, "ledger", "notes", ledger, "--memory", day / "AGENTS.md")
+    assert code == 0
+    # The admitted add says the opposite of the people's rule: a contradiction, sent to people.
+    assert out.startswith("contradicts memory: ")
+    assert 'It contradicts prose line 5 ("Run bare pytest for the tests.", a rule a person gave' in out
+
+
+def test_explain_refuses_a_memory_without_the_bundle(day: Path, capsys) -> None:
+    code, _, err = run_main(
+        capsys, "explain", day / "out" / "report.json", "p-make-test", "--memory", day / "AGENTS.md"
+    )
+
+    assert code == 2
+    assert err == (
+        "evidence-rank: usage.invalid_option: --memory compares the bundle's proposals with its prose: give --bundle\n"
+    )
+
+
+def test_memory_import_escapes_what_a_heading_holds_before_it_reaches_a_ci_log(tmp_path: Path, capsys) -> None:
+    (tmp_path / "AGENTS.md").write_text("# ##[error]boom\n\n## ::warning::x \u202e evil\n\n- Rule one.\n")
+
+    code, _, err = run_main(capsys, "memory", "import", tmp_path / "AGENTS.md", "--adopt", "::warning::x \u202e evil")
+
+    assert code == 0
+    assert err.splitlines()[1:] == [
+        "  line 1 # #\\x23[error]boom: no bullet",
+        "  line 3 ## ::warning::x \\u202e evil: 1 bullet adopted (warning-x-evil.1)",
+    ]
+
+
+def test_memory_import_keeps_a_file_of_lone_carriage_returns_in_its_line_ending(tmp_path: Path, capsys) -> None:
+    (tmp_path / "AGENTS.md").write_bytes(b"# A\r- Rule.\r")
+
+    assert (
+        run_main(capsys, "memory", "import", tmp_path / "AGENTS.md", "--adopt", "A", "--out", tmp_path / "out.md")[0]
+        == 0
+    )
+
+    assert (tmp_path / "out.md").read_bytes() == (
+        b"# A\r\r<!-- evidence-rank:memory version=0 -->\r\r## Everywhere\r\r"
+        b"- Rule. <!-- key=a.1 origin=repository -->\r\r<!-- /evidence-rank:memory -->\r"
+    )
+
+
+def test_the_first_apply_of_one_replace_to_an_adopted_heading_changes_that_line_and_the_version(
+    tmp_path: Path, capsys
+) -> None:
+    rules = "".join(f"- Rule number {n} for the tests.\n" for n in range(1, 13))
+    (tmp_path / "AGENTS.md").write_text(f"# AGENTS.md\n\n## Testing\n\n{rules}\n## Style\n\n- Use ruff.\n")
+    argv = ("memory", "import", tmp_path / "AGENTS.md", "--out", tmp_path / "AGENTS.md", "--repository", "acme/shop")
+    assert run_main(capsys, *argv, "--adopt", "Testing")[0] == 0
+    before = (tmp_path / "AGENTS.md").read_text().splitlines()
+    memory = read_memory((tmp_path / "AGENTS.md").read_bytes(), markdown=True)
+    b = BundleBuilder.from_memory(memory, curator="c@1", frozen_at="2026-12-01T09:00:00Z")
+    for n, task in enumerate(("task-12", "task-31")):
+        b.materialization(f"mat-{n}", repository="acme/shop", source_revision=f"rev{n}")
+        b.trace(f"tr-{n}", lineage=task, materialization=f"mat-{n}", steps=[{"run": "pytest"}, {"run": "make test"}])
+        b.evidence(f"ev-{n}", trace=f"tr-{n}", step=1, signal="deterministic", observed_at=T0)
+    b.lesson("les", text="l", evidence=["ev-0", "ev-1"])
+    operations = [Replace("testing.10", "Rule number 10 for the tests, with make.")]
+    b.propose("p", lesson="les", scope=SHOP, confidence=0.9, operations=operations, support=["ev-0", "ev-1"])
+    (tmp_path / "bundle.json").write_bytes(b.build("run-1").canonical)
+    assert run_main(capsys, "score", tmp_path / "bundle.json", "--out-dir", tmp_path / "out", "-q")[0] == 0
+
+    assert (
+        run_main(
+            capsys, "apply", tmp_path / "bundle.json", tmp_path / "out" / "report.json", "--out", tmp_path / "AGENTS.md"
+        )[0]
+        == 0
+    )
+
+    after = (tmp_path / "AGENTS.md").read_text().splitlines()
+    changed = [(n + 1, old, new) for n, (old, new) in enumerate(zip(before, after, strict=True)) if old != new]
+    assert changed == [
+        (5, "<!-- evidence-rank:memory version=0 -->", "<!-- evidence-rank:memory version=1 -->"),
+        (
+            18,
+            "- Rule number 10 for the tests. <!-- key=testing.10 origin=repository -->",
+            "- Rule number 10 for the tests, with make. <!-- key=testing.10 origin=repository -->",
+        ),
+    ]
+
+
+def test_memory_import_refuses_a_byte_that_is_not_utf_8_at_its_place_and_writes_nothing(tmp_path: Path, capsys) -> None:
+    (tmp_path / "AGENTS.md").write_bytes(b"# A\n\n- R\xff.\n")
+
+    code, out, err = run_main(capsys, "memory", "import", tmp_path / "AGENTS.md", "--out", tmp_path / "out.md")
+
+    assert (code, out) == (3, "")
+    assert err == (
+        f"evidence-rank: {tmp_path / 'AGENTS.md'}: input.markdown_encoding at line 3, column 4: not UTF-8: "
+        "byte 0xff at offset 8 is not a character\n"
+    )
+    assert not (tmp_path / "out.md").exists()
 
 
 # --- bad input -------------------------------------------------------------------------------
@@ -454,6 +663,8 @@ def test_the_gate_and_import_read_a_symlinked_agents_md_and_import_writes_the_fi
 
     (day / "notes.md").write_text("# Notes\n\n- Be brief.\n")
     (day / "MEMORY.md").symlink_to("notes.md")
-    assert run_main(capsys, "memory", "import", day / "MEMORY.md", "--out", day / "MEMORY.md")[0] == 0
+    assert (
+        run_main(capsys, "memory", "import", day / "MEMORY.md", "--out", day / "MEMORY.md", "--adopt", "Notes")[0] == 0
+    )
     assert (day / "MEMORY.md").is_symlink()
     assert b"- Be brief. <!-- key=notes.1 origin=repository -->" in (day / "notes.md").read_bytes()

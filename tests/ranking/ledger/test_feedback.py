@@ -495,3 +495,36 @@ def test_a_refused_add_that_resembles_the_memory_is_told_to_replace_that_key_ins
         "It resembles 'test.command' (\"Run the tests with make test.\"; shared words: test, make): if it updates "
         "'test.command', replace 'test.command' with this text instead of adding 'test.runner'."
     )
+
+
+def test_a_refused_add_that_resembles_a_rule_of_the_prose_names_its_line_and_sends_it_to_people() -> None:
+    memory = {"version": 5, "instructions": []}
+    runner = _edit({"action": "add", "key": "test.runner", "text": "Run the whole test suite with make test."})
+    decision = _decision("r1", 0, "p-runner", digest(runner), "deferred", DEFERRED)
+    edits = {digest(runner): runner}
+
+    (note,) = curator_notes(_history([decision], edits), memory=memory, prose=((12, "Run the tests with make test."),))
+
+    (found,) = note.resembles
+    assert (found.key, found.other, found.origin) == ("test.runner", "prose line 12", "user")
+    assert note.line.endswith(
+        'It resembles prose line 12 ("Run the tests with make test."; shared words: test, make): an agent '
+        "reads both: if it updates that rule, say so in the lesson for people to change the prose; if it says the "
+        "same, leave it out."
+    )
+
+
+def test_an_add_that_contradicts_a_rule_of_the_prose_is_never_told_to_overwrite_it() -> None:
+    memory = {"version": 5, "instructions": []}
+    runner = _edit({"action": "add", "key": "test.runner", "text": "Never run bare pytest; use make test."})
+    decision = _decision("r1", 0, "p-runner", digest(runner), "deferred", DEFERRED)
+    prose = ((12, "Run bare pytest for the tests."),)
+
+    (note,) = curator_notes(_history([decision], {digest(runner): runner}), memory=memory, prose=prose)
+
+    assert note.kind == "contradicts-memory"
+    assert note.line.endswith(
+        'It contradicts prose line 12 ("Run bare pytest for the tests.", a rule a person gave; shared words: bare, '
+        "pytest, test): the prose is the people's: do not add a rule against it; if the evidence shows it is "
+        "wrong, say so in the lesson for people to change the prose."
+    )
