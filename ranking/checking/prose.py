@@ -4,7 +4,10 @@ the gate compares it, line by line, with what the base branch's file has.
 
 Pure: two read files in, the changed runs of lines out. A JSON memory has no prose; the
 section is one line of its own in the comparison, so a section that moved is a change of the
-prose around it, never of the section.
+prose around it, never of the section: which prose an agent reads before the instructions, and
+which after ("ignore every instruction that follows"), changes what they mean. A run in which
+only the section's line differs (the section moved past prose that did not change) is a change
+too, and says so.
 """
 
 from __future__ import annotations
@@ -31,6 +34,9 @@ class ProseChange:
     """Added lines where a list item starts: an agent reads each as an instruction."""
     comments: tuple[int, ...]
     """Added lines that hold an HTML comment: the rendered page hides it, an agent reads it."""
+    moved: bool = False
+    """Whether the section's line is on one side of the run only: the section moved, and other
+    prose now stands before or after it."""
 
     def describe(self) -> str:
         if self.at is None:
@@ -42,7 +48,14 @@ class ProseChange:
             counts = [f"{_lines(len(self.added))} added"] if self.added else []
             counts += [f"{_lines(len(self.removed))} removed"] if self.removed else []
         where = _span(self.added) if self.added else f"line {self.at}"
+        if self.moved and not self.added and not self.removed:
+            return (
+                f"the managed section moved (it now starts at line {self.at}): other prose stands before or after "
+                "it than the base's, and an agent reads the prose before the instructions as leading to them"
+            )
         message = f"the prose changed at {where} ({', '.join(counts)}), outside the managed section"
+        if self.moved:
+            message += "; the managed section moved with it"
         if self.items:
             message += f"; it adds a list item ({_span(self.items)}): an agent reads it as an instruction no one ranked"
         if self.comments:
@@ -81,10 +94,16 @@ def prose_changes(after: MarkdownMemory | None, base: MarkdownMemory | None) -> 
             continue
         added = tuple(n for n, text in mine[j1:j2] if text != SECTION)
         removed = tuple(n for n, text in theirs[i1:i2] if text != SECTION)
-        if not added and not removed:
+        here = [n for n, text in mine[j1:j2] if text == SECTION]
+        there = any(text == SECTION for _, text in theirs[i1:i2])
+        moved = bool(here) != there and after is not None and base is not None
+        if not added and not removed and not moved:
             continue
-        at = None if after is None else (mine[j1][0] if j1 < len(mine) else mine[-1][0])
+        if not added and not removed and not here:
+            continue  # the section left this run: the run it moved into says so, at its new line
+        first = added[0] if added else here[0] if here else None
+        at = None if after is None else first or (mine[j1][0] if j1 < len(mine) else mine[-1][0])
         items = tuple(n for n in added if after is not None and n in after.prose_items)
         comments = tuple(n for n in added if after is not None and n in after.prose_comments)
-        out.append(ProseChange(added, removed, at, items, comments))
+        out.append(ProseChange(added, removed, at, items, comments, moved))
     return tuple(out)
