@@ -244,6 +244,9 @@ def bash_targets(call: Call, read: Callable[[str], bytes | None]) -> str | None:
         if target and _is_memory(call, target, read):
             named = target
             break
+    lowered = command.lower()
+    if named is None:  # inside a word: a script's string (python -c "open('AGENTS.md', 'w')")
+        named = next((name for name in sorted(GUARDED_NAMES) if name in lowered), None)
     if named is None or _only_reads(command):
         return None
     return named

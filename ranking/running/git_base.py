@@ -18,9 +18,11 @@ def read_head_file(path: str) -> bytes | None:
     """``path`` (as the working directory names it) as ``HEAD`` holds it; None when ``HEAD`` has no
     such file (a new file, or a repository with no commit yet). Raises ``usage.unreadable`` when git
     cannot be run, or says something else is wrong (not a repository)."""
-    spec = "HEAD:./" + os.path.relpath(path).replace(os.sep, "/")
+    folder = os.path.dirname(os.path.abspath(path))
+    spec = "HEAD:./" + os.path.basename(path)
+    argv = ["git", "-C", folder, "cat-file", "blob", spec]
     try:
-        proc = subprocess.Popen(["git", "cat-file", "blob", spec], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     except OSError as e:
         raise ConfigError("usage.unreadable", f"cannot run git to read {path!r} from HEAD: {e.strerror}") from e
     assert proc.stdout is not None and proc.stderr is not None  # Cannot fail: both are pipes.
@@ -29,12 +31,14 @@ def read_head_file(path: str) -> bytes | None:
         said = proc.stderr.read().decode("utf-8", "replace").strip()
     if proc.returncode == 0:
         return data
-    if _missing(spec):
-        return None
-    raise ConfigError("usage.unreadable", f"git cannot read {spec}: {said.splitlines()[-1] if said else 'no reason'}")
+    if _in_work_tree(folder):
+        return None  # git ran in a repository and found no such file in HEAD (or no HEAD)
+    why = said.splitlines()[-1] if said else "no reason given"
+    raise ConfigError("usage.unreadable", f"git cannot read {path!r} from HEAD: {why}")
 
 
-def _missing(spec: str) -> bool:
-    """Whether ``HEAD`` lacks the file (or there is no ``HEAD``), as opposed to git failing."""
-    inside = subprocess.run(["git", "rev-parse", "--is-inside-work-tree"], capture_output=True, check=False)
+def _in_work_tree(folder: str) -> bool:
+    """Whether ``folder`` is in a git work tree: then a failed read is a file ``HEAD`` lacks."""
+    argv = ["git", "-C", folder, "rev-parse", "--is-inside-work-tree"]
+    inside = subprocess.run(argv, capture_output=True, check=False)
     return inside.returncode == 0 and inside.stdout.strip() == b"true"
