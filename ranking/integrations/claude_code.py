@@ -24,8 +24,8 @@ closed: a call it cannot read is refused like one that changes the section.
    and after, and both must read as a Markdown memory.
 5. ``NotebookEdit`` of a memory file is refused (it would rewrite it as a notebook). ``Bash``
    (:func:`bash_targets`): a command that names a memory file (by a name or path that leads to
-   one, a glob that matches one, or the name ``AGENTS.md``, ``CLAUDE.md`` or ``MEMORY.md``) is
-   refused unless each of its commands only reads (``cat``, ``grep``, ``git diff``, ...) and it
+   one, a glob that matches one, or the name ``AGENTS.md``, ``CLAUDE.md`` or ``MEMORY.md`` in any
+   case, anywhere in the command, a script's string included) is refused unless each of its commands only reads (``cat``, ``grep``, ``git diff``, ...) and it
    redirects nothing into a file. A shell has more ways to write a file than any list holds: the
    CI gate, not this hook, is the guarantee.
 """
