@@ -25,7 +25,8 @@ closed: a call it cannot read is refused like one that changes the section.
 5. ``NotebookEdit`` of a memory file is refused (it would rewrite it as a notebook). ``Bash``
    (:func:`bash_targets`): a command that names a memory file (by a name or path that leads to
    one, a glob that matches one, or the name ``AGENTS.md``, ``CLAUDE.md`` or ``MEMORY.md`` in any
-   case, anywhere in the command, a script's string included) is refused unless each of its commands only reads (``cat``, ``grep``, ``git diff``, ...) and it
+   case, anywhere in the command, a script's string included) is refused unless each of its
+   commands only reads (``cat``, ``grep``, ``git diff``, ...) and it
    redirects nothing into a file. A shell has more ways to write a file than any list holds: the
    CI gate, not this hook, is the guarantee.
 """
@@ -65,6 +66,8 @@ _READERS = frozenset(
     "cat head tail less more grep egrep fgrep rg wc diff cmp ls stat file sha256sum sha1sum md5sum nl sed awk".split()
 )
 _GIT_READERS = frozenset("diff log show status blame grep ls-files".split())
+#: The most distinct words of a Bash command whose files are looked at.
+MAX_WORDS = 10_000
 _SEPARATORS = re.compile(r"&&|\|\||[;|&\n]")
 _REDIRECT = re.compile(r"^[0-9]*(>>?|<<?|&>)")
 
@@ -146,11 +149,8 @@ def decide(call: Call, read: Callable[[str], bytes | None], lessons: str) -> Ver
             return Verdict(False, _refusal(call.args["notebook_path"], "a NotebookEdit would rewrite it", lessons))
         return Verdict(True)
     if call.tool == "Bash":
-        named = bash_targets(call, read)
-        if named is None:
-            return Verdict(True)
-        why = f"this command names it ({named!r}) and may write it; read it with cat or grep, edit its prose with Edit"
-        return Verdict(False, _refusal(named, why, lessons))
+        found = bash_targets(call, read)
+        return Verdict(True) if found is None else Verdict(False, _refusal(*found, lessons))
     return Verdict(True)
 
 
@@ -231,25 +231,31 @@ def _refusal(name: str, why: str, lessons: str) -> str:
     )
 
 
-def bash_targets(call: Call, read: Callable[[str], bytes | None]) -> str | None:
-    """Step 5: the first memory file a Bash command names, when the command may write it; None otherwise."""
+def bash_targets(call: Call, read: Callable[[str], bytes | None]) -> tuple[str, str] | None:
+    """Step 5: the first memory file a Bash command names, when the command may write it, and why it
+    is refused; None when it may run.
+
+    Words are split at white space, quotes and a redirection's sign taken off (a C-speed split: a
+    command of megabytes is checked within Claude Code's hook timeout, after which it would run);
+    a command with more than :data:`MAX_WORDS` distinct words is refused unchecked."""
     command = call.args["command"]
-    try:
-        words = shlex.split(command, comments=False, posix=True)
-    except ValueError:  # unbalanced quotes: taken word by word
-        words = command.split()
-    named = None
-    for word in words:
-        target = _REDIRECT.sub("", word)
-        if target and _is_memory(call, target, read):
-            named = target
-            break
     lowered = command.lower()
-    if named is None:  # inside a word: a script's string (python -c "open('AGENTS.md', 'w')")
-        named = next((name for name in sorted(GUARDED_NAMES) if name in lowered), None)
+    named = next((name for name in sorted(GUARDED_NAMES) if name in lowered), None)
+    if named is None:  # the name of a link, another memory file, or a glob that matches one
+        words = set(command.split())
+        if len(words) > MAX_WORDS and not _only_reads(command):
+            return "Bash", f"a command of {len(words):,} distinct words is more than the hook checks ({MAX_WORDS:,})"
+        for word in sorted(words):
+            target = _REDIRECT.sub("", word).strip("'\"();&|<>")
+            if target and _is_memory(call, target, read):
+                named = target
+                break
     if named is None or _only_reads(command):
         return None
-    return named
+    return (
+        named,
+        f"this command names it ({named!r}) and may write it; read it with cat or grep, edit its prose with Edit",
+    )
 
 
 def _is_memory(call: Call, word: str, read: Callable[[str], bytes | None]) -> bool:

@@ -448,3 +448,41 @@ def test_the_pre_commit_hook_entry_runs_on_the_three_memory_names_and_shows_warn
         False,
         False,
     ]
+
+
+def test_a_bash_command_of_megabytes_is_checked_and_one_naming_a_memory_file_in_its_bulk_is_refused(
+    project: Path,
+) -> None:
+    bulk = "x" * 5_000_000
+    assert _hook(_call("Bash", project, command=f"echo {bulk} > out.txt"))[0] == 0
+    code, err = _hook(_call("Bash", project, command=f"echo {bulk} >> agents.md"))
+    assert code == 2
+    assert "this command names it ('agents.md')" in err
+
+
+def test_a_bash_command_of_more_distinct_words_than_the_hook_checks_is_refused_unless_it_only_reads(
+    project: Path,
+) -> None:
+    words = " ".join(f"w{i}" for i in range(10_001))
+    code, err = _hook(_call("Bash", project, command=f"printf '%s' {words} > out.txt"))
+    assert code == 2
+    assert "a command of 10,005 distinct words is more than the hook checks (10,000)" in err
+    assert _hook(_call("Bash", project, command=f"cat {words}"))[0] == 0
+
+
+def test_a_refusal_naming_a_file_with_a_line_break_and_a_workflow_command_prints_them_escaped(project: Path) -> None:
+    name = "evil\n::error::x.md"
+    (project / name).symlink_to("AGENTS.md")
+    code, err = _hook(_call("Edit", project, file_path=name, old_string="Format with ruff.", new_string="x"))
+    assert code == 2
+    assert len(err.splitlines()) == 1
+    assert err.startswith("evil\\n::error::x.md: this edit changes its managed section.")
+
+
+def test_a_link_loop_named_as_the_file_is_refused_with_one_line(project: Path) -> None:
+    (project / "a.md").symlink_to("b.md")
+    (project / "b.md").symlink_to("a.md")
+    code, err = _hook(_call("Edit", project, file_path="a.md", old_string="x", new_string="y"))
+    assert code == 2
+    assert err.startswith("evidence-rank hook: refused, the call cannot be checked: ")
+    assert len(err.splitlines()) == 1
