@@ -69,7 +69,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         help="what is gated: curated (default: a curator's run, BUNDLE and REPORT); person (a Markdown memory "
         "change with no curated run: the managed section must be the base's, byte for byte); adoption (the base "
         "has no section: memory-after's holds list items of the base's prose alone); auto (adoption when the base "
-        "has no section, person when the section is the base's, else curated)",
+        "has no section, person when the section is the base's, else curated, or person when no BUNDLE and REPORT "
+        "are given, so that a changed section is a section_changed finding)",
     )
     p.add_argument(
         "--prose-reviewed-label",
@@ -214,18 +215,14 @@ def _gate(run: _Run) -> int:
         raw = {BASE: run.read(args.memory_before), AFTER: run.read(args.memory_after)}
         after, base = read_memory_file(args.memory_after, raw[AFTER]), read_memory_file(args.memory_before, raw[BASE])
         mode = gate_mode(after, base) if args.mode == "auto" else args.mode
+        if mode == "curated" and (args.bundle is None or args.report is None):
+            mode = "person"  # no curated run to account for the section: section_changed names the change
         if mode != "curated":
             decide = gate_person if mode == "person" else gate_adoption
             checked = decide(
                 after, base, allow_prose_changes=allow_prose_changes, fail_on_lookalikes=args.fail_on_lookalikes
             )
             return _shown(run, checked, raw)
-        if args.bundle is None or args.report is None:
-            raise ConfigError(
-                "usage.invalid_option",
-                "--mode auto: the managed section is not the base's, so this is a curated change; give the curator's "
-                "--bundle and --report",
-            )
     check_trust_options(args)
     raw |= {name: run.read(path) for name, path in _paths(args).items() if path is not None and name not in raw}
     signed = read_signed(args, args.bundle)

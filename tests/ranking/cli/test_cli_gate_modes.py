@@ -83,13 +83,11 @@ def test_a_person_changing_an_instruction_fails_section_changed_on_its_line(repo
     assert out.splitlines()[0].startswith("section_changed  line 11  the managed section is not the base's")
 
 
-def test_auto_mode_with_a_changed_section_and_no_bundle_is_a_usage_error_naming_the_curated_run(
-    repo: Path, capsys
-) -> None:
+def test_auto_mode_with_a_changed_section_and_no_curated_run_fails_section_changed(repo: Path, capsys) -> None:
     after = ADOPTED.replace("Run the tests before you push.", "Run the tests when you like.")
-    code, _, err = _gate(capsys, repo, after, "--mode", "auto")
-    assert code == 2
-    assert "this is a curated change; give the curator's --bundle and --report" in err
+    code, out, _ = _gate(capsys, repo, after, "--mode", "auto")
+    assert code == 1
+    assert out.splitlines()[0].startswith("section_changed  line 11  the managed section is not the base's")
 
 
 def test_an_unlabelled_prose_instruction_fails_with_its_line_and_its_lookalike(repo: Path, capsys) -> None:
