@@ -9,7 +9,6 @@ import json
 import pytest
 
 from curator_io.errors import InputError
-from ranking.checking.review_label import label_decision
 from ranking.integrations.claude_code import Call, edited, read_call
 from ranking.integrations.claude_code_settings import hook_entry, merged_settings
 
@@ -80,29 +79,3 @@ def test_an_entry_shared_with_another_hook_keeps_the_other_hook() -> None:
 def test_the_program_and_lessons_are_quoted_for_the_shell() -> None:
     command = hook_entry("/opt/my tools/evidence-rank", "notes; rm -rf x")["hooks"][0]["command"]
     assert command == "'/opt/my tools/evidence-rank' hook claude-code --lessons 'notes; rm -rf x' || exit 2"
-
-
-def _event(action: str, label: str | None, labels: list[str]) -> dict:
-    event: dict = {
-        "action": action,
-        "pull_request": {"head": {"sha": "b" * 40}, "labels": [{"name": n} for n in labels]},
-    }
-    if label is not None:
-        event["label"] = {"name": label}
-    return event
-
-
-@pytest.mark.parametrize(
-    ("event", "allowed", "line"),
-    [
-        (_event("labeled", "ok", ["ok"]), True, "the 'ok' label was given for head bbbbbbbbbbbb by this run's event"),
-        (_event("synchronize", None, ["ok"]), False, "this run ('synchronize') was not started by giving it"),
-        (_event("reopened", None, ["ok"]), False, "this run ('reopened') was not started by giving it"),
-        (_event("labeled", "other", ["ok", "other"]), False, "this run ('labeled') was not started by giving it"),
-        (_event("opened", None, []), False, None),
-    ],
-)
-def test_the_label_counts_only_on_the_run_its_giving_started(event: dict, allowed: bool, line: str | None) -> None:
-    decision = label_decision(event, "ok")
-    assert decision.allowed is allowed
-    assert (decision.line is None) if line is None else (line in (decision.line or ""))
