@@ -14,7 +14,7 @@ from ranking.checking.policy import BaseMismatch, ConfigMismatch
 if TYPE_CHECKING:
     from ranking.signing.signers import Signer
 
-__all__ = ["KINDS", "UNCHECKED", "Finding", "LookalikeWarning", "GateResult"]
+__all__ = ["KINDS", "UNCHECKED", "Finding", "LookalikeWarning", "ProseLookalikeWarning", "GateResult"]
 
 #: Every kind of finding, in the order findings are reported.
 KINDS = (
@@ -28,6 +28,7 @@ KINDS = (
     "unexpected_removal",
     "missing_edit",
     "prose_changed",
+    "section_changed",
 )
 
 #: What a gate can be told not to check, in the order it says so: who signed the bundle
@@ -128,6 +129,50 @@ class LookalikeWarning:
 
 
 @dataclass(frozen=True, slots=True)
+class ProseLookalikeWarning:
+    """A list item of a Markdown memory's prose that resembles an instruction of its section (a
+    change with no curated run, :mod:`ranking.checking.uncurated`): a rule people wrote beside one
+    that was ranked, which may say the same or the opposite."""
+
+    line: int
+    """The 1-based line of the item in memory-after."""
+    key: str
+    """The key of the instruction it resembles."""
+    score: float
+    words: tuple[str, ...]
+    pointer: str
+    """Where the instruction is in memory-after (``/instructions/<index>``)."""
+
+    kind = "lookalike"
+    document = "memory-after"
+
+    @property
+    def at(self) -> tuple[int, int]:
+        return self.line, 1
+
+    @property
+    def message(self) -> str:
+        return (
+            f"the prose's list item on line {self.line} resembles instruction {self.key!r} (score {self.score:g}; "
+            f"shared words: {', '.join(self.words)}): if it says the same, one of them can go; if it says otherwise, "
+            "an agent reads both"
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "key": self.key,
+            "document": self.document,
+            "pointer": self.pointer,
+            "message": self.message,
+            "resembles": {"where": "memory-after", "key": self.key},
+            "score": self.score,
+            "words": list(self.words),
+            "line": self.line,
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class GateResult:
     findings: tuple[Finding, ...]
     version: Any
@@ -141,10 +186,14 @@ class GateResult:
     prose_changes: tuple[Finding, ...] = ()
     """With ``allow_prose_changes``: each ``prose_changed`` the gate accepted, listed so that none
     passes silently."""
-    warnings: tuple[LookalikeWarning, ...] = ()
+    warnings: tuple[LookalikeWarning | ProseLookalikeWarning, ...] = ()
     """Look-alikes the write adds or changes, in memory-after's key order; none when it was not compared."""
     fail_on_lookalikes: bool = False
     """Whether a warning fails the gate (``gate --fail-on-lookalikes``)."""
+    mode: str = "curated"
+    """What was gated: ``curated`` (a bundle and its report), ``person`` (a change with no curated
+    run: the section is the base's) or ``adoption`` (a base with no section), as
+    :mod:`ranking.checking.uncurated` names them."""
 
     @property
     def passed(self) -> bool:

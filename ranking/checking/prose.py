@@ -4,8 +4,11 @@ the gate compares it, line by line, with what the base branch's file has.
 
 Pure: two read files in, the changed runs of lines out. A JSON memory has no prose; the
 section is one line of its own in the comparison, so a section that moved is a change of the
-prose around it, never of the section. Which lines are the same is
-:mod:`ranking.checking.line_matching`'s, in time near linear in the lines.
+prose around it, never of the section: which prose an agent reads before the instructions, and
+which after ("ignore every instruction that follows"), changes what they mean. A run in which
+only the section's line differs (the section moved past prose that did not change) is a change
+too, and says so. Which lines are the same is :mod:`ranking.checking.line_matching`'s, in time
+near linear in the lines.
 """
 
 from __future__ import annotations
@@ -32,6 +35,9 @@ class ProseChange:
     """Added lines where a list item starts: an agent reads each as an instruction."""
     comments: tuple[int, ...]
     """Added lines that hold an HTML comment: the rendered page hides it, an agent reads it."""
+    moved: bool = False
+    """Whether the section's line is on one side of the run only: the section moved, and other
+    prose now stands before or after it."""
 
     def describe(self) -> str:
         if self.at is None:
@@ -43,7 +49,14 @@ class ProseChange:
             counts = [f"{_lines(len(self.added))} added"] if self.added else []
             counts += [f"{_lines(len(self.removed))} removed"] if self.removed else []
         where = _span(self.added) if self.added else f"line {self.at}"
+        if self.moved and not self.added and not self.removed:
+            return (
+                f"the managed section moved (it now starts at line {self.at}): other prose stands before or after "
+                "it than the base's, and an agent reads the prose before the instructions as leading to them"
+            )
         message = f"the prose changed at {where} ({', '.join(counts)}), outside the managed section"
+        if self.moved:
+            message += "; the managed section moved with it"
         if self.items:
             message += f"; it adds a list item ({_span(self.items)}): an agent reads it as an instruction no one ranked"
         if self.comments:
@@ -78,13 +91,22 @@ def prose_changes(after: MarkdownMemory | None, base: MarkdownMemory | None) -> 
     out = []
     start_a = start_b = 0
     for end_a, end_b in [*matching_lines([t for _, t in theirs], [t for _, t in mine]), (len(theirs), len(mine))]:
-        # The lines between two matched ones (or an end) are one run, as difflib's opcodes group them.
+        # The lines between two matched ones (or an end) are one run, as difflib's opcodes group them;
+        # the section's own line is None.
         added = tuple(n for n, text in mine[start_b:end_b] if text is not None)
         removed = tuple(n for n, text in theirs[start_a:end_a] if text is not None)
-        if added or removed:
-            at = None if after is None else (mine[start_b][0] if start_b < len(mine) else mine[-1][0])
-            items = tuple(n for n in added if after is not None and n in after.prose_items)
-            comments = tuple(n for n in added if after is not None and n in after.prose_comments)
-            out.append(ProseChange(added, removed, at, items, comments))
+        here = [n for n, text in mine[start_b:end_b] if text is None]
+        there = any(text is None for _, text in theirs[start_a:end_a])
+        moved = bool(here) != there and after is not None and base is not None
+        run_start = start_b
         start_a, start_b = end_a + 1, end_b + 1
+        if not added and not removed and not here:
+            continue  # nothing changed here, or the section left this run: the run it moved into says so
+        if not added and not removed and not moved:
+            continue
+        first = added[0] if added else here[0] if here else None
+        at = None if after is None else first or (mine[run_start][0] if run_start < len(mine) else mine[-1][0])
+        items = tuple(n for n in added if after is not None and n in after.prose_items)
+        comments = tuple(n for n in added if after is not None and n in after.prose_comments)
+        out.append(ProseChange(added, removed, at, items, comments, moved))
     return tuple(out)

@@ -17,6 +17,7 @@ from urllib.parse import quote
 from curator_io.canonical import canon
 from curator_io.errors import EvidenceRankError
 from ranking.checking.gate import Finding, GateResult, LookalikeWarning
+from ranking.checking.gate_result import ProseLookalikeWarning
 from ranking.views.positions import position_of
 from ranking.views.terminal import Command, printable
 
@@ -43,10 +44,13 @@ def _counted(n: int | None, noun: str) -> str:
 def _verdict(result: GateResult) -> str:
     lookalikes = _counted(len(result.warnings), "look-alike")
     if result.passed:
-        passed = (
-            f"gate passed: memory-after is exactly what the selection permits "
-            f"(version {result.version}, {_counted(result.instructions, 'instruction')})"
-        )
+        held = f"version {result.version}, {_counted(result.instructions, 'instruction')}"
+        passed = {
+            "curated": f"gate passed: memory-after is exactly what the selection permits ({held})",
+            "person": f"gate passed: a change with no curated run, and the managed section is the base's ({held})",
+            "adoption": f"gate passed: an adoption, and the managed section holds list items of the base's prose "
+            f"alone ({held})",
+        }[result.mode]
         return passed + (f"; {lookalikes} under other keys to review" if result.warnings else "")
     failing = f"{lookalikes} under other keys (--fail-on-lookalikes)"
     if not result.findings:
@@ -104,7 +108,10 @@ def render_text(result: GateResult) -> list[str]:
     return lines
 
 
-def _where(f: Finding | LookalikeWarning) -> str:
+_Warning = LookalikeWarning | ProseLookalikeWarning
+
+
+def _where(f: Finding | _Warning) -> str:
     """Where a finding is, as the text says it: the Markdown line, else the JSON Pointer."""
     return f"line {f.at[0]}" if f.at is not None else f.pointer
 
@@ -166,12 +173,12 @@ def render_github(
     return lines
 
 
-def _pointer(f: Finding | LookalikeWarning) -> str:
+def _pointer(f: Finding | _Warning) -> str:
     return f" ({f.pointer})" if f.pointer and f.at is None else ""
 
 
 def _place(
-    f: Finding | LookalikeWarning, path: str | None, positions: Mapping[tuple[str, str], tuple[int, int]] | None
+    f: Finding | _Warning, path: str | None, positions: Mapping[tuple[str, str], tuple[int, int]] | None
 ) -> dict[str, str | int]:
     """A workflow command's ``file``, ``line`` and ``col``: the finding's own line in a Markdown
     memory, else where its pointer is in the JSON's text."""
@@ -207,13 +214,16 @@ def render_step_summary(result: GateResult, html: str | None = None) -> str:
         lines += [f"**Look-alikes under other keys**{fails}:", ""]
         lines += ["| key | pointer | resembles | score | shared words |", "| --- | --- | --- | --- | --- |"]
         for w in result.warnings:
-            found = w.lookalike
+            if isinstance(w, LookalikeWarning):
+                key, other, score, words = w.key, w.lookalike.other.describe(), w.lookalike.score, w.lookalike.words
+            else:
+                key, other, score, words = f"prose line {w.line}", f"instruction {w.key!r}", w.score, w.words
             row = (
-                escape_markdown(w.key),
+                escape_markdown(key),
                 escape_markdown(w.pointer),
-                escape_markdown(found.other.describe()),
-                f"{found.score:g}",
-                escape_markdown(", ".join(found.words)),
+                escape_markdown(other),
+                f"{score:g}",
+                escape_markdown(", ".join(words)),
             )
             lines.append("| " + " | ".join(row) + " |")
         lines.append("")

@@ -28,6 +28,7 @@ COMMANDS = {
     "apply": "print the memory the report's selection permits the Writer to produce",
     "gate": "fail (exit 1) when MEMORY differs from what the report's selection permits",
     "memory": "show the memory a file holds (JSON or an AGENTS.md), or import a Markdown file written by hand",
+    "hook": "Claude Code's PreToolUse hook and its install, and a pre-commit hook, for a Markdown memory",
     "explain": "explain one proposal's disposition: reasons, score components, supersession",
     "render": "write a self-contained HTML view of a report (or of a batch folder with --batch)",
     "seal": "seal every artifact and the bundle, in place (or --check)",

@@ -18,10 +18,13 @@ from collections.abc import Sequence
 
 from curator_io.config import DEFAULT_CONFIG
 from curator_io.errors import ConfigError, EvidenceRankError
+from curator_io.jsonio import parse_json
 from ranking.checking.acceptance import Sources
-from ranking.checking.gate import gate
+from ranking.checking.gate import GateResult, gate
+from ranking.checking.review_label import label_decision
+from ranking.checking.uncurated import MODES, gate_adoption, gate_mode, gate_person
 from ranking.cli.collector import collector_off
-from ranking.cli.output import emit, emit_json
+from ranking.cli.output import emit, emit_json, say
 from ranking.cli.signed import SUFFIX, add_trust_options, check_trust_options, read_signed
 from ranking.cli.targets import Named, refuse_input_as_output
 from ranking.running.inputs import read_input, read_memory_file
@@ -55,8 +58,27 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "MEMORY is not compared. Each instruction MEMORY adds or changes that resembles another one it keeps under "
         "another key is a lookalike warning (docs/lookalikes.md); it fails the gate only with --fail-on-lookalikes.",
     )
-    p.add_argument("--bundle", required=True, metavar="BUNDLE", help="the curator-bundle-v1 JSON file")
-    p.add_argument("--report", required=True, metavar="REPORT", help="the evidence-ranking-v1 report of BUNDLE")
+    p.add_argument(
+        "--bundle", metavar="BUNDLE", help="the curator-bundle-v1 JSON file (a curated change: --mode curated)"
+    )
+    p.add_argument("--report", metavar="REPORT", help="the evidence-ranking-v1 report of BUNDLE")
+    p.add_argument(
+        "--mode",
+        choices=MODES,
+        default="curated",
+        help="what is gated: curated (default: a curator's run, BUNDLE and REPORT); person (a Markdown memory "
+        "change with no curated run: the managed section must be the base's, byte for byte); adoption (the base "
+        "has no section: memory-after's holds list items of the base's prose alone); auto (adoption when the base "
+        "has no section, person when the section is the base's, else curated, or person when no BUNDLE and REPORT "
+        "are given, so that a changed section is a section_changed finding)",
+    )
+    p.add_argument(
+        "--prose-reviewed-label",
+        metavar="LABEL",
+        help="in a GitHub pull_request workflow: accept prose changes when this run was started by giving the pull "
+        "request LABEL ($GITHUB_EVENT_PATH's event is 'labeled' for LABEL), so that the label holds for the head "
+        "commit it was given for and a later push needs it again",
+    )
     p.add_argument("--memory-after", required=True, metavar="MEMORY", help="the memory object the Writer produced")
     p.add_argument(
         "--memory-before",
@@ -181,13 +203,28 @@ def _gate(run: _Run) -> int:
         )
     if args.memory_before is not None and args.skip_base_check:
         raise ConfigError("usage.invalid_option", "--skip-base-check contradicts --memory-before: give one of them")
+    _check_mode(args)
     summary = os.environ.get("GITHUB_STEP_SUMMARY") if args.format == "github" else None
     if summary:
         # Appending to an input would change what was gated: refused like any output naming one.
         refuse_input_as_output(summary, _inputs(args), option="GITHUB_STEP_SUMMARY", append=True)
         run.summary = summary
+    allow_prose_changes = args.allow_prose_changes or _label_allows(args)
+    raw: dict[str, bytes] = {}
+    if args.mode != "curated":
+        raw = {BASE: run.read(args.memory_before), AFTER: run.read(args.memory_after)}
+        after, base = read_memory_file(args.memory_after, raw[AFTER]), read_memory_file(args.memory_before, raw[BASE])
+        mode = gate_mode(after, base) if args.mode == "auto" else args.mode
+        if mode == "curated" and (args.bundle is None or args.report is None):
+            mode = "person"  # no curated run to account for the section: section_changed names the change
+        if mode != "curated":
+            decide = gate_person if mode == "person" else gate_adoption
+            checked = decide(
+                after, base, allow_prose_changes=allow_prose_changes, fail_on_lookalikes=args.fail_on_lookalikes
+            )
+            return _shown(run, checked, raw)
     check_trust_options(args)
-    raw = {name: run.read(path) for name, path in _paths(args).items() if path is not None}
+    raw |= {name: run.read(path) for name, path in _paths(args).items() if path is not None and name not in raw}
     signed = read_signed(args, args.bundle)
     sources = Sources(
         report=args.report,
@@ -207,10 +244,16 @@ def _gate(run: _Run) -> int:
         trust=signed.trust,
         signature=signed.signature,
         sources=sources,
-        allow_prose_changes=args.allow_prose_changes,
+        allow_prose_changes=allow_prose_changes,
         fail_on_lookalikes=args.fail_on_lookalikes,
         **pins,
     )
+    return _shown(run, result, raw)
+
+
+def _shown(run: _Run, result: GateResult, raw: dict[str, bytes]) -> int:
+    """The verdict in the format asked for; the exit code."""
+    args = run.args
     if args.format == "json":
         emit_json(render_json(result))
     elif args.format == "github":
@@ -225,6 +268,47 @@ def _gate(run: _Run) -> int:
 AFTER, REPORT, BASE, BUNDLE, CONFIG = "memory-after", "report", "memory-before", "bundle", "config"
 
 
+def _check_mode(args: argparse.Namespace) -> None:
+    """What each mode needs: a curated run its bundle and report; the others a base, and no curated run."""
+    if args.prose_reviewed_label is not None and args.allow_prose_changes:
+        raise ConfigError(
+            "usage.invalid_option", "--prose-reviewed-label contradicts --allow-prose-changes: give one of them"
+        )
+    if args.mode == "curated":
+        missing = [name for name, value in (("--bundle", args.bundle), ("--report", args.report)) if value is None]
+        if missing:
+            raise ConfigError(
+                "usage.invalid_option",
+                f"gate needs {' and '.join(missing)} for a curated change (--mode curated, the default); a change "
+                "with no curated run is --mode person, or auto",
+            )
+        return
+    if args.memory_before is None:
+        raise ConfigError("usage.invalid_option", f"--mode {args.mode} compares with the base: give --memory-before")
+    if args.mode != "auto" and (args.bundle is not None or args.report is not None):
+        raise ConfigError(
+            "usage.invalid_option",
+            f"--mode {args.mode} gates a change with no curated run: leave out --bundle and --report (or --mode auto)",
+        )
+
+
+def _label_allows(args: argparse.Namespace) -> bool:
+    """``--prose-reviewed-label``: whether this run's event gave the label (:mod:`ranking.checking.review_label`)."""
+    if args.prose_reviewed_label is None:
+        return False
+    path = os.environ.get("GITHUB_EVENT_PATH")
+    if not path:
+        raise ConfigError(
+            "usage.invalid_option",
+            "--prose-reviewed-label reads the pull request's event, and GITHUB_EVENT_PATH is not set (a GitHub "
+            "Actions pull_request workflow sets it)",
+        )
+    decision = label_decision(parse_json(read_input(path)), args.prose_reviewed_label)
+    if decision.line is not None:
+        say(decision.line)
+    return decision.allowed
+
+
 def _inputs(args: argparse.Namespace) -> list[Named]:
     """Every file the gate reads, as the command line names it."""
     named: list[Named] = [
@@ -236,7 +320,7 @@ def _inputs(args: argparse.Namespace) -> list[Named]:
         ("--trust", args.trust),
         ("--signature", args.signature),
     ]
-    if args.trust is not None and args.signature is None:
+    if args.trust is not None and args.signature is None and args.bundle is not None:
         named.append(("the signature", args.bundle + SUFFIX))
     return named
 
