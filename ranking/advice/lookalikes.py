@@ -40,36 +40,45 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from rapidfuzz import fuzz, process, utils
+from rapidfuzz import fuzz, process
 
 from curator_io.models import Bundle, Instruction, Scope
-from validator import Proposal, norm, proposals_of
+from ranking.advice.relation import relation
+from ranking.advice.words import words_of
+from validator import Proposal, proposals_of
 
-__all__ = ["THRESHOLD", "MIN_SHARED", "Place", "Lookalike", "find_lookalikes", "resemblance"]
+__all__ = [
+    "THRESHOLD",
+    "MIN_SHARED",
+    "SHORT",
+    "PER_TEXT",
+    "IN_ALL",
+    "WIDEST",
+    "CANDIDATES",
+    "Place",
+    "Lookalike",
+    "Lookalikes",
+    "find_lookalikes",
+    "resemblance",
+]
 
-#: The least ``token_set_ratio`` (0-100) of a look-alike: the best F0.5 on the labelled set.
-THRESHOLD = 75
-#: The least number of words two texts share to be compared at all (one when both have one).
-MIN_SHARED = 2
+#: The least ``token_set_ratio`` (0-100) of a look-alike: the best F0.5 on the tuning set.
+THRESHOLD = 80
+#: The least number of words two texts share to be compared at all: three, or two when
+#: neither text has more than :data:`SHORT` words, or one when each has that one alone.
+MIN_SHARED = 3
+SHORT = 5
+#: At most this many look-alikes of one text are kept (the closest), and this many in all.
+PER_TEXT = 5
+IN_ALL = 200
+#: A word that this many texts hold brings only the first of them (in the order of
+#: :data:`WHERE`, then key) as candidates; and a text is scored against at most
+#: :data:`CANDIDATES` of its candidates, those that share the most words with it.
+WIDEST = 64
+CANDIDATES = 32
 
 #: Where a text can be, in the order results name them.
 WHERE = ("proposal", "memory", "instructions", "memory-after")
-
-# Function words, negations, modals and quantifiers, and the imperative verbs nearly every
-# instruction opens with: none tells two subjects apart, and a contradiction ("Never run bare
-# pytest") differs from what it contradicts ("Run the tests with pytest") by exactly these.
-_STOP_WORDS = frozenset(
-    """
-    a an the and or but if then than so as at by for from in into of on onto to with without within
-    is are be been being was were it its this that these those there here which who whom whose what
-    when where why how i you your we our they them their he she his her me my us
-    do does did doing done don dont not no never nor always only also too very just even still
-    must should shall may might can could would will need needs needed
-    any all every each some other another more most such same own
-    before after first again once instead rather via per
-    use uses using used run runs running
-    """.split()
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +122,9 @@ class Lookalike:
     """The words they share, as the subject writes them (after ``norm``), in its order."""
     text: str
     other_text: str
+    relation: str = "restates"
+    """Whether the subject ``restates`` the other text or ``contradicts`` it
+    (:func:`ranking.advice.relation.relation`)."""
 
     def advice(self) -> str:
         """What a curator or reviewer might do about it: keys are identity (SPEC §3.4, §5.3)."""
@@ -133,21 +145,23 @@ class Lookalike:
             "words": list(self.words),
             "text": self.text,
             "other_text": self.other_text,
+            "relation": self.relation,
         }
 
     def _order(self) -> tuple[Any, ...]:
         return (self.subject._order(), -self.score, self.other._order(), self.text, self.other_text)
 
 
-def _words_of(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """Step 1: the words compared (stems, each once, in the text's order) and how the text writes each."""
-    stems: dict[str, str] = {}
-    for word in utils.default_process(norm(text)).split():
-        if len(word) < 2 or word in _STOP_WORDS:
-            continue
-        stem = word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
-        stems.setdefault(stem, word)
-    return tuple(stems), tuple(stems.values())
+class Lookalikes(tuple[Lookalike, ...]):
+    """The look-alikes kept within the bounds (:data:`PER_TEXT`, :data:`IN_ALL`), sorted, and
+    ``left_out``: how many more were found beyond them."""
+
+    left_out: int
+
+    def __new__(cls, found: Iterable[Lookalike] = (), left_out: int = 0) -> Lookalikes:
+        kept = super().__new__(cls, found)
+        kept.left_out = left_out
+        return kept
 
 
 def resemblance(a: str, b: str) -> tuple[float, tuple[str, ...]] | None:
@@ -165,12 +179,15 @@ class _Text:
 
     @classmethod
     def of(cls, text: str) -> _Text:
-        stems, surface = _words_of(text)
+        stems, surface = words_of(text)
         return cls(text, stems, surface, " ".join(stems))
 
     def candidate(self, other: _Text, shared: int) -> bool:
         """Step 2: enough words in common (``shared``) to be scored at all."""
-        return shared >= min(MIN_SHARED, max(len(self.stems), len(other.stems)))
+        longest = max(len(self.stems), len(other.stems))
+        if longest == 1:
+            return shared == 1
+        return shared >= MIN_SHARED or (shared == 2 and longest <= SHORT)
 
     def shared_words(self, other: _Text) -> tuple[str, ...]:
         theirs = set(other.stems)
@@ -202,9 +219,10 @@ def find_lookalikes(
     against: Collection[str] | None = None,
     written: Mapping[str, Any] | None = None,
     checked: Mapping[str, Proposal] | None = None,
-) -> tuple[Lookalike, ...]:
+) -> Lookalikes:
     """Every look-alike in ``bundle``, by the steps in this module's docstring, sorted by
-    subject, then the closest first.
+    subject, then the closest first, within the bounds (step 4): the tuple says how many it
+    left out.
 
     ``proposals``: only the operations of these proposals (by id) are subjects. ``against``:
     only these proposals' texts are compared with (besides memory and the applicable
@@ -297,35 +315,48 @@ def _scope_of(raw: Any) -> Scope | None:
     return None
 
 
-def _match(subjects: Iterable[_Entry], pool: list[_Entry]) -> tuple[Lookalike, ...]:
-    """Step 2 then 3: each subject against the texts it shares words with."""
+def _match(subjects: Iterable[_Entry], pool: list[_Entry]) -> Lookalikes:
+    """Step 2 then 3: each subject against the texts it shares words with, then the bounds."""
     index: dict[str, list[int]] = {}
     for i, entry in enumerate(pool):
         for stem in entry.text.stems:
-            index.setdefault(stem, []).append(i)
-    found = []
+            at = index.setdefault(stem, [])
+            if len(at) < WIDEST:  # the bound on a word many texts hold
+                at.append(i)
+    kept: list[Lookalike] = []
+    left_out = 0
     for subject in subjects:
-        shared = Counter(i for stem in subject.text.stems for i in index.get(stem, ()))
-        candidates = [
-            pool[i]
-            for i, n in shared.items()
-            if subject.text.candidate(pool[i].text, n) and _comparable(subject, pool[i])
-        ]
-        # Step 3 for all its candidates at once, in rapidfuzz's own loop.
-        scored = process.extract(
-            subject.text.joined,
-            [c.text.joined for c in candidates],
-            scorer=fuzz.token_set_ratio,
-            score_cutoff=THRESHOLD,
-            limit=None,
+        found = _scored(subject, pool, index)
+        kept += found[:PER_TEXT]
+        left_out += len(found[PER_TEXT:])
+    kept.sort(key=Lookalike._order)
+    return Lookalikes(kept[:IN_ALL], left_out + len(kept[IN_ALL:]))
+
+
+def _scored(subject: _Entry, pool: list[_Entry], index: Mapping[str, list[int]]) -> list[Lookalike]:
+    """One subject's look-alikes, the closest first."""
+    shared = Counter(i for stem in subject.text.stems for i in index.get(stem, ()))
+    ranked = sorted(shared.items(), key=lambda item: (-item[1], item[0]))
+    candidates = [
+        pool[i] for i, n in ranked if subject.text.candidate(pool[i].text, n) and _comparable(subject, pool[i])
+    ][:CANDIDATES]
+    # Step 3 for all its candidates at once, in rapidfuzz's own loop.
+    scored = process.extract(
+        subject.text.joined,
+        [c.text.joined for c in candidates],
+        scorer=fuzz.token_set_ratio,
+        score_cutoff=THRESHOLD,
+        limit=None,
+    )
+    found = []
+    for _, score, at in scored:
+        other = candidates[at]
+        words = subject.text.shared_words(other.text)
+        kind = relation(subject.text.text, other.text.text)
+        found.append(
+            Lookalike(subject.place, other.place, round(score, 1), words, subject.text.text, other.text.text, kind)
         )
-        for _, score, at in scored:
-            other = candidates[at]
-            words = subject.text.shared_words(other.text)
-            found.append(
-                Lookalike(subject.place, other.place, round(score, 1), words, subject.text.text, other.text.text)
-            )
-    return tuple(sorted(found, key=Lookalike._order))
+    return sorted(found, key=Lookalike._order)
 
 
 def _comparable(subject: _Entry, other: _Entry) -> bool:
