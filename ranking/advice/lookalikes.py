@@ -38,6 +38,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any
 
 from rapidfuzz import fuzz, process
@@ -74,8 +75,8 @@ IN_ALL = 200
 #: A word that this many texts hold brings only the first of them (in the order of
 #: :data:`WHERE`, then key) as candidates; and a text is scored against at most
 #: :data:`CANDIDATES` of its candidates, those that share the most words with it.
-WIDEST = 64
-CANDIDATES = 32
+WIDEST = 32
+CANDIDATES = 16
 
 #: Where a text can be, in the order results name them.
 WHERE = ("proposal", "memory", "instructions", "memory-after")
@@ -326,20 +327,26 @@ def _match(subjects: Iterable[_Entry], pool: list[_Entry]) -> Lookalikes:
     kept: list[Lookalike] = []
     left_out = 0
     for subject in subjects:
-        found = _scored(subject, pool, index)
-        kept += found[:PER_TEXT]
-        left_out += len(found[PER_TEXT:])
+        scored = _scored(subject, pool, index)
+        left_out += len(scored[PER_TEXT:])
+        for score, other in scored[:PER_TEXT]:  # words and relation only for what is kept
+            words = subject.text.shared_words(other.text)
+            kind = relation(subject.text.text, other.text.text)
+            kept.append(Lookalike(subject.place, other.place, score, words, subject.text.text, other.text.text, kind))
     kept.sort(key=Lookalike._order)
     return Lookalikes(kept[:IN_ALL], left_out + len(kept[IN_ALL:]))
 
 
-def _scored(subject: _Entry, pool: list[_Entry], index: Mapping[str, list[int]]) -> list[Lookalike]:
-    """One subject's look-alikes, the closest first."""
+def _scored(subject: _Entry, pool: list[_Entry], index: Mapping[str, list[int]]) -> list[tuple[float, _Entry]]:
+    """One subject's look-alikes as (score, the other), the closest first."""
     shared = Counter(i for stem in subject.text.stems for i in index.get(stem, ()))
     ranked = sorted(shared.items(), key=lambda item: (-item[1], item[0]))
-    candidates = [
-        pool[i] for i, n in ranked if subject.text.candidate(pool[i].text, n) and _comparable(subject, pool[i])
-    ][:CANDIDATES]
+    candidates = list(
+        islice(
+            (pool[i] for i, n in ranked if subject.text.candidate(pool[i].text, n) and _comparable(subject, pool[i])),
+            CANDIDATES,
+        )
+    )
     # Step 3 for all its candidates at once, in rapidfuzz's own loop.
     scored = process.extract(
         subject.text.joined,
@@ -348,15 +355,8 @@ def _scored(subject: _Entry, pool: list[_Entry], index: Mapping[str, list[int]])
         score_cutoff=THRESHOLD,
         limit=None,
     )
-    found = []
-    for _, score, at in scored:
-        other = candidates[at]
-        words = subject.text.shared_words(other.text)
-        kind = relation(subject.text.text, other.text.text)
-        found.append(
-            Lookalike(subject.place, other.place, round(score, 1), words, subject.text.text, other.text.text, kind)
-        )
-    return sorted(found, key=Lookalike._order)
+    found = [(round(score, 1), candidates[at]) for _, score, at in scored]
+    return sorted(found, key=lambda f: (-f[0], f[1].place._order(), f[1].text.text))
 
 
 def _comparable(subject: _Entry, other: _Entry) -> bool:

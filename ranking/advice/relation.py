@@ -29,6 +29,7 @@ one of the other's words in passing is a contradiction to it.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from ranking.advice.words import STOP_WORDS, plain_text, stem, tokens_of
 
@@ -62,7 +63,8 @@ def relation(a: str, b: str) -> str:
     return RESTATES
 
 
-def _stance(text: str) -> tuple[set[str], set[str]]:
+@lru_cache(maxsize=4096)  # a text is compared with up to PER_TEXT others, and they with theirs
+def _stance(text: str) -> tuple[frozenset[str], frozenset[str]]:
     """Steps 1-3: the words ``text`` requires, and those it rejects."""
     positive: set[str] = set()
     negative: set[str] = set()
@@ -71,7 +73,7 @@ def _stance(text: str) -> tuple[set[str], set[str]]:
             for word in words:
                 if len(word) > 1 and word not in STOP_WORDS and word not in NEGATIONS:
                     (negative if negated else positive).add(stem(word))
-    return positive - negative, negative - positive
+    return frozenset(positive - negative), frozenset(negative - positive)
 
 
 def _parts(tokens: list[str]) -> list[tuple[list[str], bool]]:

@@ -44,7 +44,7 @@ memory-after does not matter, nor whether it is indented.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -53,7 +53,7 @@ from curator_io.errors import ConfigError, InputError, pointer_of
 from curator_io.jsonio import parse_json
 from curator_io.memory import MemoryDocument, MemoryFile
 from curator_io.models import Bundle
-from ranking.advice.lookalikes import find_lookalikes
+from ranking.advice.lookalikes import Lookalike, find_lookalikes
 from ranking.checking.acceptance import NAMELESS, NotPinned, Replayed, Sources, accept
 from ranking.checking.apply import apply_selection
 from ranking.checking.gate_result import KINDS, UNCHECKED, Finding, GateResult, LookalikeWarning
@@ -128,9 +128,8 @@ def gate(
     skipped["prose"] = _has_prose(after, base) and (base is _SKIP or allow_prose_changes)
     if not allow_prose_changes:
         findings, prose = findings + prose, ()
-    warnings = tuple(  # 5.
-        replace(w, at=after.position(w.pointer)) for w in lookalike_warnings(accepted.bundle, after.memory)
-    )
+    found = find_lookalikes(accepted.bundle, written=after.memory)  # 5.
+    warnings = tuple(replace(w, at=after.position(w.pointer)) for w in _warnings(found, after.memory))
     return GateResult(
         findings,
         result.version,
@@ -140,19 +139,21 @@ def gate(
         prose_changes=prose,
         warnings=warnings,
         fail_on_lookalikes=fail_on_lookalikes,
+        lookalikes_left_out=found.left_out,
     )
 
 
 def lookalike_warnings(bundle: Bundle, actual: Mapping[str, Any]) -> tuple[LookalikeWarning, ...]:
     """Step 5: a warning for each look-alike of an instruction memory-after (already compared,
     so a memory object) adds or changes, pointing at the instruction's first place in it."""
+    return _warnings(find_lookalikes(bundle, written=actual), actual)
+
+
+def _warnings(found: Iterable[Lookalike], actual: Mapping[str, Any]) -> tuple[LookalikeWarning, ...]:
     first: dict[str, int] = {}
     for i, inst in enumerate(actual["instructions"]):
         first.setdefault(inst["key"], i)
-    return tuple(
-        LookalikeWarning(found, pointer_of("instructions", first[found.subject.key]))
-        for found in find_lookalikes(bundle, written=actual)
-    )
+    return tuple(LookalikeWarning(f, pointer_of("instructions", first[f.subject.key])) for f in found)
 
 
 def _unchecked(skipped: Mapping[str, bool]) -> tuple[str, ...]:

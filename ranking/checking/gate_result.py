@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ranking.advice.lookalikes import Lookalike
+from ranking.advice.lookalikes import IN_ALL, PER_TEXT, Lookalike
 from ranking.checking.policy import BaseMismatch, ConfigMismatch
 
 if TYPE_CHECKING:
@@ -141,10 +141,25 @@ class GateResult:
     """Look-alikes the write adds or changes, in memory-after's key order; none when it was not compared."""
     fail_on_lookalikes: bool = False
     """Whether a warning fails the gate (``gate --fail-on-lookalikes``)."""
+    lookalikes_left_out: int = 0
+    """How many more look-alikes were found than ``warnings`` lists: at most
+    :data:`~ranking.advice.lookalikes.PER_TEXT` an instruction and
+    :data:`~ranking.advice.lookalikes.IN_ALL` in all are listed (docs/lookalikes.md)."""
 
     @property
     def passed(self) -> bool:
         return not self.findings and not (self.fail_on_lookalikes and self.warnings)
+
+    @property
+    def left_out_line(self) -> str | None:
+        """What the lists of look-alikes leave out, in words; None when they leave out none."""
+        n = self.lookalikes_left_out
+        if not n:
+            return None
+        return (
+            f"{n} more look-alike{'' if n == 1 else 's'} not listed (at most {PER_TEXT} an instruction, "
+            f"{IN_ALL} in all: docs/lookalikes.md)"
+        )
 
     @property
     def places(self) -> tuple[tuple[str, str], ...]:
@@ -162,4 +177,5 @@ class GateResult:
             "signer": None if self.signer is None else self.signer.to_json(),
             "unchecked": list(self.unchecked),
             "prose_changes": [f.to_json() for f in self.prose_changes],
+            "warnings_left_out": self.lookalikes_left_out,
         }

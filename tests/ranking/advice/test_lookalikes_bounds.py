@@ -1,0 +1,75 @@
+"""Look-alikes are bounded (issue 55, finding 2): a memory of many instructions that share words
+lists at most PER_TEXT look-alikes an instruction and IN_ALL in all, says how many it left out,
+in every output of the gate, and costs about as much per instruction at any size."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from typing import Any
+
+from ranking.advice.lookalikes import IN_ALL, PER_TEXT, find_lookalikes
+from ranking.checking.gate_result import GateResult
+from ranking.views.gate import render_github, render_json, render_step_summary, render_text
+from ranking.views.terminal import Command
+from tests.curator_scenario import scenario
+
+GLOBAL = {"level": "global"}
+
+
+def _similar(n: int) -> dict[str, Any]:
+    """A memory of ``n`` instructions that all share most of their words."""
+    texts = [f"Run the unit tests of module m{i} with pytest before pushing to main." for i in range(n)]
+    return {
+        "version": 9,
+        "instructions": [{"key": f"k.{i:05d}", "text": t, "scope": GLOBAL} for i, t in enumerate(texts)],
+    }
+
+
+def test_many_instructions_that_share_words_give_bounded_look_alikes_and_a_count_of_the_rest() -> None:
+    found = find_lookalikes(scenario().bundle, written=_similar(400))
+    per_text = Counter(f.subject.key for f in found)
+    assert len(found) == IN_ALL
+    assert max(per_text.values()) == PER_TEXT
+    assert found.left_out >= 400 * PER_TEXT - IN_ALL  # every instruction has at least PER_TEXT of its own
+
+
+def test_finding_them_costs_about_as_much_per_instruction_at_four_times_the_size() -> None:
+    bundle = scenario().bundle
+
+    def seconds(n: int) -> float:
+        start = time.process_time()
+        find_lookalikes(bundle, written=_similar(n))
+        return time.process_time() - start
+
+    small, large = min(seconds(250) for _ in range(2)), min(seconds(1000) for _ in range(2))
+    assert large < 4 * small * 2  # linear with room for noise; quadratic would be 16 times
+
+
+def _result(left_out: int) -> GateResult:
+    found = find_lookalikes(scenario().bundle, written=_similar(3))
+    from ranking.checking.gate import lookalike_warnings
+
+    warnings = lookalike_warnings(scenario().bundle, _similar(3))
+    assert len(warnings) == len(found)
+    return GateResult((), 9, 3, warnings=warnings, lookalikes_left_out=left_out)
+
+
+LINE = f"7 more look-alikes not listed (at most {PER_TEXT} an instruction, {IN_ALL} in all: docs/lookalikes.md)"
+
+
+def test_every_output_of_the_gate_says_how_many_look_alikes_it_left_out() -> None:
+    result = _result(7)
+    assert f"warning: {LINE}" in render_text(result)
+    assert render_text(result)[-1].endswith(f"{len(result.warnings) + 7} look-alikes under other keys to review")
+    assert Command("warning", LINE, {"title": "evidence-rank gate: look-alike"}) in render_github(result, "m.json")
+    assert LINE + "\n" in render_step_summary(result).splitlines(keepends=True)
+    assert json.loads(render_json(result))["warnings_left_out"] == 7
+
+
+def test_an_output_that_left_nothing_out_says_nothing_of_it() -> None:
+    result = _result(0)
+    assert not any("not listed" in str(line) for line in render_text(result) + render_github(result, "m.json"))
+    assert "not listed" not in render_step_summary(result)
+    assert json.loads(render_json(result))["warnings_left_out"] == 0
