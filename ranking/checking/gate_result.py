@@ -120,6 +120,7 @@ class LookalikeWarning:
             "resembles": {"where": found.other.where, "key": found.other.key},
             "score": found.score,
             "words": list(found.words),
+            "relation": found.relation,
         }
 
 

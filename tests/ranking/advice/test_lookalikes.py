@@ -184,3 +184,17 @@ def test_against_limits_the_proposals_compared_with_and_never_memory_or_the_inst
     assert _pairs(find_lookalikes(bundle, proposals=["p-1"], against=["p-1"])) == [
         ("proposal", "deps.install", "memory", "deps.setup"),
     ]
+
+
+def test_a_hosts_labels_and_a_short_rules_two_words_make_no_look_alike() -> None:
+    # Issue 55, finding 8: ACE's labels are in every skill, and "go" and "test" are in many texts.
+    ace = "Keywords: units Issue: Check units. Insight: Check units."
+    other = "Keywords: reading Issue: Read the task twice. Insight: Read the task twice."
+    assert resemblance(ace, other) is None
+    assert (
+        resemblance("The CI matrix tests Go 1.22 and 1.23; keep both green.", "Run the tests with go test ./...")
+        is None
+    )
+    assert (
+        resemblance("Run the tests before you push.", "Never run the tests before you push; CI runs them.") is not None
+    )
