@@ -56,6 +56,7 @@ __all__ = [
     "IN_ALL",
     "WIDEST",
     "CANDIDATES",
+    "MOST_WORDS",
     "Place",
     "Lookalike",
     "Lookalikes",
@@ -77,6 +78,9 @@ IN_ALL = 200
 #: :data:`CANDIDATES` of its candidates, those that share the most words with it.
 WIDEST = 32
 CANDIDATES = 16
+#: Only a text's first this many words (distinct stems) are compared: a text of a megabyte costs
+#: what a long instruction does.
+MOST_WORDS = 256
 
 #: Where a text can be, in the order results name them.
 WHERE = ("proposal", "memory", "instructions", "memory-after")
@@ -180,7 +184,7 @@ class _Text:
 
     @classmethod
     def of(cls, text: str) -> _Text:
-        stems, surface = words_of(text)
+        stems, surface = words_of(text, MOST_WORDS)
         return cls(text, stems, surface, " ".join(stems))
 
     def candidate(self, other: _Text, shared: int) -> bool:

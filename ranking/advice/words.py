@@ -94,10 +94,13 @@ def tokens_of(text: str) -> list[str]:
     return " ".join(ABBREVIATIONS.get(w, w) for w in utils.default_process(plain).split()).split()
 
 
-def words_of(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """Steps 1-6: the stems compared (each once, in the text's order) and how the text writes each."""
+def words_of(text: str, most: int | None = None) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Steps 1-6: the stems compared (each once, in the text's order; the first ``most`` of them
+    when given) and how the text writes each."""
     stems: dict[str, str] = {}
     for word in tokens_of(text):
+        if most is not None and len(stems) >= most:
+            break
         if len(word) < 2 or word in STOP_WORDS:
             continue
         stems.setdefault(stem(word), word)

@@ -9,7 +9,7 @@ import time
 from collections import Counter
 from typing import Any
 
-from ranking.advice.lookalikes import IN_ALL, PER_TEXT, find_lookalikes
+from ranking.advice.lookalikes import IN_ALL, PER_TEXT, find_lookalikes, resemblance
 from ranking.checking.gate_result import GateResult
 from ranking.views.gate import render_github, render_json, render_step_summary, render_text
 from ranking.views.terminal import Command
@@ -73,3 +73,28 @@ def test_an_output_that_left_nothing_out_says_nothing_of_it() -> None:
     assert not any("not listed" in str(line) for line in render_text(result) + render_github(result, "m.json"))
     assert "not listed" not in render_step_summary(result)
     assert json.loads(render_json(result))["warnings_left_out"] == 0
+
+
+def test_a_text_of_a_megabyte_costs_what_a_long_instruction_does() -> None:
+    # Two texts of 100,000 distinct words took 111 s in rapidfuzz; only the first MOST_WORDS are compared.
+    words = [f"w{i:06d}" for i in range(100_000)]
+    big, other = " ".join(words), " ".join(reversed(words))
+    start = time.process_time()
+    assert resemblance(big, big) is not None
+    resemblance(big, other)
+    assert time.process_time() - start < 5
+
+
+def test_hostile_characters_in_a_text_are_compared_as_words_and_shown_as_written() -> None:
+    hostile = "\ufeff##[error]Run the tests\r\nbefore you push ::set-output name=x\x00"
+    memory = {
+        "version": 9,
+        "instructions": [
+            {"key": "a.hostile", "text": hostile, "scope": GLOBAL},
+            {"key": "b.plain", "text": "##[group]Run the tests before you push: set the output x", "scope": GLOBAL},
+        ],
+    }
+    found = find_lookalikes(scenario().bundle, written=memory)
+    assert [(f.subject.key, f.other.key) for f in found] == [("a.hostile", "b.plain"), ("b.plain", "a.hostile")]
+    assert found[0].text == hostile  # the text as written: the escaper, not this module, makes it safe to print
+    assert all(w.isalnum() for f in found for w in f.words)
