@@ -7,19 +7,29 @@ module tells a reviewer so, with the evidence: which two texts, under which keys
 and the words they share. It is advice, computed beside the reports: no decision, report or
 digest reads it.
 
-The measure, chosen on ``tests/data/lookalikes.jsonl`` (docs/lookalikes.md has its precision
-and recall there, and what it cannot see):
+The measure, chosen on ``tests/data/lookalikes_tuning.jsonl`` and ``lookalikes.jsonl``
+(docs/lookalikes.md has its precision and recall on a held-out set, and what it cannot see):
 
-1. A text's words: SPEC §0's ``norm``, then ``rapidfuzz.utils.default_process`` (letters and
-   digits, the rest spaces); stop words and one-letter words left out; a plural ``s`` folded.
-   The stop words include negations and modals (a contradiction differs from its subject by
-   exactly those) and the verbs every instruction starts with (use, run).
-2. Two texts are candidates when they share at least :data:`MIN_SHARED` words (one when both
-   have one word only: a one-word text would otherwise be all of any text that names it): an
-   index from word to text, so a text is only scored against the texts it shares words with,
-   never against the whole memory.
+1. A text's words (:mod:`ranking.advice.words`): the text as a reader sees it (invisible
+   characters removed, confusable letters folded), without a host's labels, stop words and
+   one-letter words left out, each cut to its stem. The stop words include negations and
+   modals (a contradiction differs from its subject by exactly those) and the verbs every
+   instruction starts with (use, run).
+2. Two texts are candidates when they share at least :data:`MIN_SHARED` words, or two when
+   neither has more than :data:`SHORT` (a short rule is not "resembled" by every text holding
+   its two words), or one when each has that one alone: an index from word to text, so a text
+   is only scored against the texts it shares words with, never against the whole memory.
 3. A candidate is a look-alike when ``rapidfuzz.fuzz.token_set_ratio`` of the two word lists
-   is at least :data:`THRESHOLD` (the score is 100 when one's words are all the other's).
+   is at least :data:`THRESHOLD` (the score is 100 when one's words are all the other's);
+   rapidfuzz is imported only when there is a candidate to score.
+4. The bounds: a word many texts hold brings at most :data:`WIDEST` of them as candidates, a
+   text is scored against at most :data:`CANDIDATES`, only its first :data:`MOST_WORDS`
+   words are compared; at most :data:`PER_TEXT` look-alikes are kept for one text and
+   :data:`IN_ALL` in all, and the result says how many more it found (``left_out``). So the
+   cost is linear in the number of texts, and so is nothing printed.
+
+Each look-alike says whether it restates the other text or contradicts it
+(:func:`ranking.advice.relation.relation`).
 
 Where it looks, for each ``add`` or ``replace`` text of a structurally complete proposal: the
 bundle's memory (any scope, as §3.4; not the keys the proposal itself edits), the applicable
@@ -40,8 +50,6 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from itertools import islice
 from typing import Any
-
-from rapidfuzz import fuzz, process
 
 from curator_io.models import Bundle, Instruction, Scope
 from ranking.advice.relation import relation
@@ -203,6 +211,8 @@ class _Text:
         words = self.shared_words(other)
         if not words or not self.candidate(other, len(words)):
             return None
+        from rapidfuzz import fuzz  # only once two texts share enough words to be scored
+
         score = fuzz.token_set_ratio(self.joined, other.joined, score_cutoff=THRESHOLD)
         return None if score < THRESHOLD else (round(score, 1), words)  # below the cutoff rapidfuzz says 0
 
@@ -351,6 +361,10 @@ def _scored(subject: _Entry, pool: list[_Entry], index: Mapping[str, list[int]])
             CANDIDATES,
         )
     )
+    if not candidates:
+        return []
+    from rapidfuzz import fuzz, process  # only once two texts share enough words to be scored
+
     # Step 3 for all its candidates at once, in rapidfuzz's own loop.
     scored = process.extract(
         subject.text.joined,

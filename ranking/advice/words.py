@@ -6,7 +6,9 @@ A *word* here is what is left of a text once it has been read the way a person r
    confusable letters folded, case folded);
 2. a host's own labels removed: ACE writes ``Keywords:``, ``Issue:`` and ``Insight:`` into every
    skill, so they tell no two skills apart (:data:`HOST_LABELS`, only followed by a colon);
-3. ``rapidfuzz.utils.default_process``: letters and digits, the rest spaces;
+3. letters and digits (a regular expression's word characters but ``_``), the rest spaces, as
+   ``rapidfuzz.utils.default_process`` makes them (written here: finding the words imports no
+   rapidfuzz, which a text is scored by only when it shares words with another);
 4. a few abbreviations spelled out (:data:`ABBREVIATIONS`: ``pr`` is ``pull request``);
 5. stop words and one-letter words left out (:data:`STOP_WORDS`);
 6. each word cut to its stem (:func:`stem`), each stem once, in the text's order.
@@ -18,8 +20,6 @@ from __future__ import annotations
 
 import re
 
-from rapidfuzz import utils
-
 from ranking.advice.folding import fold
 from validator import norm
 
@@ -27,6 +27,7 @@ __all__ = ["ABBREVIATIONS", "HOST_LABELS", "STOP_WORDS", "plain_text", "stem", "
 
 #: Labels a host writes into every instruction; only as a label (followed by ``:``) are they left out.
 HOST_LABELS = ("keywords", "issue", "insight")
+_NOT_A_WORD = re.compile(r"[\W_]+")
 _LABEL = re.compile(r"\b(?:" + "|".join(HOST_LABELS) + r")\s*:")
 
 #: Short forms and what they stand for, word by word.
@@ -91,7 +92,7 @@ def plain_text(text: str) -> str:
 def tokens_of(text: str) -> list[str]:
     """Steps 1-4: every word of the text in order, stop words and all."""
     plain = plain_text(text)
-    return " ".join(ABBREVIATIONS.get(w, w) for w in utils.default_process(plain).split()).split()
+    return " ".join(ABBREVIATIONS.get(w, w) for w in _NOT_A_WORD.sub(" ", plain).split()).split()
 
 
 def words_of(text: str, most: int | None = None) -> tuple[tuple[str, ...], tuple[str, ...]]:

@@ -53,7 +53,6 @@ from curator_io.errors import ConfigError, InputError, pointer_of
 from curator_io.jsonio import parse_json
 from curator_io.memory import MemoryDocument, MemoryFile
 from curator_io.models import Bundle
-from ranking.advice.lookalikes import Lookalike, find_lookalikes
 from ranking.checking.acceptance import NAMELESS, NotPinned, Replayed, Sources, accept
 from ranking.checking.apply import apply_selection
 from ranking.checking.gate_result import KINDS, UNCHECKED, Finding, GateResult, LookalikeWarning
@@ -62,6 +61,7 @@ from ranking.checking.prose import prose_changes
 from validator import proposals_of
 
 if TYPE_CHECKING:
+    from ranking.advice.lookalikes import Lookalike, Lookalikes
     from ranking.signing.trust import TrustList
 
 __all__ = [
@@ -128,7 +128,7 @@ def gate(
     skipped["prose"] = _has_prose(after, base) and (base is _SKIP or allow_prose_changes)
     if not allow_prose_changes:
         findings, prose = findings + prose, ()
-    found = find_lookalikes(accepted.bundle, written=after.memory)  # 5.
+    found = _lookalikes(accepted.bundle, after.memory)  # 5.
     warnings = tuple(replace(w, at=after.position(w.pointer)) for w in _warnings(found, after.memory))
     return GateResult(
         findings,
@@ -139,17 +139,34 @@ def gate(
         prose_changes=prose,
         warnings=warnings,
         fail_on_lookalikes=fail_on_lookalikes,
-        lookalikes_left_out=found.left_out,
+        lookalikes_left_out=0 if found is None else found.left_out,
     )
 
 
 def lookalike_warnings(bundle: Bundle, actual: Mapping[str, Any]) -> tuple[LookalikeWarning, ...]:
     """Step 5: a warning for each look-alike of an instruction memory-after (already compared,
     so a memory object) adds or changes, pointing at the instruction's first place in it."""
-    return _warnings(find_lookalikes(bundle, written=actual), actual)
+    return _warnings(_lookalikes(bundle, actual), actual)
 
 
-def _warnings(found: Iterable[Lookalike], actual: Mapping[str, Any]) -> tuple[LookalikeWarning, ...]:
+def _lookalikes(bundle: Bundle, actual: Mapping[str, Any]) -> Lookalikes | None:
+    """The look-alikes of what memory-after adds or changes; None, and nothing imported for them,
+    when it adds or changes nothing (the common gate: a write of what the base already held)."""
+    before = bundle.memory_instructions
+    kept = (
+        type(i) is dict and i.get("key") in before and before[i["key"]].text == i.get("text")
+        for i in actual["instructions"]
+    )
+    if all(kept):
+        return None
+    from ranking.advice.lookalikes import find_lookalikes
+
+    return find_lookalikes(bundle, written=actual)
+
+
+def _warnings(found: Iterable[Lookalike] | None, actual: Mapping[str, Any]) -> tuple[LookalikeWarning, ...]:
+    if not found:
+        return ()
     first: dict[str, int] = {}
     for i, inst in enumerate(actual["instructions"]):
         first.setdefault(inst["key"], i)

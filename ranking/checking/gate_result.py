@@ -8,10 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ranking.advice.lookalikes import IN_ALL, PER_TEXT, Lookalike
 from ranking.checking.policy import BaseMismatch, ConfigMismatch
 
 if TYPE_CHECKING:
+    from ranking.advice.lookalikes import Lookalike
     from ranking.signing.signers import Signer
 
 __all__ = ["KINDS", "UNCHECKED", "Finding", "LookalikeWarning", "GateResult"]
@@ -157,6 +157,8 @@ class GateResult:
         n = self.lookalikes_left_out
         if not n:
             return None
+        from ranking.advice.lookalikes import IN_ALL, PER_TEXT  # a gate with nothing to compare imports none of it
+
         return (
             f"{n} more look-alike{'' if n == 1 else 's'} not listed (at most {PER_TEXT} an instruction, "
             f"{IN_ALL} in all: docs/lookalikes.md)"
