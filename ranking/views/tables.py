@@ -79,7 +79,9 @@ def render_lookalike_count(found: tuple[Lookalike, ...]) -> list[str]:
     ids = sorted({pid for pid, _ in edits})
     named = ", ".join(ids[:_NAMED]) + (f" and {len(ids) - _NAMED} more" if len(ids) > _NAMED else "")
     n = len(edits)
+    left_out = getattr(found, "left_out", 0)  # find_lookalikes says how many its bounds left out
+    more = f" ({left_out} more look-alike{'' if left_out == 1 else 's'} not listed)" if left_out else ""
     return [
         f"look-alikes: {n} selected {'edit' if n == 1 else 'edits'} ({named}) {'resembles' if n == 1 else 'resemble'} "
-        "an instruction under another key; evidence-rank explain REPORT ID --bundle BUNDLE says which"
+        f"an instruction under another key{more}; evidence-rank explain REPORT ID --bundle BUNDLE says which"
     ]

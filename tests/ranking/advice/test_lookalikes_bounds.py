@@ -98,3 +98,35 @@ def test_hostile_characters_in_a_text_are_compared_as_words_and_shown_as_written
     assert [(f.subject.key, f.other.key) for f in found] == [("a.hostile", "b.plain"), ("b.plain", "a.hostile")]
     assert found[0].text == hostile  # the text as written: the escaper, not this module, makes it safe to print
     assert all(w.isalnum() for f in found for w in f.words)
+
+
+def test_scores_count_of_look_alikes_says_how_many_the_bounds_left_out() -> None:
+    from ranking.advice.lookalikes import Lookalikes
+    from ranking.views.tables import render_lookalike_count
+
+    found = find_lookalikes(scenario().bundle)
+    assert "not listed" not in render_lookalike_count(found)[0]
+    (line,) = render_lookalike_count(Lookalikes(found, 12))
+    assert "an instruction under another key (12 more look-alikes not listed); evidence-rank explain" in line
+
+
+def test_explain_lists_at_most_per_text_look_alikes_of_an_edit_and_counts_the_rest() -> None:
+    from curator_io import Add, BundleBuilder
+    from ranking.checking.acceptance import accept
+    from ranking.checking.explain import explain
+    from ranking.pipeline import rank
+    from tests.curator_scenario import SHOP
+
+    b = BundleBuilder(memory_version=1, curator="c", frozen_at="2026-12-08T09:00:00Z")
+    for i in range(PER_TEXT + 4):  # nine reworded copies of one rule, under nine keys
+        b.memory_instruction(f"deps.copy{i}", f"Install the dependencies with uv sync, copy {i}.", scope=SHOP)
+    b.materialization("mat-0", repository="acme/shop", source_revision="r0")
+    b.trace("tr-0", lineage="task-0", materialization="mat-0", steps=2)
+    b.evidence("ev-0", trace="tr-0", step=1, signal="deterministic", observed_at="2026-12-08T08:00:00Z")
+    b.lesson("les", text="l", evidence=["ev-0"])
+    add = Add("deps.install", "Install the dependencies with uv sync.")
+    b.propose("p-1", lesson="les", scope=SHOP, confidence=0.5, operations=[add], support=["ev-0"])
+    built = b.build("run-1")
+    lines = explain(accept(rank(built.bundle).canonical, bundle=built.canonical), "p-1").render()
+    assert sum(1 for line in lines if line.startswith("  add deps.install resembles")) == PER_TEXT
+    assert f"  and 4 more not listed (at most {PER_TEXT} a text: docs/lookalikes.md)" in lines
