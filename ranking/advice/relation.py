@@ -29,11 +29,11 @@ one of the other's words in passing is a contradiction to it.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
+from typing import NamedTuple
 
 from ranking.advice.words import STOP_WORDS, plain_text, stem, tokens_of
 
-__all__ = ["CONTRADICTS", "RESTATES", "NEGATIONS", "relation"]
+__all__ = ["CONTRADICTS", "RESTATES", "NEGATIONS", "Stance", "relation", "stance"]
 
 RESTATES = "restates"
 CONTRADICTS = "contradicts"
@@ -53,18 +53,25 @@ _TURN_ENDS = frozenset("for in on at to by with when while because so if unless 
 _SEGMENT = re.compile(r"[;,!?()\[\]\n]|[.:](?=\s|$)")
 
 
-def relation(a: str, b: str) -> str:
+class Stance(NamedTuple):
+    """Steps 1-3 for one text: the words it requires, and those it rejects."""
+
+    required: frozenset[str]
+    rejected: frozenset[str]
+
+
+def relation(a: str | Stance, b: str | Stance) -> str:
     """:data:`CONTRADICTS` when one of ``a`` and ``b`` rejects a word the other requires; else
-    :data:`RESTATES` (steps 1-4 of this module's docstring)."""
-    required_a, rejected_a = _stance(a)
-    required_b, rejected_b = _stance(b)
-    if required_a & rejected_b or rejected_a & required_b:
+    :data:`RESTATES` (steps 1-4 of this module's docstring). Each is a text, or its
+    :func:`stance` when the caller compares one text with several."""
+    sa = a if isinstance(a, Stance) else stance(a)
+    sb = b if isinstance(b, Stance) else stance(b)
+    if sa.required & sb.rejected or sa.rejected & sb.required:
         return CONTRADICTS
     return RESTATES
 
 
-@lru_cache(maxsize=4096)  # a text is compared with up to PER_TEXT others, and they with theirs
-def _stance(text: str) -> tuple[frozenset[str], frozenset[str]]:
+def stance(text: str) -> Stance:
     """Steps 1-3: the words ``text`` requires, and those it rejects."""
     positive: set[str] = set()
     negative: set[str] = set()
@@ -73,7 +80,7 @@ def _stance(text: str) -> tuple[frozenset[str], frozenset[str]]:
             for word in words:
                 if len(word) > 1 and word not in STOP_WORDS and word not in NEGATIONS:
                     (negative if negated else positive).add(stem(word))
-    return frozenset(positive - negative), frozenset(negative - positive)
+    return Stance(frozenset(positive - negative), frozenset(negative - positive))
 
 
 def _parts(tokens: list[str]) -> list[tuple[list[str], bool]]:
