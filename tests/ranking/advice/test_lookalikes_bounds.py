@@ -130,3 +130,26 @@ def test_explain_lists_at_most_per_text_look_alikes_of_an_edit_and_counts_the_re
     lines = explain(accept(rank(built.bundle).canonical, bundle=built.canonical), "p-1").render()
     assert sum(1 for line in lines if line.startswith("  add deps.install resembles")) == PER_TEXT
     assert f"  and 4 more not listed (at most {PER_TEXT} a text: docs/lookalikes.md)" in lines
+
+
+def test_the_run_view_counts_the_look_alikes_its_lists_leave_out() -> None:
+    from curator_io import Add, BundleBuilder
+    from ranking.checking.acceptance import accept
+    from ranking.pipeline import rank
+    from ranking.views.html.run import render_report
+    from tests.curator_scenario import SHOP
+
+    b = BundleBuilder(memory_version=1, curator="c", frozen_at="2026-12-08T09:00:00Z")
+    for i in range(PER_TEXT + 4):  # nine reworded copies of one rule, under nine keys
+        b.memory_instruction(f"deps.copy{i}", f"Install the dependencies with uv sync, copy {i}.", scope=SHOP)
+    for n in range(2):  # two lineages: the proposal is selected
+        b.materialization(f"mat-{n}", repository="acme/shop", source_revision="r0")
+        b.trace(f"tr-{n}", lineage=f"task-{n}", materialization=f"mat-{n}", steps=2)
+        b.evidence(f"ev-{n}", trace=f"tr-{n}", step=1, signal="deterministic", observed_at="2026-12-08T08:00:00Z")
+    b.lesson("les", text="l", evidence=["ev-0", "ev-1"])
+    add = Add("deps.install", "Install the dependencies with uv sync.")
+    b.propose("p-1", lesson="les", scope=SHOP, confidence=0.9, operations=[add], support=["ev-0", "ev-1"])
+    built = b.build("run-1")
+    page = render_report(accept(rank(built.bundle).canonical, bundle=built.canonical))
+    assert page.count("<code>deps.install</code> resembles") == PER_TEXT
+    assert f"4 more look-alikes not listed (at most {PER_TEXT} a text, {IN_ALL} in all)" in page
