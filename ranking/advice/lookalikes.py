@@ -7,19 +7,29 @@ module tells a reviewer so, with the evidence: which two texts, under which keys
 and the words they share. It is advice, computed beside the reports: no decision, report or
 digest reads it.
 
-The measure, chosen on ``tests/data/lookalikes.jsonl`` (docs/lookalikes.md has its precision
-and recall there, and what it cannot see):
+The measure, chosen on ``tests/data/lookalikes_tuning.jsonl`` and ``lookalikes.jsonl``
+(docs/lookalikes.md has its precision and recall on a held-out set, and what it cannot see):
 
-1. A text's words: SPEC §0's ``norm``, then ``rapidfuzz.utils.default_process`` (letters and
-   digits, the rest spaces); stop words and one-letter words left out; a plural ``s`` folded.
-   The stop words include negations and modals (a contradiction differs from its subject by
-   exactly those) and the verbs every instruction starts with (use, run).
-2. Two texts are candidates when they share at least :data:`MIN_SHARED` words (one when both
-   have one word only: a one-word text would otherwise be all of any text that names it): an
-   index from word to text, so a text is only scored against the texts it shares words with,
-   never against the whole memory.
+1. A text's words (:mod:`ranking.advice.words`): the text as a reader sees it (invisible
+   characters removed, confusable letters folded), without a host's labels, stop words and
+   one-letter words left out, each cut to its stem. The stop words include negations and
+   modals (a contradiction differs from its subject by exactly those) and the verbs every
+   instruction starts with (use, run).
+2. Two texts are candidates when they share at least :data:`MIN_SHARED` words, or two when
+   neither has more than :data:`SHORT` (a short rule is not "resembled" by every text holding
+   its two words), or one when each has that one alone: an index from word to text, so a text
+   is only scored against the texts it shares words with, never against the whole memory.
 3. A candidate is a look-alike when ``rapidfuzz.fuzz.token_set_ratio`` of the two word lists
-   is at least :data:`THRESHOLD` (the score is 100 when one's words are all the other's).
+   is at least :data:`THRESHOLD` (the score is 100 when one's words are all the other's);
+   rapidfuzz is imported only when there is a candidate to score.
+4. The bounds: a word many texts hold brings at most :data:`WIDEST` of them as candidates, a
+   text is scored against at most :data:`CANDIDATES`, only its first :data:`MOST_WORDS`
+   words are compared; at most :data:`PER_TEXT` look-alikes are kept for one text and
+   :data:`IN_ALL` in all, and the result says how many more it found (``left_out``). So the
+   cost is linear in the number of texts, and so is nothing printed.
+
+Each look-alike says whether it restates the other text or contradicts it
+(:func:`ranking.advice.relation.relation`).
 
 Where it looks, for each ``add`` or ``replace`` text of a structurally complete proposal: the
 bundle's memory (any scope, as §3.4; not the keys the proposal itself edits), the applicable
@@ -38,132 +48,48 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any
 
-from rapidfuzz import fuzz, process, utils
-
 from curator_io.models import Bundle, Instruction, Scope
-from validator import Proposal, norm, proposals_of
+from ranking.advice.lookalike_model import Lookalike, Lookalikes, Place
+from ranking.advice.relation import Stance, relation, stance
+from ranking.advice.words import words_of
+from validator import Proposal, proposals_of
 
-__all__ = ["THRESHOLD", "MIN_SHARED", "Place", "Lookalike", "find_lookalikes", "resemblance"]
+__all__ = [
+    "THRESHOLD",
+    "MIN_SHARED",
+    "SHORT",
+    "PER_TEXT",
+    "IN_ALL",
+    "WIDEST",
+    "CANDIDATES",
+    "MOST_WORDS",
+    "Place",
+    "Lookalike",
+    "Lookalikes",
+    "find_lookalikes",
+    "resemblance",
+]
 
-#: The least ``token_set_ratio`` (0-100) of a look-alike: the best F0.5 on the labelled set.
-THRESHOLD = 75
-#: The least number of words two texts share to be compared at all (one when both have one).
-MIN_SHARED = 2
-
-#: Where a text can be, in the order results name them; ``prose``: a list item of a Markdown
-#: memory's prose, a rule people left outside the managed section (never in a sealed report).
-WHERE = ("proposal", "memory", "instructions", "memory-after", "prose")
-
-# Function words, negations, modals and quantifiers, and the imperative verbs nearly every
-# instruction opens with: none tells two subjects apart, and a contradiction ("Never run bare
-# pytest") differs from what it contradicts ("Run the tests with pytest") by exactly these.
-_STOP_WORDS = frozenset(
-    """
-    a an the and or but if then than so as at by for from in into of on onto to with without within
-    is are be been being was were it its this that these those there here which who whom whose what
-    when where why how i you your we our they them their he she his her me my us
-    do does did doing done don dont not no never nor always only also too very just even still
-    must should shall may might can could would will need needs needed
-    any all every each some other another more most such same own
-    before after first again once instead rather via per
-    use uses using used run runs running
-    """.split()
-)
-
-
-@dataclass(frozen=True, slots=True)
-class Place:
-    """Where an instruction text is."""
-
-    where: str
-    """One of :data:`WHERE`: an operation of a proposal, the bundle's ``memory``, its
-    applicable ``instructions``, or the memory written (the gate's memory-after)."""
-    key: str
-    proposal: str | None = None
-    """For ``proposal``: the id of the proposal whose operation it is."""
-    action: str | None = None
-    """For ``proposal``: ``add`` or ``replace``; for ``memory-after``, what the write did to the
-    bundle's memory (``add``, ``replace``: its text changed), or None when it kept it as it was."""
-    line: int | None = None
-    """For ``prose``: the 1-based line of the list item (its ``key`` is empty: prose has none)."""
-
-    def describe(self) -> str:
-        if self.where == "prose":
-            return f"the prose's rule at line {self.line}"
-        if self.where == "proposal":
-            return f"{self.action} of {self.key!r} in {self.proposal}"
-        shown = {"memory": "memory", "instructions": "applicable instruction", "memory-after": "instruction"}
-        return f"{shown[self.where]} {self.key!r}"
-
-    def to_json(self) -> dict[str, str | int | None]:
-        out: dict[str, str | int | None] = {
-            "where": self.where,
-            "key": self.key,
-            "proposal": self.proposal,
-            "action": self.action,
-        }
-        return out | {"line": self.line} if self.where == "prose" else out
-
-    def _order(self) -> tuple[int, str, str, str, int]:
-        return (WHERE.index(self.where), self.key, self.proposal or "", self.action or "", self.line or 0)
-
-
-@dataclass(frozen=True, slots=True)
-class Lookalike:
-    """One text that resembles another under another key: the pair, how alike, and why."""
-
-    subject: Place
-    """The text the advice is about: a proposal's ``add`` or ``replace``, or an instruction written."""
-    other: Place
-    """The instruction under another key that it resembles."""
-    score: float
-    """``token_set_ratio`` of their words, 0-100, rounded to one decimal; at least :data:`THRESHOLD`."""
-    words: tuple[str, ...]
-    """The words they share, as the subject writes them (after ``norm``), in its order."""
-    text: str
-    other_text: str
-
-    def advice(self) -> str:
-        """What a curator or reviewer might do about it: keys are identity (SPEC §3.4, §5.3)."""
-        other = repr(self.other.key)
-        if self.other.where == "prose":
-            return (
-                f"an agent reads both: if this updates that rule, people change or remove line {self.other.line} "
-                "in a reviewed pull request; if it says the same, leave this out"
-            )
-        if self.other.where == "instructions":
-            return f"{other} is already in force: leave this out if it says the same"
-        if self.other.where == "proposal":
-            return f"{self.other.proposal} proposes {other} too: one instruction, one key"
-        if self.subject.action == "replace":
-            return f"if both say the same, remove one; if it updates {other}, replace {other} instead"
-        return f"if it updates {other}, replace {other} instead of adding {self.subject.key!r}"
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "subject": self.subject.to_json(),
-            "other": self.other.to_json(),
-            "score": self.score,
-            "words": list(self.words),
-            "text": self.text,
-            "other_text": self.other_text,
-        }
-
-    def _order(self) -> tuple[Any, ...]:
-        return (self.subject._order(), -self.score, self.other._order(), self.text, self.other_text)
-
-
-def _words_of(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """Step 1: the words compared (stems, each once, in the text's order) and how the text writes each."""
-    stems: dict[str, str] = {}
-    for word in utils.default_process(norm(text)).split():
-        if len(word) < 2 or word in _STOP_WORDS:
-            continue
-        stem = word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
-        stems.setdefault(stem, word)
-    return tuple(stems), tuple(stems.values())
+#: The least ``token_set_ratio`` (0-100) of a look-alike: the best F0.5 on the tuning set.
+THRESHOLD = 80
+#: The least number of words two texts share to be compared at all: three, or two when
+#: neither text has more than :data:`SHORT` words, or one when each has that one alone.
+MIN_SHARED = 3
+SHORT = 5
+#: At most this many look-alikes of one text are kept (the closest), and this many in all.
+PER_TEXT = 5
+IN_ALL = 200
+#: A word that this many texts hold brings only the first of them (in the order of
+#: :data:`WHERE`, then key) as candidates; and a text is scored against at most
+#: :data:`CANDIDATES` of its candidates, those that share the most words with it.
+WIDEST = 32
+CANDIDATES = 16
+#: Only a text's first this many words (distinct stems) are compared: a text of a megabyte costs
+#: what a long instruction does.
+MOST_WORDS = 256
 
 
 def resemblance(a: str, b: str) -> tuple[float, tuple[str, ...]] | None:
@@ -181,12 +107,15 @@ class _Text:
 
     @classmethod
     def of(cls, text: str) -> _Text:
-        stems, surface = _words_of(text)
+        stems, surface = words_of(text, MOST_WORDS)
         return cls(text, stems, surface, " ".join(stems))
 
     def candidate(self, other: _Text, shared: int) -> bool:
         """Step 2: enough words in common (``shared``) to be scored at all."""
-        return shared >= min(MIN_SHARED, max(len(self.stems), len(other.stems)))
+        longest = max(len(self.stems), len(other.stems))
+        if longest == 1:
+            return shared == 1
+        return shared >= MIN_SHARED or (shared == 2 and longest <= SHORT)
 
     def shared_words(self, other: _Text) -> tuple[str, ...]:
         theirs = set(other.stems)
@@ -197,6 +126,8 @@ class _Text:
         words = self.shared_words(other)
         if not words or not self.candidate(other, len(words)):
             return None
+        from rapidfuzz import fuzz  # only once two texts share enough words to be scored
+
         score = fuzz.token_set_ratio(self.joined, other.joined, score_cutoff=THRESHOLD)
         return None if score < THRESHOLD else (round(score, 1), words)  # below the cutoff rapidfuzz says 0
 
@@ -219,9 +150,10 @@ def find_lookalikes(
     written: Mapping[str, Any] | None = None,
     checked: Mapping[str, Proposal] | None = None,
     prose: Iterable[tuple[int, str]] = (),
-) -> tuple[Lookalike, ...]:
+) -> Lookalikes:
     """Every look-alike in ``bundle``, by the steps in this module's docstring, sorted by
-    subject, then the closest first.
+    subject, then the closest first, within the bounds (step 4): the tuple says how many it
+    left out.
 
     ``proposals``: only the operations of these proposals (by id) are subjects. ``against``:
     only these proposals' texts are compared with (besides memory and the applicable
@@ -316,35 +248,59 @@ def _scope_of(raw: Any) -> Scope | None:
     return None
 
 
-def _match(subjects: Iterable[_Entry], pool: list[_Entry]) -> tuple[Lookalike, ...]:
-    """Step 2 then 3: each subject against the texts it shares words with."""
+def _match(subjects: Iterable[_Entry], pool: list[_Entry]) -> Lookalikes:
+    """Step 2 then 3: each subject against the texts it shares words with, then the bounds."""
     index: dict[str, list[int]] = {}
     for i, entry in enumerate(pool):
         for stem in entry.text.stems:
-            index.setdefault(stem, []).append(i)
-    found = []
+            at = index.setdefault(stem, [])
+            if len(at) < WIDEST:  # the bound on a word many texts hold
+                at.append(i)
+    kept: list[Lookalike] = []
+    left_out = 0
+    stances: dict[str, Stance] = {}  # a text kept as a look-alike of several is read once
     for subject in subjects:
-        shared = Counter(i for stem in subject.text.stems for i in index.get(stem, ()))
-        candidates = [
-            pool[i]
-            for i, n in shared.items()
-            if subject.text.candidate(pool[i].text, n) and _comparable(subject, pool[i])
-        ]
-        # Step 3 for all its candidates at once, in rapidfuzz's own loop.
-        scored = process.extract(
-            subject.text.joined,
-            [c.text.joined for c in candidates],
-            scorer=fuzz.token_set_ratio,
-            score_cutoff=THRESHOLD,
-            limit=None,
-        )
-        for _, score, at in scored:
-            other = candidates[at]
+        scored = _scored(subject, pool, index)
+        left_out += len(scored[PER_TEXT:])
+        for score, other in scored[:PER_TEXT]:  # words and relation only for what is kept
             words = subject.text.shared_words(other.text)
-            found.append(
-                Lookalike(subject.place, other.place, round(score, 1), words, subject.text.text, other.text.text)
-            )
-    return tuple(sorted(found, key=Lookalike._order))
+            kind = relation(_stance(subject.text.text, stances), _stance(other.text.text, stances))
+            kept.append(Lookalike(subject.place, other.place, score, words, subject.text.text, other.text.text, kind))
+    kept.sort(key=Lookalike._order)
+    return Lookalikes(kept[:IN_ALL], left_out + len(kept[IN_ALL:]))
+
+
+def _scored(subject: _Entry, pool: list[_Entry], index: Mapping[str, list[int]]) -> list[tuple[float, _Entry]]:
+    """One subject's look-alikes as (score, the other), the closest first."""
+    shared = Counter(i for stem in subject.text.stems for i in index.get(stem, ()))
+    ranked = sorted(shared.items(), key=lambda item: (-item[1], item[0]))
+    candidates = list(
+        islice(
+            (pool[i] for i, n in ranked if subject.text.candidate(pool[i].text, n) and _comparable(subject, pool[i])),
+            CANDIDATES,
+        )
+    )
+    if not candidates:
+        return []
+    from rapidfuzz import fuzz, process  # only once two texts share enough words to be scored
+
+    # Step 3 for all its candidates at once, in rapidfuzz's own loop.
+    scored = process.extract(
+        subject.text.joined,
+        [c.text.joined for c in candidates],
+        scorer=fuzz.token_set_ratio,
+        score_cutoff=THRESHOLD,
+        limit=None,
+    )
+    found = [(round(score, 1), candidates[at]) for _, score, at in scored]
+    return sorted(found, key=lambda f: (-f[0], f[1].place._order(), f[1].text.text))
+
+
+def _stance(text: str, known: dict[str, Stance]) -> Stance:
+    found = known.get(text)
+    if found is None:
+        found = known[text] = stance(text)
+    return found
 
 
 def _comparable(subject: _Entry, other: _Entry) -> bool:
@@ -359,13 +315,3 @@ def _comparable(subject: _Entry, other: _Entry) -> bool:
         assert other.scope is not None  # Cannot fail: applicable instructions have a checked scope.
         return other.scope.contains(subject.scope) if subject.scope is not None else other.scope.is_broad
     return True
-
-
-_NEGATIONS = frozenset({"never", "not", "no", "dont", "don't", "avoid", "instead", "without"})
-
-
-def relation(a: str, b: str) -> str:
-    """``contradicts`` when exactly one of two look-alikes negates (never, not, avoid, instead of),
-    else ``restates``."""
-    said = [bool(_NEGATIONS & set(utils.default_process(norm(t)).split())) for t in (a, b)]
-    return "contradicts" if said[0] != said[1] else "restates"

@@ -36,7 +36,7 @@ from curator_io.catalogue import (
 from curator_io.errors import ConfigError
 from curator_io.models import SIGNAL_WEIGHTS, Bundle, Scope
 from curator_io.report_model import RankingReportEntry, ReportConfig, ReportSupport
-from ranking.advice.lookalikes import find_lookalikes
+from ranking.advice.lookalikes import PER_TEXT, find_lookalikes
 from ranking.checking.acceptance import Accepted, Replayed
 from ranking.checking.verification import report_order_key
 from ranking.pipeline import scoring
@@ -372,13 +372,16 @@ def _lookalikes(
     the prose (``prose``: a Markdown memory's, when given), and what to do."""
     checked = {pid: e.proposal for pid, e in entries.items() if e.proposal is not None}
     lines = []
-    for found in find_lookalikes(bundle, proposals=(proposal_id,), checked=checked, prose=prose):
+    shown = find_lookalikes(bundle, proposals=(proposal_id,), checked=checked, prose=prose)
+    for found in shown:
         s = found.subject
         lines.append(
             f"{s.action} {s.key} resembles {found.other.describe()} (score {found.score:g}; shared words: "
             f"{', '.join(found.words)}): {_short(found.other_text, 200)}"
         )
         lines.append(f"  {found.advice()}")
+    if shown.left_out:
+        lines.append(f"and {shown.left_out} more not listed (at most {PER_TEXT} a text: docs/lookalikes.md)")
     if not lines:
         return None
     return Section("Look-alikes under other keys (advice: SPEC decides duplicates and conflicts by key)", tuple(lines))

@@ -44,7 +44,7 @@ memory-after does not matter, nor whether it is indented.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -53,7 +53,6 @@ from curator_io.errors import ConfigError, InputError, pointer_of
 from curator_io.jsonio import parse_json
 from curator_io.memory import MemoryDocument, MemoryFile
 from curator_io.models import Bundle
-from ranking.advice.lookalikes import find_lookalikes
 from ranking.checking.acceptance import NAMELESS, NotPinned, Replayed, Sources, accept
 from ranking.checking.apply import apply_selection
 from ranking.checking.gate_result import KINDS, UNCHECKED, Finding, GateResult, LookalikeWarning
@@ -62,6 +61,7 @@ from ranking.checking.prose import prose_changes
 from validator import proposals_of
 
 if TYPE_CHECKING:
+    from ranking.advice.lookalikes import Lookalike, Lookalikes
     from ranking.signing.trust import TrustList
 
 __all__ = [
@@ -128,10 +128,8 @@ def gate(
     skipped["prose"] = _has_prose(after, base) and (base is _SKIP or allow_prose_changes)
     if not allow_prose_changes:
         findings, prose = findings + prose, ()
-    warnings = tuple(  # 5.
-        replace(w, at=after.position(w.pointer))
-        for w in lookalike_warnings(accepted.bundle, after.memory, _prose_rules(after))
-    )
+    found = _lookalikes(accepted.bundle, after.memory, _prose_rules(after))  # 5.
+    warnings = tuple(replace(w, at=after.position(w.pointer)) for w in _warnings(found, after.memory))
     return GateResult(
         findings,
         result.version,
@@ -141,6 +139,7 @@ def gate(
         prose_changes=prose,
         warnings=warnings,
         fail_on_lookalikes=fail_on_lookalikes,
+        lookalikes_left_out=0 if found is None else found.left_out,
     )
 
 
@@ -155,13 +154,33 @@ def lookalike_warnings(
     """Step 5: a warning for each look-alike of an instruction memory-after (already compared,
     so a memory object) adds or changes, pointing at the instruction's first place in it; with
     ``prose``, the rules of its prose are compared with too."""
+    return _warnings(_lookalikes(bundle, actual, prose), actual)
+
+
+def _lookalikes(
+    bundle: Bundle, actual: Mapping[str, Any], prose: tuple[tuple[int, str], ...] = ()
+) -> Lookalikes | None:
+    """The look-alikes of what memory-after adds or changes; None, and nothing imported for them,
+    when it adds or changes nothing (the common gate: a write of what the base already held)."""
+    before = bundle.memory_instructions
+    kept = (
+        type(i) is dict and i.get("key") in before and before[i["key"]].text == i.get("text")
+        for i in actual["instructions"]
+    )
+    if all(kept):
+        return None
+    from ranking.advice.lookalikes import find_lookalikes
+
+    return find_lookalikes(bundle, written=actual, prose=prose)
+
+
+def _warnings(found: Iterable[Lookalike] | None, actual: Mapping[str, Any]) -> tuple[LookalikeWarning, ...]:
+    if not found:
+        return ()
     first: dict[str, int] = {}
     for i, inst in enumerate(actual["instructions"]):
         first.setdefault(inst["key"], i)
-    return tuple(
-        LookalikeWarning(found, pointer_of("instructions", first[found.subject.key]))
-        for found in find_lookalikes(bundle, written=actual, prose=prose)
-    )
+    return tuple(LookalikeWarning(f, pointer_of("instructions", first[f.subject.key])) for f in found)
 
 
 def _unchecked(skipped: Mapping[str, bool]) -> tuple[str, ...]:

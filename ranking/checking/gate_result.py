@@ -8,10 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ranking.advice.lookalikes import Lookalike
 from ranking.checking.policy import BaseMismatch, ConfigMismatch
 
 if TYPE_CHECKING:
+    from ranking.advice.lookalikes import Lookalike
     from ranking.signing.signers import Signer
 
 __all__ = ["KINDS", "UNCHECKED", "Finding", "LookalikeWarning", "ProseLookalikeWarning", "GateResult"]
@@ -125,6 +125,7 @@ class LookalikeWarning:
             | ({"line": found.other.line} if found.other.where == "prose" else {}),
             "score": found.score,
             "words": list(found.words),
+            "relation": found.relation,
         }
 
 
@@ -194,10 +195,27 @@ class GateResult:
     """What was gated: ``curated`` (a bundle and its report), ``person`` (a change with no curated
     run: the section is the base's) or ``adoption`` (a base with no section), as
     :mod:`ranking.checking.uncurated` names them."""
+    lookalikes_left_out: int = 0
+    """How many more look-alikes were found than ``warnings`` lists: at most
+    :data:`~ranking.advice.lookalikes.PER_TEXT` an instruction and
+    :data:`~ranking.advice.lookalikes.IN_ALL` in all are listed (docs/lookalikes.md)."""
 
     @property
     def passed(self) -> bool:
         return not self.findings and not (self.fail_on_lookalikes and self.warnings)
+
+    @property
+    def left_out_line(self) -> str | None:
+        """What the lists of look-alikes leave out, in words; None when they leave out none."""
+        n = self.lookalikes_left_out
+        if not n:
+            return None
+        from ranking.advice.lookalikes import IN_ALL, PER_TEXT  # a gate with nothing to compare imports none of it
+
+        return (
+            f"{n} more look-alike{'' if n == 1 else 's'} not listed (at most {PER_TEXT} an instruction, "
+            f"{IN_ALL} in all: docs/lookalikes.md)"
+        )
 
     @property
     def places(self) -> tuple[tuple[str, str], ...]:
@@ -215,4 +233,5 @@ class GateResult:
             "signer": None if self.signer is None else self.signer.to_json(),
             "unchecked": list(self.unchecked),
             "prose_changes": [f.to_json() for f in self.prose_changes],
+            "warnings_left_out": self.lookalikes_left_out,
         }

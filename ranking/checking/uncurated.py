@@ -88,11 +88,11 @@ def gate_adoption(
     instructions = found.memory["instructions"]
     taken: list[str] = []
     prose: list[Finding] = []
-    matcher = difflib.SequenceMatcher(a=base_lines, b=[t for _, t in mine], autojunk=False)
+    matcher = difflib.SequenceMatcher(a=base_lines, b=[t or "" for _, t in mine], autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             continue
-        added = [n for n, text in mine[j1:j2] if text.strip() and not _is_section(text)]
+        added = [n for n, text in mine[j1:j2] if text is not None and text.strip()]
         removed = [i for i in range(i1, i2) if base_lines[i].strip()]
         whole = [item for item in items if item[0] in removed]
         spans = [{i for i in range(first, last) if base_lines[i].strip()} for first, last, _ in whole]
@@ -148,7 +148,7 @@ def _prose_lookalikes(found: MarkdownMemory) -> tuple[ProseLookalikeWarning, ...
     """Step 4: each list item of the prose that resembles an instruction of the section."""
     out = []
     for line, text in sorted(found.prose_lines()):
-        if line not in found.prose_items or _is_section(text):
+        if line not in found.prose_items or text is None:
             continue
         item = text.strip().lstrip("-*+ ").strip()
         for i, inst in enumerate(found.memory["instructions"]):
@@ -190,10 +190,6 @@ def _first_difference(a: str, b: str) -> int:
     """How many line endings ``a`` holds before its first character that is not ``b``'s."""
     n = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
     return len(split_lines(a[:n])) - 1
-
-
-def _is_section(text: str) -> bool:
-    return text.startswith("\x00")
 
 
 def _words(text: str) -> str:

@@ -129,7 +129,8 @@ class MemoryFacts(NamedTuple):
         contradictions, then by score."""
         if not self.instructions and not self.prose:
             return ()
-        from ranking.advice.lookalikes import relation, resemblance  # only a host that gives the memory pays
+        from ranking.advice.lookalikes import resemblance  # only a host that gives the memory pays
+        from ranking.advice.relation import relation
 
         ops = edit.get("operations") or ()
         touched = {op.get("key") for op in ops}

@@ -42,7 +42,7 @@ def _counted(n: int | None, noun: str) -> str:
 
 
 def _verdict(result: GateResult) -> str:
-    lookalikes = _counted(len(result.warnings), "look-alike")
+    lookalikes = _counted(len(result.warnings) + result.lookalikes_left_out, "look-alike")
     if result.passed:
         held = f"version {result.version}, {_counted(result.instructions, 'instruction')}"
         passed = {
@@ -101,6 +101,7 @@ def render_text(result: GateResult) -> list[str]:
     lines = [f"{f.kind}  {_where(f)}  {f.message}" for f in result.findings]
     warning = "" if result.fail_on_lookalikes else "warning: "
     lines += [f"{warning}{w.kind}  {_where(w)}  {w.message}" for w in result.warnings]
+    lines += [f"{warning}{line}" for line in _left_out(result)]
     lines += _signed(result)
     lines += [f"warning: {line}" for line in unchecked_lines(result.unchecked)]
     lines += [f"warning: accepted: {f.message}" for f in result.prose_changes]
@@ -109,6 +110,12 @@ def render_text(result: GateResult) -> list[str]:
 
 
 _Warning = LookalikeWarning | ProseLookalikeWarning
+
+
+def _left_out(result: GateResult) -> list[str]:
+    """The line that says how many look-alikes the lists leave out, when they leave out any."""
+    line = result.left_out_line
+    return [] if line is None else [line]
 
 
 def _where(f: Finding | _Warning) -> str:
@@ -161,6 +168,7 @@ def render_github(
     for w in result.warnings:
         place = _place(w, file, positions) | {"title": f"{TITLE}: look-alike"}
         lines.append(Command(level, w.message + _pointer(w), place))
+    lines += [Command(level, line, {"title": f"{TITLE}: look-alike"}) for line in _left_out(result)]
     lines += [Command("notice", line, {"title": TITLE}) for line in _signed(result)]
     lines += [Command("warning", line, {"title": TITLE}) for line in unchecked_lines(result.unchecked)]
     lines += [
@@ -227,6 +235,7 @@ def render_step_summary(result: GateResult, html: str | None = None) -> str:
             )
             lines.append("| " + " | ".join(row) + " |")
         lines.append("")
+        lines += [escape_markdown(line) + "\n" for line in _left_out(result)]
     return "\n".join(lines) + "\n"
 
 

@@ -82,7 +82,9 @@ def render_lookalike_count(found: tuple[Lookalike, ...]) -> list[str]:
     what, memory = "an instruction under another key", ""
     if any(f.other.where == "prose" for f in found):
         what, memory = f"{what} or a rule of the prose", " --memory FILE.md"
+    left_out = getattr(found, "left_out", 0)  # find_lookalikes says how many its bounds left out
+    more = f" ({left_out} more look-alike{'' if left_out == 1 else 's'} not listed)" if left_out else ""
     return [
         f"look-alikes: {n} selected {'edit' if n == 1 else 'edits'} ({named}) {'resembles' if n == 1 else 'resemble'} "
-        f"{what}; evidence-rank explain REPORT ID --bundle BUNDLE{memory} says which"
+        f"{what}{more}; evidence-rank explain REPORT ID --bundle BUNDLE{memory} says which"
     ]

@@ -36,7 +36,7 @@ from curator_io.catalogue import (
 )
 from curator_io.models import Bundle, Scope
 from curator_io.report_model import RankingReport, RankingReportEntry, ReportScore
-from ranking.advice.lookalikes import Lookalike, find_lookalikes
+from ranking.advice.lookalikes import IN_ALL, PER_TEXT, Lookalike, find_lookalikes
 from ranking.checking.acceptance import Accepted, Replayed
 from ranking.checking.explain import reason_sentence
 from ranking.pipeline.numbers import r2
@@ -99,13 +99,16 @@ def render_report(accepted: Accepted) -> str:
     proposals: Mapping[str, Proposal] = {}
     bundle: Bundle | None = None
     lookalikes: dict[str, list[Lookalike]] = {}
+    left_out = 0
     if isinstance(accepted, Replayed):
         bundle = accepted.bundle
         proposals = proposals_of(bundle)
         # The selected edits against memory and each other, what the write will hold: at most five
         # proposals on any bundle.
         selected = accepted.report.selected
-        for found in find_lookalikes(bundle, proposals=selected, against=selected, checked=proposals):
+        shown = find_lookalikes(bundle, proposals=selected, against=selected, checked=proposals)
+        left_out = shown.left_out
+        for found in shown:
             lookalikes.setdefault(found.subject.proposal or "", []).append(found)
     model = accepted.report
     config = model.config
@@ -125,6 +128,8 @@ def render_report(accepted: Accepted) -> str:
         codes=_code_counts(model, members),
         rows=rows,
         lookalikes=sum(1 for row in rows if row.lookalikes),
+        lookalikes_left_out=left_out,
+        lookalikes_bounds=(PER_TEXT, IN_ALL),
         components=COMPONENTS,
         disposition_order={name: i for i, name in enumerate(DISPOSITIONS)},
         bundle=bundle,

@@ -56,6 +56,7 @@ def test_the_scenarios_reworded_copy_and_contradiction_are_both_found_with_their
             ("pytest", "test"),
             TEST_RUNNER,
             MEMORY["test.command"],
+            "contradicts",
         ),
     )
     assert found[1].advice() == "if it updates 'test.command', replace 'test.command' instead of adding 'test.runner'"
@@ -105,7 +106,7 @@ def test_another_proposals_text_under_another_key_is_a_look_alike_both_ways() ->
 
 def test_an_applicable_instruction_counts_only_where_its_scope_contains_the_proposals_as_in_spec_3_4() -> None:
     text = "Install the dependencies with uv sync."
-    inside = ("repo.deps", "Dependencies are installed with uv sync.", Scope("repository", "acme/shop"))
+    inside = ("repo.deps", "Dependencies come from uv sync.", Scope("repository", "acme/shop"))
     elsewhere = ("web.deps", "Dependencies are installed with uv sync.", Scope("repository", "acme/web"))
     everywhere = ("user.deps", "Always install dependencies with uv sync.", Scope("global"))
     bundle = _bundle({}, ("p-1", [Add("deps.install", text)]), applicable=(inside, elsewhere, everywhere))
@@ -229,3 +230,17 @@ def test_an_instruction_written_is_compared_with_the_prose_too() -> None:
 
     assert _pairs(found) == [("memory-after", "test.sleep", "prose", "")]
     assert found[0].other.line == 7
+
+
+def test_a_hosts_labels_and_a_short_rules_two_words_make_no_look_alike() -> None:
+    # Issue 55, finding 8: ACE's labels are in every skill, and "go" and "test" are in many texts.
+    ace = "Keywords: units Issue: Check units. Insight: Check units."
+    other = "Keywords: reading Issue: Read the task twice. Insight: Read the task twice."
+    assert resemblance(ace, other) is None
+    assert (
+        resemblance("The CI matrix tests Go 1.22 and 1.23; keep both green.", "Run the tests with go test ./...")
+        is None
+    )
+    assert (
+        resemblance("Run the tests before you push.", "Never run the tests before you push; CI runs them.") is not None
+    )

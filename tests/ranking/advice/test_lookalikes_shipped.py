@@ -7,9 +7,9 @@ Each entry is a group of keys whose instructions resemble one another; every loo
 must be between two keys of one group, and every key of a group must be in one. The example
 bundles hold none. The parity corpus holds them on purpose: its norm cases (036, 038, 041-043)
 write one instruction many ways (case, NFC, whitespace, trailing punctuation) under many keys, and
-039 an instruction beside the applicable instruction it duplicates. One group is not a real
-look-alike to a reader: 056's texts are words drawn at random from one small vocabulary, two of
-which share five of their words (score 75.6, just over the threshold).
+039 an instruction beside the applicable instruction it duplicates. (056's two texts of words
+drawn at random from one small vocabulary, which scored 75.6 against the old threshold of 75 and
+were no look-alike to a reader, are no longer found: issue 55's threshold is 80.)
 """
 
 from __future__ import annotations
@@ -52,7 +52,6 @@ EXPECTED: dict[str, tuple[str, ...]] = {
     "041-norm-unicode-whitespace": (NORM_041,),
     "042-norm-case-nfc": (NORM_042,),
     "043-norm-trailing-punctuation": (NORM_043,),
-    "056-scope-derivation-repository": ("env-lint-48 k/deploy-28",),
 }
 
 
@@ -95,8 +94,11 @@ def test_the_look_alikes_in_a_shipped_bundle_are_exactly_the_ones_listed(path: P
     raw = path.read_bytes()
     bundle = load_bundle(raw)
     groups = EXPECTED.get(_name(path), ())
-    seen = _check(list(find_lookalikes(bundle)), groups, _name(path))
-    assert seen == {key for g in groups for key in g.split()}
+    found = find_lookalikes(bundle)
+    seen = _check(list(found), groups, _name(path))
+    listed = {key for g in groups for key in g.split()}
+    # A key is missing from what is shown only when the bounds (at most PER_TEXT a text) left it out.
+    assert seen == listed if found.left_out == 0 else seen < listed
     permitted = _permitted(path, raw)
     if permitted is not None:
         _check([w.lookalike for w in lookalike_warnings(bundle, permitted)], groups, _name(path))  # type: ignore[arg-type]

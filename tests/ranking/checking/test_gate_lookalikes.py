@@ -64,7 +64,7 @@ def test_with_fail_on_lookalikes_the_same_write_fails_the_gate_and_says_why() ->
     assert render_text(result)[-1] == "gate failed: 2 look-alikes under other keys (--fail-on-lookalikes)"
 
 
-def test_the_json_format_carries_each_warning_with_the_pair_the_score_and_the_words() -> None:
+def test_the_json_format_carries_each_warning_with_the_pair_the_score_the_words_and_the_relation() -> None:
     report, bundle, memory = _written()
     doc = json.loads(render_json(gate(report, bundle, memory, config={}, base=json.loads(bundle)["memory"])))
     assert doc["passed"] is True and doc["findings"] == []
@@ -78,7 +78,9 @@ def test_the_json_format_carries_each_warning_with_the_pair_the_score_and_the_wo
         "resembles": {"where": "memory-after", "key": "test.command"},
         "score": 100,
         "words": ["pytest", "test"],
+        "relation": "contradicts",  # "Never run bare pytest" rejects what "Run the tests with pytest" requires
     }
+    assert doc["warnings_left_out"] == 0
 
 
 def test_an_instruction_the_writer_adds_on_its_own_is_a_finding_and_also_a_look_alike_when_it_resembles_one() -> None:

@@ -1,0 +1,44 @@
+"""Look-alikes cost start-up only when there is something for them (issue 55, finding 9): rapidfuzz
+is imported only when two texts share enough words to be scored, and the gate imports no
+look-alike module when memory-after adds or changes no instruction."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import FIXTURES, REPO
+
+EXAMPLE = FIXTURES / "example.json"
+WATCHED = ("rapidfuzz", "ranking.advice.lookalikes")
+
+
+def _imported(argv: list[str]) -> tuple[int, list[str]]:
+    """Run ``main(argv)`` in a fresh interpreter: its exit code, and which of WATCHED it imported."""
+    script = (
+        "import contextlib, io, json, sys\n"
+        "from ranking.cli import main\n"
+        f"with contextlib.redirect_stdout(io.StringIO()):\n    code = main({argv!r})\n"
+        f"print(json.dumps([code, [m for m in {WATCHED!r} if m in sys.modules]]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO, check=True)
+    code, imported = json.loads(done.stdout.splitlines()[-1])
+    return code, imported
+
+
+def test_scores_table_on_the_example_scores_no_pair_so_imports_no_rapidfuzz(tmp_path: Path) -> None:
+    # The example's selected edits share too few words with anything to be scored at all.
+    assert _imported(["score", str(EXAMPLE), "--out-dir", str(tmp_path)]) == (0, ["ranking.advice.lookalikes"])
+
+
+def test_a_gate_on_a_memory_that_adds_and_changes_nothing_imports_no_look_alike_module(tmp_path: Path) -> None:
+    base = tmp_path / "base.json"
+    base.write_text(json.dumps(json.loads(EXAMPLE.read_bytes())["memory"]), "utf-8")
+    code, _ = _imported(["score", str(EXAMPLE), "--out-dir", str(tmp_path / "out"), "-q"])
+    assert code == 0
+    gate = ["gate", "--bundle", str(EXAMPLE), "--report", str(tmp_path / "out" / "report.json")]
+    gate += ["--memory-after", str(base), "--memory-before", str(base)]
+    # Memory-after lacks what the selection adds, so the gate fails; it had nothing to compare for look-alikes.
+    assert _imported(gate) == (1, [])
