@@ -172,13 +172,15 @@ def run_merge(args: argparse.Namespace) -> int:
     return 0
 
 
-def record_scored(path: str, result: Result, signer: Signer | None = None) -> dict[str, str]:
+def record_scored(
+    path: str, result: Result, signer: Signer | None = None, bundle: bytes | None = None
+) -> dict[str, str]:
     """``score --ledger``: record the run's report (:func:`ranking.ledger.curator.record_run`), and
     the mark of each of its proposals whose edit the ledger had decided before and not admitted
     last (``refused 2× before: …``, ``deferred 1× before: …``), logged too."""
     log = get_logger()
     with Ledger.open(path) as ledger:
-        before = record_run(ledger, result, signer)
+        before = record_run(ledger, result, signer, bundle=bundle)
     marks = {}
     for entry in result.report["proposals"]:
         standing = before.get(entry["fingerprint"]) if entry["fingerprint"] else None

@@ -245,12 +245,12 @@ class EvidenceRankingCriterion:
     def _pool_size(self) -> int:
         return min((size for _, _, size in self._current.values()), default=0)
 
-    def _record(self, result: Result) -> dict[str, int]:
+    def _record(self, result: Result, bundle: Mapping[str, Any]) -> dict[str, int]:
         """Record the report (:func:`ranking.ledger.curator.record_run`); in how many other reports
         the ledger had refused each of its edits since it was last admitted (docs/ledger.md)."""
         if self.ledger is None:
             return {}
-        before = record_run(self._ledger(), result)
+        before = record_run(self._ledger(), result, bundle=bundle)
         return {f: s.times for f, s in before.items() if s.kind in (RETRY, DO_NOT_REPEAT)}
 
     def _ledger(self) -> Ledger:

@@ -95,12 +95,12 @@ def judge_children(
     iteration: int,
     config: Config,
     repository: str,
-    record: Callable[[Result], Mapping[str, int]],
+    record: Callable[[Result, Mapping[str, Any]], Mapping[str, int]],
 ) -> list[Judgement]:
     """Each child's judgement, in the order given (the module docstring has the steps).
 
     ``version`` is the parent's index in GEPA's pool, ``iteration`` GEPA's iteration;
-    ``record`` records a ranking's report and says how often the ledger had refused each of
+    ``record`` records a ranking's report (with the bundle it ranked) and says how often the ledger had refused each of
     its fingerprints in other reports.
     """
     # 1. What no bundle can hold.
@@ -115,7 +115,7 @@ def judge_children(
         except (Unwritable, InputError) as e:
             refused.update(dict.fromkeys((c.proposal for c in written), _why(e, parent)))
         else:
-            before = record(result)  # 3.
+            before = record(result, sealed.document)  # 3.
             entries = {entry["id"]: entry for entry in result.report["proposals"]}
             for child in written:  # 4.
                 ranked[child.proposal] = _ranked(
