@@ -46,6 +46,7 @@ __all__ = [
     "PoolEntry",
     "Pooled",
     "closure_fault",
+    "export_lines",
     "closure_of",
     "memory_fault",
     "memory_of",
@@ -263,3 +264,35 @@ def memory_fault(version: object, memory_digest: object, document: object) -> st
     if digest(value) != memory_digest:
         return "the memory's digest is not the row's"
     return None
+
+
+def export_lines(
+    memories: Mapping[str, Memory], entries: Iterable[PoolEntry], dropped: Iterable[Dropped]
+) -> list[dict[str, Any]]:
+    """``ledger export --pool``: one object per memory, pool entry and tombstone, in an order that
+    depends on the content alone (memories by report; entries and tombstones by fingerprint, run,
+    report), so two ledgers with the same pool give the same lines. ``runs_waited`` is left out:
+    it counts this file's recordings, not content."""
+    lines: list[dict[str, Any]] = []
+    for report, memory in sorted(memories.items()):
+        document = None if memory.document is None else parse_json(memory.document)
+        lines.append(
+            {"memory": {"report": report, "version": memory.version, "digest": memory.digest, "document": document}}
+        )
+    for e in sorted(entries, key=lambda e: (e.fingerprint, e.run, e.report)):
+        lines.append(
+            {"pool": {"fingerprint": e.fingerprint, "run": e.run, "report": e.report, "closure": dict(e.closure)}}
+        )
+    for d in sorted(dropped, key=lambda d: (d.fingerprint, d.run, d.report)):
+        lines.append(
+            {
+                "dropped": {
+                    "fingerprint": d.fingerprint,
+                    "run": d.run,
+                    "report": d.report,
+                    "why": d.why,
+                    "dropped_in": d.dropped_in,
+                }
+            }
+        )
+    return lines

@@ -27,6 +27,7 @@ from curator_io.errors import ConfigError, TamperError
 from curator_io.jsonio import parse_json
 from ranking.ledger import pool_store
 from ranking.ledger.audit import AuditFinding, audit_ledger, edit_fault, stored_report, unbacked_outcome
+from ranking.ledger.carry import Pool
 from ranking.ledger.connection import Connection, remove_if_empty, storable
 from ranking.ledger.pool import Dropped, Memory, Pooled, PoolEntry
 from ranking.ledger.records import (
@@ -312,6 +313,10 @@ class Ledger:
         """Every edit waiting in the pool (docs/ledger.md, "The pool"), by fingerprint, then oldest
         first: one entry per report that deferred it or left it unselected. None before schema 4."""
         return pool_store.entries(self._db) if self.version >= 4 else ()
+
+    def carrier(self) -> Pool:
+        """The pool as it is now, to carry into a bundle (:meth:`curator_io.BundleBuilder.carry`)."""
+        return Pool(self.pool())
 
     def pool_dropped(self) -> tuple[Dropped, ...]:
         """What left the pool without being carried, and why (a tombstone each), oldest first."""
