@@ -11,8 +11,9 @@ Steps, for each pooled edit (fingerprint) in ordinal order, its entries oldest r
 2. **Its artifacts filed.** The materializations, traces, evidence (and, for a proposal filed on its
    own, its lesson) of every entry, references first. An artifact whose id the bundle holds with the
    same content is shared; one with the same id and other content is filed as ``ID.HEX``: the id cut
-   to 115 characters, a dot, and the first 12 hex digits of its own digest (SPEC §0's ID grammar
-   holds), with every reference to it renamed alike (more digits only if that is taken too).
+   to 115 characters, a dot, and the first 12 hex digits of the digest of its content as filed (its
+   references renamed, its ``digest`` member left out): SPEC §0's ID grammar holds. Every reference
+   to it is renamed alike; more digits (16, 24, 32, 64) only if that id is taken too.
 3. **Joined or filed.** Where the bundle proposes the same edit (the same fingerprint), the carried
    ``support`` and ``contradict`` join that proposal's (each id once, after its own) and the carried
    support joins its lesson's ``evidence``: one proposal holds every run's lineages. Otherwise the

@@ -120,7 +120,7 @@ def _rows_of(db: Connection, fingerprints: Sequence[str]) -> list[tuple[str, str
 def _key(db: Connection, row: Sequence[object]) -> tuple[str, str, str]:
     report, fingerprint, run = row
     if not (type(report) is str and type(fingerprint) is str and type(run) is str):
-        raise _damaged(db, RowError("pool", f"{report!s} {fingerprint!s}", "its key is not text"))
+        raise _damaged(db, RowError("pool", fingerprint, "its key is not text", report=report))
     return report, fingerprint, run
 
 
@@ -190,7 +190,7 @@ def entries(db: Connection) -> tuple[PoolEntry, ...]:
         report, fingerprint, run, closure = _pool_row(db, row)
         fault = closure_fault(fingerprint, closure, _dispositions(db, report, fingerprint))
         if fault is not None:
-            raise _damaged(db, RowError("pool", f"{report} {fingerprint}", fault))
+            raise _damaged(db, RowError("pool", fingerprint, fault, report=report))
         value = parse_json(closure)
         proposal = value["proposal"]
         waited = latest - int(seq) if latest >= int(seq) else 0
@@ -277,14 +277,15 @@ def audit_pool(db: Connection, stored: set[str]) -> list[AuditFinding]:
     findings = []
     for row in db.rows("SELECT report, fingerprint, run, closure FROM pool ORDER BY report, fingerprint"):
         report, fingerprint, _, closure = _pool_row(db, row)
-        where = f"pool row {report} {fingerprint}"
+        where = f"pool row {fingerprint} (report {report})"
         fault = closure_fault(fingerprint, closure, _dispositions(db, report, fingerprint))
         if fault is not None:
             findings.append(AuditFinding(where, None, fault))
     for row in db.rows("SELECT report, fingerprint, run, why, dropped_in FROM pool_dropped ORDER BY report"):
         report, fingerprint, *_ = _dropped_row(db, row)
         if report not in stored:
-            findings.append(AuditFinding(f"pool_dropped row {report} {fingerprint}", None, "its report is not held"))
+            where = f"pool_dropped row {fingerprint} (report {report})"
+            findings.append(AuditFinding(where, None, "its report is not held"))
     for report, memory in memories(db):
         fault = memory_fault(*memory) if report in stored else "its report is not held"
         if fault is not None:
@@ -316,13 +317,14 @@ def other_pool(other: Connection, theirs: set[str], decided: Callable[[str, str]
         report, fingerprint, run, closure = _pool_row(other, row)
         fault = closure_fault(fingerprint, closure, decided(report, fingerprint) if report in theirs else [])
         if fault is not None:
-            raise TamperError("ledger.tampered", f"pool row {report} {fingerprint}: {fault}", source=other.path)
+            where = f"pool row {fingerprint} (report {report})"
+            raise TamperError("ledger.tampered", f"{where}: {fault}", source=other.path)
         rows.append((report, fingerprint, run, closure))
     tombstones: list[Sequence[Any]] = []
     for row in other.rows("SELECT report, fingerprint, run, why, dropped_in FROM pool_dropped ORDER BY report"):
         checked = _dropped_row(other, row)
         if checked[0] not in theirs:
-            why = f"pool_dropped row {checked[0]} {checked[1]}: its report is not in it"
+            why = f"pool_dropped row {checked[1]} (report {checked[0]}): its report is not in it"
             raise TamperError("ledger.tampered", why, source=other.path)
         tombstones.append(checked)
     return PoolRows(found_memories, rows, tombstones)

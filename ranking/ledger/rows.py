@@ -40,11 +40,13 @@ __all__ = [
 class RowError(ValueError):
     """A stored row whose values are not what the ledger writes."""
 
-    def __init__(self, table: str, key: object, detail: str) -> None:
+    def __init__(self, table: str, key: object, detail: str, *, report: object = None) -> None:
         self.table = table
         self.key = key
         self.detail = detail
-        super().__init__(f"{table} row {_shown(key)}: {detail}")
+        # A pool row or a tombstone is keyed by (report, fingerprint): named by its fingerprint, in its report.
+        within = "" if report is None else f" (report {_shown(report)})"
+        super().__init__(f"{table} row {_shown(key)}{within}: {detail}")
 
 
 def _shown(value: object) -> str:
@@ -135,11 +137,19 @@ _OUTCOME_CHECKS: tuple[Callable[[object], str | None], ...] = (
 assert len(_DECISION_CHECKS) == len(DecisionRow._fields) and len(_OUTCOME_CHECKS) == len(Outcome._fields)
 
 
-def _checked(table: str, key: object, names: Sequence[str], checks: Sequence[Any], values: Sequence[object]) -> None:
+def _checked(
+    table: str,
+    key: object,
+    names: Sequence[str],
+    checks: Sequence[Any],
+    values: Sequence[object],
+    *,
+    report: object = None,
+) -> None:
     for name, check, value in zip(names, checks, values, strict=True):
         wanted = check(value)
         if wanted is not None:
-            raise RowError(table, key, f"{name} is {_kind(value)}, not {wanted}")
+            raise RowError(table, key, f"{name} is {_kind(value)}, not {wanted}", report=report)
 
 
 def _kind(value: object) -> str:
@@ -242,14 +252,20 @@ def _version_int(value: object) -> str | None:
 def pool_row(values: Sequence[object]) -> tuple[str, str, str, bytes]:
     """A ``pool`` row (report, fingerprint, run, closure) checked for its form; whether the closure
     is the row's is :func:`ranking.ledger.pool.closure_fault`'s."""
-    key = f"{values[0]!s} {values[1]!s}"
-    _checked("pool", key, ("report", "fingerprint", "run", "closure"), (_digest, _digest, _run, _blob), values)
+    _checked(
+        "pool",
+        values[1],
+        ("report", "fingerprint", "run", "closure"),
+        (_digest, _digest, _run, _blob),
+        values,
+        report=values[0],
+    )
     return values  # type: ignore[return-value]  # checked column by column above
 
 
 def dropped_row(values: Sequence[object]) -> tuple[str, str, str, str, str | None]:
     """A ``pool_dropped`` row (report, fingerprint, run, why, dropped_in) checked."""
-    key = f"{values[0]!s} {values[1]!s}"
     names = ("report", "fingerprint", "run", "why", "dropped_in")
-    _checked("pool_dropped", key, names, (_digest, _digest, _run, _why, _run_or_null), values)
+    checks = (_digest, _digest, _run, _why, _run_or_null)
+    _checked("pool_dropped", values[1], names, checks, values, report=values[0])
     return values  # type: ignore[return-value]  # checked column by column above
