@@ -128,14 +128,15 @@ class Ledger:
 
     # --- writing ------------------------------------------------------------------
 
-    def add_report(self, accepted: Accepted) -> bool:
+    def add_report(self, accepted: Accepted, *, bundle: bytes | Mapping[str, Any] | None = None) -> bool:
         """Record an accepted report (:func:`ranking.checking.acceptance.accept`) with its decisions,
         who signed it when a trust file said, and the edits of its bundle when it was replayed from
-        one; False when the report was already there."""
+        one (and, given that bundle's bytes or document, its memory and its pool); False when the
+        report was already there."""
         from ranking.checking.acceptance import Replayed  # loaded already: an Accepted is in hand
 
         if isinstance(accepted, Replayed):
-            recording = recording_of_run(accepted.result, accepted.signer)
+            recording = recording_of_run(accepted.result, accepted.signer, bundle)
         else:
             recording = recording_of(accepted.document, accepted.canonical, accepted.signer)
         return self.add_produced([recording]) == 1

@@ -250,3 +250,22 @@ def test_a_schema_3_ledger_is_read_as_it_is_and_migrated_to_write(tmp_path: Path
     _pooled_run(ledger, "run-1", ["task-a"])
     with Ledger.open(ledger, read_only=True) as opened:
         assert opened.version == 4 and len(opened.pool()) == 1
+
+
+def test_batch_and_agentdescent_record_the_memory_and_the_pool_of_the_bundle_they_ranked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ranking.integrations.agentdescent import EvidenceRankingAcceptance
+    from tests.conftest import FIXTURES
+
+    example = FIXTURES / "example.json"
+    batched = tmp_path / "batch.db"
+    assert run_main(capsys, "batch", example, "--out-dir", tmp_path / "b", "--ledger", batched, "-q")[0] == 0
+    assert run_main(capsys, "score", example, "--out-dir", tmp_path / "s", "-q")[0] == 0
+    policy = tmp_path / "policy.db"
+    EvidenceRankingAcceptance(tmp_path / "s" / "report.json", bundle=example, ledger=policy)
+    document = parse_json(example.read_bytes())
+    for ledger in (batched, policy):
+        with Ledger.open(ledger, read_only=True) as opened:
+            assert opened.latest_memory() == document["memory"]
+            assert [e.proposal for e in opened.pool()] == ["p-sleep-flaky"]  # deferred: one lineage
