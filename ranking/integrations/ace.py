@@ -217,9 +217,8 @@ class EvidenceGate:
         verdict = gate(result.canonical, sealed.bundle, memory_of(trial, version, self.repository), config=self.config)
         if not verdict.passed:  # Cannot happen: a write that is not the selection's is a bug here, and stops.
             raise RuntimeError(f"the gated write differs from the selection: {verdict.findings[0].message}")
-        self._remember(
-            result, sealed.document
-        )  # before the live write: an edit that cannot be accounted for is not written
+        # Before the live write: an edit that cannot be accounted for is not written.
+        self._remember(result, sealed.document)
         written = write_selection(self.skillbook, selected, stamp)
         self.version = version
         dispositions = {e["id"]: e["disposition"] for e in result.report["proposals"]}

@@ -37,7 +37,7 @@ def _every_parser() -> Iterator[argparse.ArgumentParser]:
 
 def test_no_parser_accepts_an_abbreviated_option() -> None:
     parsers = list(_every_parser())
-    assert len(parsers) == 1 + len(COMMANDS) + 7 + 2  # the ledger's seven subcommands, memory's two
+    assert len(parsers) == 1 + len(COMMANDS) + 8 + 2  # the ledger's eight subcommands, memory's two
     assert [p.prog for p in parsers if p.allow_abbrev] == []
 
 
