@@ -144,45 +144,56 @@ def memory_of(document: Mapping[str, Any]) -> Memory:
     return Memory(memory["version"], digest(memory), body if len(body) <= MEMORY_BYTES else None)
 
 
-def pooled_of(document: Mapping[str, Any], report: Mapping[str, Any]) -> tuple[Pooled, ...]:
+def pooled_of(
+    document: Mapping[str, Any], report: Mapping[str, Any], proposals: Mapping[str, Proposal]
+) -> tuple[Pooled, ...]:
     """The closure of each edit ``report`` deferred or left unselected, from the bundle it ranked
-    (``document``), each fingerprint once (its first such proposal in report order)."""
-    raws: dict[str, tuple[Proposal, Mapping[str, Any]]] = {}
-    for index, raw in enumerate(document["proposals"]):
-        checked = check_structure(raw, index)
-        if isinstance(checked, Proposal):
-            raws.setdefault(checked.id, (checked, raw))
-    found: dict[str, bytes] = {}
+    (``document``; ``proposals``: its structurally complete proposals by id, as validation checked
+    them), each fingerprint once (its first such proposal in report order)."""
+    wanted = {}
     for entry in report["proposals"]:
         fingerprint = entry["fingerprint"]
-        if entry["disposition"] not in POOLED or fingerprint is None or fingerprint in found:
-            continue
-        checked, raw = raws[entry["id"]]  # Cannot fail: a fingerprint is only given to a complete proposal.
-        found[fingerprint] = canon(closure_of(document, checked, raw))
+        if entry["disposition"] in POOLED and fingerprint is not None and fingerprint not in wanted:
+            wanted[fingerprint] = proposals[entry["id"]]  # Cannot fail: a fingerprint is a complete proposal's.
+    if not wanted:
+        return ()
+    artifacts = _Artifacts(document)
+    found = {f: canon(artifacts.closure_of(p, document["proposals"][p.index])) for f, p in wanted.items()}
     return tuple(Pooled(f, c) for f, c in sorted(found.items()))
 
 
 def closure_of(document: Mapping[str, Any], proposal: Proposal, raw: Mapping[str, Any]) -> dict[str, Any]:
     """SPEC §3.3's closure of ``proposal`` in ``document``: the artifacts as the bundle holds them.
     The lesson's own evidence the bundle holds is included with the cited: a lesson re-filed cites it."""
-    by_id = {name: {a["id"]: a for a in document[name]} for name in ("lessons", "evidence", "traces")}
-    materializations = {a["id"]: a for a in document["materializations"]}
-    lesson = by_id["lessons"][proposal.lesson]
-    # SPEC §3.2 resolves what the proposal cites; a lesson may name evidence the bundle lacks.
-    cited = {*proposal.support, *proposal.contradict, *(e for e in lesson["evidence"] if e in by_id["evidence"])}
-    evidence = [by_id["evidence"][e] for e in sorted(cited)]
-    traces = {t: by_id["traces"][t] for t in sorted({e["trace"] for e in evidence})}
-    kept = sorted({t["materialization"] for t in traces.values()})
-    memory = {i["key"]: i for i in document["memory"]["instructions"]}
-    cites = sorted({op.key for op in proposal.operations if op.action != "add"})
-    return {
-        "proposal": dict(raw),
-        "lesson": lesson,
-        "evidence": evidence,
-        "traces": list(traces.values()),
-        "materializations": [materializations[m] for m in kept],
-        "instructions": [memory[k] for k in cites],
-    }
+    return _Artifacts(document).closure_of(proposal, raw)
+
+
+class _Artifacts:
+    """A bundle's artifacts by id (instructions by key), indexed once for every closure taken."""
+
+    def __init__(self, document: Mapping[str, Any]) -> None:
+        self.by_id = {
+            name: {a["id"]: a for a in document[name]} for name in ("lessons", "evidence", "traces", "materializations")
+        }
+        self.memory = {i["key"]: i for i in document["memory"]["instructions"]}
+
+    def closure_of(self, proposal: Proposal, raw: Mapping[str, Any]) -> dict[str, Any]:
+        lesson = self.by_id["lessons"][proposal.lesson]
+        evidence_by_id = self.by_id["evidence"]
+        # SPEC §3.2 resolves what the proposal cites; a lesson may name evidence the bundle lacks.
+        cited = {*proposal.support, *proposal.contradict, *(e for e in lesson["evidence"] if e in evidence_by_id)}
+        evidence = [evidence_by_id[e] for e in sorted(cited)]
+        traces = {t: self.by_id["traces"][t] for t in sorted({e["trace"] for e in evidence})}
+        kept = sorted({t["materialization"] for t in traces.values()})
+        cites = sorted({op.key for op in proposal.operations if op.action != "add"})
+        return {
+            "proposal": dict(raw),
+            "lesson": lesson,
+            "evidence": evidence,
+            "traces": list(traces.values()),
+            "materializations": [self.by_id["materializations"][m] for m in kept],
+            "instructions": [self.memory[k] for k in cites],
+        }
 
 
 def lineages_of(closure: Mapping[str, Any]) -> tuple[str, ...]:

@@ -8,6 +8,7 @@ Every row read passes :mod:`ranking.ledger.rows` (``ledger.damaged`` naming the 
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
@@ -65,20 +66,24 @@ def _damaged(db: Connection, error: RowError) -> TamperError:
 
 def record_pool(
     db: Connection,
+    seq: int,
     digest: str,
     run: str,
     decisions: Sequence[DecisionRow],
-    memory: Memory | None,
     pooled: Sequence[Pooled],
 ) -> None:
-    """With report ``digest`` of ``run`` just inserted with ``decisions`` (in its transaction): its
-    memory, its closures, and the pool kept within its bounds (docs/ledger.md, "The pool"). Every
-    report recorded settles the pool, with a bundle or without (``ledger add``)."""
-    record_memory(db, digest, memory)
-    selected = sorted({d.fingerprint for d in decisions if d.disposition == SELECTED and d.fingerprint is not None})
+    """With report ``digest`` of ``run`` just inserted as ``seq`` with ``decisions`` (in its
+    transaction): its closures, and the pool kept within its bounds (docs/ledger.md,
+    "The pool"). Every report recorded settles the pool, with a bundle or without (``ledger add``).
+    The pool is read once; what leaves it is decided here and deleted row by row."""
+    selected = {d.fingerprint for d in decisions if d.disposition == SELECTED and d.fingerprint is not None}
+    kept: list[tuple[str, str, str, int, int]] = []
     # 1. An edit this report admits leaves the pool.
-    for entry_report, fingerprint, entry_run in _rows_of(db, selected):
-        _drop(db, entry_report, fingerprint, entry_run, ADMITTED, run)
+    for row in _sized(db):
+        if row[1] in selected:
+            _drop(db, row[0], row[1], row[2], ADMITTED, run)
+        else:
+            kept.append(row)
     # 2. Its own closures join, unless the edit was admitted already, or the closure alone is too large.
     admitted = _admitted(db, [p.fingerprint for p in pooled])
     for item in pooled:
@@ -91,13 +96,24 @@ def record_pool(
             "INSERT INTO pool (report, fingerprint, run, closure) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
             (digest, item.fingerprint, run, item.closure),
         )
-    # 3. An entry waited WAIT_RUNS runs; 4. the oldest make room; 5. the oldest tombstones go.
-    sized = _sized(db)
-    for entry_report, fingerprint, entry_run, _, entry_seq in sized:
-        if _runs_after(db, entry_seq) >= WAIT_RUNS:
-            _drop(db, entry_report, fingerprint, entry_run, WAITED, run)
-    _make_room(db, _sized(db), run, key=lambda row: (row[4], row[1]))
+        kept.append((digest, item.fingerprint, run, len(item.closure), seq))
+    # 3. An entry after which WAIT_RUNS reports were recorded leaves.
+    after = _seqs_after(db, min((row[4] for row in kept), default=seq))
+    waiting = []
+    for row in kept:
+        if len(after) - bisect.bisect_right(after, row[4]) >= WAIT_RUNS:
+            _drop(db, row[0], row[1], row[2], WAITED, run)
+        else:
+            waiting.append(row)
+    # 4. The oldest make room; 5. the oldest tombstones go.
+    _make_room(db, waiting, run, key=lambda row: (row[4], row[1]))
     _bound_tombstones(db, order="r.seq, d.fingerprint")
+
+
+def _seqs_after(db: Connection, seq: int) -> list[int]:
+    """The seq of every report recorded after ``seq``, ascending (at most the runs an entry waits,
+    and the group being recorded, once the pool is settled)."""
+    return [int(s) for (s,) in db.rows("SELECT seq FROM reports WHERE seq > ? ORDER BY seq", (seq,))]
 
 
 def record_memory(db: Connection, digest: str, memory: Memory | None) -> None:
@@ -107,14 +123,6 @@ def record_memory(db: Connection, digest: str, memory: Memory | None) -> None:
             "INSERT INTO memories (report, version, digest, document) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
             (digest, *memory),
         )
-
-
-def _rows_of(db: Connection, fingerprints: Sequence[str]) -> list[tuple[str, str, str]]:
-    found = []
-    for fingerprint in fingerprints:
-        query = "SELECT report, fingerprint, run FROM pool WHERE fingerprint = ? ORDER BY report"
-        found += [_key(db, row) for row in db.rows(query, (fingerprint,))]
-    return found
 
 
 def _key(db: Connection, row: Sequence[object]) -> tuple[str, str, str]:
@@ -141,11 +149,6 @@ def _sized(db: Connection) -> list[tuple[str, str, str, int, int]]:
         " JOIN reports r ON r.digest = p.report"
     )
     return [(*_key(db, row[:3]), int(row[3]), int(row[4])) for row in db.rows(query)]
-
-
-def _runs_after(db: Connection, seq: int) -> int:
-    (count,) = next(db.rows("SELECT count(*) FROM reports WHERE seq > ?", (seq,)))
-    return int(count)
 
 
 def _drop(db: Connection, report: str, fingerprint: str, run: str, why: str, dropped_in: str | None) -> None:

@@ -150,7 +150,8 @@ def recording_of_run(
         return recording
     # Cannot fail: the pipeline ranked these bytes, so they parse and load.
     document = parse_json(bundle) if isinstance(bundle, bytes) else bundle
-    return recording._replace(memory=memory_of(document), pooled=pooled_of(document, result.report))
+    proposals = {e.id: e.proposal for e in result.validation.entries if e.proposal is not None}
+    return recording._replace(memory=memory_of(document), pooled=pooled_of(document, result.report, proposals))
 
 
 def edits_of(proposals: Iterable[Proposal | None]) -> tuple[Edit, ...]:

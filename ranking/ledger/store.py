@@ -477,8 +477,9 @@ class Ledger:
         if cursor.rowcount != 1:
             return False  # recording the same report twice adds nothing
         seq = cursor.lastrowid
+        assert seq is not None  # Cannot fail: the row was inserted.
         self._db.many(_INSERT_DECISION, [(seq, *d) for d in decisions])
-        pool_store.record_pool(self._db, digest, run, decisions, memory, pooled)
+        pool_store.record_pool(self._db, seq, digest, run, decisions, pooled)
         return True
 
     def _insert_signer(self, report: str, signer: Signer) -> None:

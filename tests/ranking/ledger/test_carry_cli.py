@@ -175,3 +175,14 @@ def test_stored_text_that_a_runner_would_act_on_is_escaped_in_what_carry_prints(
     rc, stdout, stderr = run_main(capsys, "ledger", "carry", path, nxt, "--out", tmp_path / "o.json")
     assert rc == 4 and stdout == ""
     assert "\n::error" not in stderr and "ledger.damaged" in stderr
+
+
+def test_out_that_is_a_symlink_to_the_bundle_is_refused(
+    ledger: Path, bundle: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    link = tmp_path / "link.json"
+    link.symlink_to(bundle)
+    before = bundle.read_bytes()
+    rc, _, stderr = run_main(capsys, "ledger", "carry", ledger, bundle, "--out", link)
+    assert rc == 2 and "usage.invalid_option" in stderr
+    assert bundle.read_bytes() == before and link.is_symlink()

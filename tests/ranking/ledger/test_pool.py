@@ -14,11 +14,12 @@ from curator_io import canon, parse_json
 from curator_io.builder import Add
 from curator_io.errors import TamperError
 from ranking.ledger import Ledger, pool_store
-from ranking.ledger.pool import ADMITTED, POOL_FULL, WAIT_RUNS, WAITED
+from ranking.ledger.pool import ADMITTED, POOL_FULL, WAIT_RUNS, WAITED, pooled_of
 from ranking.ledger.records import recording_of_run
 from ranking.ledger.schema import APPLICATION_ID, MIGRATIONS
 from tests.conftest import run_main
 from tests.ranking.ledger.pooled import COMMAND, SCOPE, builder, disposition, proposed, recorded, run_of
+from validator.proposal import proposals_of
 
 
 def _pooled_run(ledger: Path, run: str, lineages: list[str], **kw: object) -> None:
@@ -180,14 +181,13 @@ def test_verify_refuses_a_pool_row_its_report_did_not_defer(tmp_path: Path, caps
     db.close()
     with Ledger.open(ledger, read_only=True) as opened:
         (tomb,) = opened.pool_dropped()
+    # The closure run-2's bundle has of the edit it selected, put in the pool by hand.
     b = builder(1)
     proposed(b, ["task-a", "task-b"])
-    document = parse_json(b.build("run-2").canonical)
-    from ranking.ledger.pool import pooled_of
-
-    (pooled,) = pooled_of(
-        document, {"proposals": [{"id": "p-retry", "fingerprint": tomb.fingerprint, "disposition": "deferred"}]}
-    )
+    sealed = b.build("run-2")
+    proposals = proposals_of(sealed.bundle)
+    said = {"proposals": [{"id": "p-retry", "fingerprint": tomb.fingerprint, "disposition": "deferred"}]}
+    (pooled,) = pooled_of(sealed.document, said, proposals)
     _edit(ledger, "INSERT INTO pool VALUES (?, ?, 'run-2', ?)", report, pooled.fingerprint, pooled.closure)
     rc, out, _ = run_main(capsys, "ledger", "verify", ledger)
     assert rc == 4
