@@ -186,3 +186,15 @@ def test_out_that_is_a_symlink_to_the_bundle_is_refused(
     rc, _, stderr = run_main(capsys, "ledger", "carry", ledger, bundle, "--out", link)
     assert rc == 2 and "usage.invalid_option" in stderr
     assert bundle.read_bytes() == before and link.is_symlink()
+
+
+def test_a_closed_standard_input_is_refused_as_the_bundle(ledger: Path, tmp_path: Path) -> None:
+    out = tmp_path / "carried.json"
+    done = subprocess.run(
+        ["sh", "-c", f'"{sys.executable}" -m ranking.cli ledger carry "{ledger}" - --out "{out}" 0<&-'],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2 and "usage.unreadable" in done.stderr
+    assert not out.exists()

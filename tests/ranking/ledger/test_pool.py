@@ -269,3 +269,27 @@ def test_batch_and_agentdescent_record_the_memory_and_the_pool_of_the_bundle_the
         with Ledger.open(ledger, read_only=True) as opened:
             assert opened.latest_memory() == document["memory"]
             assert [e.proposal for e in opened.pool()] == ["p-sleep-flaky"]  # deferred: one lineage
+
+
+def test_export_pool_writes_each_memory_entry_and_tombstone_as_documented(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ledger = tmp_path / "l.db"
+    _pooled_run(ledger, "run-1", ["task-a"])
+    _pooled_run(ledger, "run-2", ["task-a", "task-b"])  # admits it: a tombstone
+    _pooled_run(ledger, "run-3", ["task-c"], ident="p-later")  # admitted already: not pooled
+    b = builder(1)
+    proposed(b, ["task-d"], operations=[Add("test.other", "Another rule.")])
+    recorded(ledger, b, "run-4")
+    rc, out, _ = run_main(capsys, "ledger", "export", ledger, "--pool")
+    assert rc == 0
+    lines = out.splitlines()
+    assert all(canon(parse_json(line.encode())) == line.encode() for line in lines)  # canonical JSON
+    parsed = [parse_json(line.encode()) for line in lines]
+    assert [next(iter(p)) for p in parsed] == ["memory"] * 4 + ["pool", "dropped"]
+    assert all(sorted(p["memory"]) == ["digest", "document", "report", "version"] for p in parsed[:4])
+    assert [p["memory"]["report"] for p in parsed[:4]] == sorted(p["memory"]["report"] for p in parsed[:4])
+    entry, tomb = parsed[4]["pool"], parsed[5]["dropped"]
+    assert sorted(entry) == ["closure", "fingerprint", "report", "run"] and entry["run"] == "run-4"
+    assert sorted(tomb) == ["dropped_in", "fingerprint", "report", "run", "why"]
+    assert (tomb["run"], tomb["why"], tomb["dropped_in"]) == ("run-1", "admitted", "run-2")
