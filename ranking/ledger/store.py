@@ -219,15 +219,16 @@ class Ledger:
                 return [d.disposition for d in self.decisions(fingerprint=fingerprint) if d.report == report]
             return derived.get((report, fingerprint), [])
 
-        pooled = pool_store.other_pool(other._db, theirs, dispositions) if other.version >= 4 else None
+        empty = pool_store.PoolRows([], [], [])  # a ledger older than schema 4 has no pool
+        pooled = pool_store.other_pool(other._db, theirs, dispositions) if other.version >= 4 else empty
         with self._transaction():
-            reports = sum(self._insert(*item) for item in incoming)
+            # Not settled report by report: the pool of a merge is settled by content alone (merge_pool).
+            reports = sum(self._insert(*item, settle=False) for item in incoming)
             added = sum(self._insert_outcome(key, o) for key, o in outcomes)
             for report, signer in signers:
                 self._insert_signer(report, signer)
             self._insert_edits(edits)
-            if pooled is not None:
-                pool_store.merge_pool(self._db, pooled)
+            pool_store.merge_pool(self._db, pooled)
         return reports, added
 
     # --- reading ------------------------------------------------------------------
@@ -464,6 +465,8 @@ class Ledger:
         edits: Sequence[Edit] = (),
         memory: Memory | None = None,
         pooled: Sequence[Pooled] = (),
+        *,
+        settle: bool = True,
     ) -> bool:
         if signer is not None:
             self._insert_signer(digest, signer)  # also when the report is there already: one more attestation
@@ -479,7 +482,8 @@ class Ledger:
         seq = cursor.lastrowid
         assert seq is not None  # Cannot fail: the row was inserted.
         self._db.many(_INSERT_DECISION, [(seq, *d) for d in decisions])
-        pool_store.record_pool(self._db, seq, digest, run, decisions, pooled)
+        if settle:
+            pool_store.record_pool(self._db, seq, digest, run, decisions, pooled)
         return True
 
     def _insert_signer(self, report: str, signer: Signer) -> None:

@@ -216,6 +216,9 @@ def test_merge_is_a_union_of_pools_in_either_order(tmp_path: Path, capsys) -> No
     _pooled_run(b, "run-shared", ["task-s"])
     _pooled_run(b, "run-b1", ["task-b"], ident="p-retry-again")
     _pooled_run(b, "run-b2", ["task-a", "task-b"])  # selects the edit a's run-a1 pooled
+    _pooled_run(a, "run-a2", ["task-x"], operations=[Add("test.x", "Another rule.")])
+    for n in range(WAIT_RUNS + 1):  # more runs than an entry waits, on one side only: a merge does not age
+        recorded(b, builder(1), f"run-b-quiet-{n:02d}")
     ab, ba = tmp_path / "ab.db", tmp_path / "ba.db"
     shutil.copy(a, ab)
     shutil.copy(b, ba)
@@ -226,7 +229,8 @@ def test_merge_is_a_union_of_pools_in_either_order(tmp_path: Path, capsys) -> No
         rc_ba, out_ba, _ = run_main(capsys, "ledger", "export", ba, *args)
         assert rc_ab == rc_ba == 0 and out_ab == out_ba and out_ab
     lines = [parse_json(line.encode()) for line in out_ab.splitlines()]
-    assert [next(iter(line)) for line in lines].count("memory") == 4
+    assert [next(iter(line)) for line in lines].count("memory") == 5 + WAIT_RUNS + 1
+    assert [line["pool"]["run"] for line in lines if "pool" in line] == ["run-a2"]
     dropped = [line["dropped"] for line in lines if "dropped" in line]
     assert {(d["run"], d["why"]) for d in dropped} == {
         ("run-a1", ADMITTED),
