@@ -187,25 +187,21 @@ def entries(db: Connection) -> tuple[PoolEntry, ...]:
         "SELECT p.report, p.fingerprint, p.run, p.closure, r.seq FROM pool p JOIN reports r ON r.digest = p.report"
         " ORDER BY p.fingerprint, r.seq"
     )
-    latest = _latest_seq(db)
+    rows = list(db.rows(query))
+    after = _seqs_after(db, min((int(row[4]) for row in rows), default=0))
     found = []
-    for *row, seq in db.rows(query):
+    for *row, seq in rows:
         report, fingerprint, run, closure = _pool_row(db, row)
         fault = closure_fault(fingerprint, closure, _dispositions(db, report, fingerprint))
         if fault is not None:
             raise _damaged(db, RowError("pool", fingerprint, fault, report=report))
         value = parse_json(closure)
         proposal = value["proposal"]
-        waited = latest - int(seq) if latest >= int(seq) else 0
+        waited = len(after) - bisect.bisect_right(after, int(seq))
         found.append(
             PoolEntry(fingerprint, report, run, proposal["id"], proposal["lesson"], lineages_of(value), waited, value)
         )
     return tuple(found)
-
-
-def _latest_seq(db: Connection) -> int:
-    (latest,) = next(db.rows("SELECT ifnull(max(seq), 0) FROM reports"))
-    return int(latest)
 
 
 def _pool_row(db: Connection, row: Sequence[object]) -> tuple[str, str, str, bytes]:
