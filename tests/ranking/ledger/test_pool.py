@@ -297,3 +297,23 @@ def test_export_pool_writes_each_memory_entry_and_tombstone_as_documented(
     assert sorted(entry) == ["closure", "fingerprint", "report", "run"] and entry["run"] == "run-4"
     assert sorted(tomb) == ["dropped_in", "fingerprint", "report", "run", "why"]
     assert (tomb["run"], tomb["why"], tomb["dropped_in"]) == ("run-1", "admitted", "run-2")
+
+
+def test_a_closure_over_its_bound_is_not_pooled_but_said_and_a_large_memory_keeps_its_digest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ranking.ledger import pool
+
+    ledger = tmp_path / "l.db"
+    _pooled_run(ledger, "run-1", ["task-a"])  # its memory document kept
+    monkeypatch.setattr(pool_store, "ENTRY_BYTES", 100)
+    monkeypatch.setattr(pool, "MEMORY_BYTES", 100)
+    _pooled_run(ledger, "run-2", ["task-b"], ident="p-again", operations=[Add("test.big", "A rule.")])
+    with Ledger.open(ledger, read_only=True) as opened:
+        assert [e.run for e in opened.pool()] == ["run-1"]
+        (dropped,) = opened.pool_dropped()
+        memories = opened.memories()
+        latest = opened.latest_memory()
+    assert (dropped.run, dropped.why, dropped.dropped_in) == ("run-2", "too-large", "run-2")
+    assert sorted((m.version, m.document is None) for m in memories.values()) == [(7, False), (7, True)]
+    assert latest is not None and latest["version"] == 7  # run-1's: run-2 kept only its version and digest
