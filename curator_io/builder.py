@@ -29,7 +29,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from curator_io.bookkeeping import mistakes
 from curator_io.bundle import load_bundle
@@ -47,7 +47,17 @@ if TYPE_CHECKING:
     from curator_io.transcript_bundle import RecordedSession
     from curator_io.transcript_model import Transcript
 
-__all__ = ["BundleBuilder", "SealedBundle", "Add", "Replace", "Remove", "STEP_DIGESTS", "fit_text"]
+__all__ = [
+    "BundleBuilder",
+    "SealedBundle",
+    "Add",
+    "Replace",
+    "Remove",
+    "STEP_DIGESTS",
+    "Carrier",
+    "PoolHolder",
+    "fit_text",
+]
 
 STEP_DIGESTS = "step_digests"
 """The trace member that holds the digest of each recorded step (null for a step RFC 8785
@@ -82,6 +92,22 @@ class Remove:
 
 
 Operation = Add | Replace | Remove
+
+
+class Carrier(Protocol):
+    """Evidence carried into a bundle as it is built: ``ranking.ledger.carry.Pool``."""
+
+    def carry_into(self, document: Mapping[str, Any]) -> tuple[dict[str, Any], tuple[Any, ...]]:
+        """The document with what it carries filed in, and what became of each edit."""
+        ...  # pragma: no cover - a protocol
+
+
+class PoolHolder(Protocol):
+    """What :meth:`BundleBuilder.carry` takes: an open ``ranking.ledger.Ledger``."""
+
+    def carrier(self) -> Carrier:
+        """Its pool as it is now."""
+        ...  # pragma: no cover - a protocol
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +146,9 @@ class BundleBuilder:
         self._proposals: list[_Proposal] = []
         self._memory_members: dict[str, Any] = {}
         self._checkout: str | None = None
+        self._carriers: list[Carrier] = []
+        #: What became of each pooled edit at the last build, with :meth:`carry` (``ranking.ledger.carry.Carried``).
+        self.carried: tuple[Any, ...] = ()
 
     @classmethod
     def from_memory(cls, memory: Mapping[str, Any] | MemoryDocument, *, curator: str, frozen_at: str) -> BundleBuilder:
@@ -306,6 +335,14 @@ class BundleBuilder:
         members["contradict"] = _array(contradict)
         self._proposals.append(_Proposal(id, members, tuple(operations)))
 
+    def carry(self, ledger: PoolHolder) -> None:
+        """Carry ``ledger``'s pool (docs/ledger.md, "Carry") into this bundle when it is built: each
+        edit a run deferred or left unselected is re-filed with its evidence, re-based on this
+        bundle's memory (or left out where the instructions it edits changed), its evidence joining
+        a proposal of the same edit here. The pool is read now; :attr:`carried` says after each
+        build what became of each edit. A bundle to be signed is signed after it is built."""
+        self._carriers.append(ledger.carrier())
+
     def content_digest(self) -> str:
         """The digest of the sealed document without ``run`` and ``frozen``: a name for the
         bundle's content that does not depend on the run id (what :meth:`build_named` uses)."""
@@ -370,6 +407,11 @@ class BundleBuilder:
         """The document as ``run_id``, every artifact sealed, no ``frozen`` yet; or
         ``input.malformed_json`` naming the first value RFC 8785 cannot write."""
         document = self._document(run_id)
+        carried: tuple[Any, ...] = ()
+        for carrier in self._carriers:
+            document, said = carrier.carry_into(document)
+            carried += said
+        self.carried = carried
         try:
             return seal_artifacts(document)
         except (ValueError, RecursionError):

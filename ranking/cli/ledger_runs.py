@@ -10,13 +10,17 @@ from typing import TYPE_CHECKING
 
 from curator_io.canonical import canon
 from curator_io.errors import ConfigError, InputError, TamperError
+from curator_io.jsonio import parse_json
+from ranking.cli.common import load_named_bundle
 from ranking.cli.logs import get_logger
 from ranking.cli.output import emit, emit_json
 from ranking.cli.targets import ledger_files, refuse_input_as_output
+from ranking.ledger.carry import LEFT_OUT, carried_bundle
 from ranking.ledger.curator import notes_of, record_run
 from ranking.ledger.feedback import standing_mark
 from ranking.ledger.note_model import Budget
 from ranking.ledger.notes import counted, render_history
+from ranking.ledger.pool import export_lines
 from ranking.ledger.records import decision_json
 from ranking.ledger.store import Ledger
 from ranking.running.inputs import read_input
@@ -36,6 +40,7 @@ __all__ = [
     "run_verify",
     "run_merge",
     "run_render",
+    "run_carry",
     "verified",
     "record_scored",
 ]
@@ -120,6 +125,11 @@ def run_notes(args: argparse.Namespace) -> int:
 
 
 def run_export(args: argparse.Namespace) -> int:
+    if args.pool:
+        with Ledger.open(args.ledger, read_only=True) as ledger:
+            for line in export_lines(ledger.memories(), ledger.pool(), ledger.pool_dropped()):
+                emit_json(canon(line))
+        return 0
     with Ledger.open(args.ledger, read_only=True) as ledger:
         signers = ledger.signers_of()
         for decision, outcomes in ledger.export():
@@ -155,6 +165,27 @@ def run_render(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_carry(args: argparse.Namespace) -> int:
+    """``ledger carry LEDGER BUNDLE --out BUNDLE``: the pool carried into BUNDLE, written atomically."""
+    refuse_input_as_output(args.out, [*ledger_files(args.ledger), ("BUNDLE", args.bundle)])
+    refuse_folder_name(args.out)
+    raw = read_input(args.bundle)
+    load_named_bundle(raw, args.bundle)  # what is not a bundle is refused as every command refuses it
+    with Ledger.open(args.ledger, read_only=True) as ledger:
+        entries = ledger.pool()
+    document = parse_json(raw)  # Cannot fail: it loaded.
+    try:
+        canonical, said = carried_bundle(document, entries)
+    except InputError as e:  # pragma: no cover - carry writes only what loads; kept for the message's place
+        raise e.in_file(args.out) from e
+    write_file(Path(args.out), canonical + b"\n")
+    for item in said:
+        emit(item.sentence())
+    kept = sum(item.outcome != LEFT_OUT for item in said)
+    emit(f"{args.out}: {counted(kept, 'edit')} carried from {args.ledger}, {len(said) - kept} left out")
+    return 0
+
+
 def verified(ledger: Ledger, path: str) -> tuple[int, int, int]:
     """``ledger verify``'s check: (reports, decisions, outcomes) checked; each finding printed,
     and ``ledger.tampered`` (exit 4) when there is any."""
@@ -186,13 +217,15 @@ def run_merge(args: argparse.Namespace) -> int:
     return 0
 
 
-def record_scored(path: str, result: Result, signer: Signer | None = None) -> dict[str, str]:
+def record_scored(
+    path: str, result: Result, signer: Signer | None = None, bundle: bytes | None = None
+) -> dict[str, str]:
     """``score --ledger``: record the run's report (:func:`ranking.ledger.curator.record_run`), and
     the mark of each of its proposals whose edit the ledger had decided before and not admitted
     last (``refused 2× before: …``, ``deferred 1× before: …``), logged too."""
     log = get_logger()
     with Ledger.open(path) as ledger:
-        before = record_run(ledger, result, signer)
+        before = record_run(ledger, result, signer, bundle=bundle)
     marks = {}
     for entry in result.report["proposals"]:
         standing = before.get(entry["fingerprint"]) if entry["fingerprint"] else None

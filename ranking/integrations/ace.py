@@ -217,7 +217,8 @@ class EvidenceGate:
         verdict = gate(result.canonical, sealed.bundle, memory_of(trial, version, self.repository), config=self.config)
         if not verdict.passed:  # Cannot happen: a write that is not the selection's is a bug here, and stops.
             raise RuntimeError(f"the gated write differs from the selection: {verdict.findings[0].message}")
-        self._remember(result)  # before the live write: an edit that cannot be accounted for is not written
+        # Before the live write: an edit that cannot be accounted for is not written.
+        self._remember(result, sealed.document)
         written = write_selection(self.skillbook, selected, stamp)
         self.version = version
         dispositions = {e["id"]: e["disposition"] for e in result.report["proposals"]}
@@ -238,11 +239,11 @@ class EvidenceGate:
         self.windows.append(window)
         return window
 
-    def _remember(self, result: Result) -> None:
+    def _remember(self, result: Result, bundle: Mapping[str, Any]) -> None:
         """Record the report: in the ledger when there is one, else in this gate's runs, for the notes."""
         if self.ledger is not None:
             with Ledger.open(self.ledger) as ledger:
-                record_run(ledger, result)
+                record_run(ledger, result, bundle=bundle)
         else:
             self._runs.add(result.report, edits_of(e.proposal for e in result.validation.entries))
 

@@ -168,7 +168,8 @@ class EvidenceRankingAcceptance:
         trust: Trust | None = None,
         signature: SignatureSource | None = None,
     ) -> None:
-        accepted = _accepted(report, bundle, config, trust, signature)
+        given = None if bundle is None else _read(bundle)  # read once: the replay and the ledger's pool
+        accepted = _accepted(report, given, config, trust, signature, named=bundle)
         model = accepted.report
         self.signer: Signer | None = accepted.signer
         """Who signed the bundle (without one, the report), when a trust file was given."""
@@ -182,7 +183,7 @@ class EvidenceRankingAcceptance:
         self.inner: AcceptancePolicy = inner if inner is not None else DefaultAcceptance()
         self.match: ProposalMatcher = match if match is not None else match_diff
         self._by_id = {p.id: p for p in self.proposals}
-        self.ledger = _Recorder(ledger, accepted) if ledger is not None else None
+        self.ledger = _Recorder(ledger, accepted, given) if ledger is not None else None
         """Where what the acceptance test does with each backed diff is recorded (docs/ledger.md)."""
 
     # The aggregator offers every installed policy its verifier and config
@@ -266,14 +267,17 @@ class _Recorder:
     proposals' fingerprints. Only what this policy sees: a commit that the
     aggregator's oracle or a CAS conflict stops afterwards is not known here."""
 
-    def __init__(self, path: str | os.PathLike[str], accepted: Accepted) -> None:
+    def __init__(
+        self, path: str | os.PathLike[str], accepted: Accepted, bundle: bytes | Mapping[str, Any] | None
+    ) -> None:
         from ranking.ledger.store import Ledger
 
         self.path = path
         self.report: str = accepted.report.digest
         self.fingerprints = {e.id: e.fingerprint for e in accepted.report.proposals}
         with Ledger.open(path) as ledger:
-            ledger.add_report(accepted)  # with who signed, and its edits when replayed (docs/ledger.md)
+            # With who signed, and when replayed its edits, its memory and its pool (docs/ledger.md).
+            ledger.add_report(accepted, bundle=bundle)
 
     def record(self, ctx: MergeContext, matched: Sequence[RankedProposal], decision: AcceptDecision) -> None:
         from ranking.ledger.records import Outcome, finite
@@ -324,10 +328,14 @@ def _accepted(
     config: Config | Mapping[str, Any] | None,
     trust: Trust | None,
     signature: SignatureSource | None,
+    *,
+    named: Source | None = None,
 ) -> Accepted:
     """The report, accepted (:func:`ranking.checking.acceptance.accept`): each source read once,
-    by the reader's rules when it is a path."""
-    signed = bundle if bundle is not None else report
+    by the reader's rules when it is a path. ``named``: the source ``bundle`` was read from, when
+    the caller read it (for the signature's place and the errors)."""
+    named = bundle if named is None else named
+    signed = named if named is not None else report
     where = signature_path(signature, signed)
     return accept(
         _read(report),
@@ -335,7 +343,7 @@ def _accepted(
         config=dict(config) if isinstance(config, Mapping) else config,
         trust=read_trust(trust),
         signature=read_signature(signature, where),
-        sources=Sources(report=_name(report), bundle=_name(bundle), signature=where, trust=_name(trust)),
+        sources=Sources(report=_name(report), bundle=_name(named), signature=where, trust=_name(trust)),
     )
 
 

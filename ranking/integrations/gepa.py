@@ -247,12 +247,12 @@ class EvidenceRankingCriterion:
     def _pool_size(self) -> int:
         return min((size for _, _, size in self._current.values()), default=0)
 
-    def _record(self, result: Result) -> dict[str, Standing]:
-        """Record the report (:func:`ranking.ledger.curator.record_run`); what the ledger knew of
-        each of its edits from other reports (docs/ledger.md)."""
+    def _record(self, result: Result, bundle: Mapping[str, Any]) -> dict[str, Standing]:
+        """Record the report with the bundle it ranked (:func:`ranking.ledger.curator.record_run`);
+        what the ledger knew of each of its edits from other reports (docs/ledger.md)."""
         if self.ledger is None:
             return {}
-        return record_run(self._ledger(), result)
+        return record_run(self._ledger(), result, bundle=bundle)
 
     def _ledger(self) -> Ledger:
         """The ledger, opened once for the run: opening it costs more than recording a report."""

@@ -102,13 +102,13 @@ def judge_children(
     iteration: int,
     config: Config,
     repository: str,
-    record: Callable[[Result], Mapping[str, Standing]],
+    record: Callable[[Result, Mapping[str, Any]], Mapping[str, Standing]],
 ) -> list[Judgement]:
     """Each child's judgement, in the order given (the module docstring has the steps).
 
     ``version`` is the parent's index in GEPA's pool, ``iteration`` GEPA's iteration;
-    ``record`` records a ranking's report and says what the ledger knew of each of its
-    fingerprints from other reports (:func:`ranking.ledger.curator.record_run`).
+    ``record`` records a ranking's report (with the bundle it ranked) and says what the ledger
+    knew of each of its fingerprints from other reports (:func:`ranking.ledger.curator.record_run`).
     """
     # 1. What no bundle can hold.
     refused = {c.proposal: why for c in children if (why := _unwritable(parent, c)) is not None}
@@ -122,7 +122,7 @@ def judge_children(
         except (Unwritable, InputError) as e:
             refused.update(dict.fromkeys((c.proposal for c in written), _why(e, parent)))
         else:
-            before = record(result)  # 3.
+            before = record(result, sealed.document)  # 3.
             entries = {entry["id"]: entry for entry in result.report["proposals"]}
             for child in written:  # 4.
                 ranked[child.proposal] = _ranked(

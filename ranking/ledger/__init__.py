@@ -13,7 +13,10 @@ ledger" means are in docs/ledger.md.
 - :mod:`ranking.ledger.rows` — every row read, checked for type and range (pure);
 - :mod:`ranking.ledger.connection` — the SQLite connection: the schema check, waiting, SQLite's errors as ours;
 - :mod:`ranking.ledger.schema` — the schema of each version, checked and migrated on every open;
-- :mod:`ranking.ledger.store` — the ledger on that connection: recording, reading, merging.
+- :mod:`ranking.ledger.store` — the ledger on that connection: recording, reading, merging;
+- :mod:`ranking.ledger.pool` — the pool (schema 4): closures, the runs' memories, the bounds, their checks (pure);
+- :mod:`ranking.ledger.pool_store` — the pool and the memories in the file: settled, verified, merged;
+- :mod:`ranking.ledger.carry` — the pool carried into the next bundle (pure): ``ledger carry``, ``BundleBuilder.carry``.
 
 ``batch --ledger``'s recorder is :mod:`ranking.running.recorder`, beside the batch it records.
 """

@@ -120,14 +120,17 @@ def notes_of(
     )
 
 
-def record_run(ledger: Ledger, result: Result, signer: Signer | None = None) -> dict[str, Standing]:
+def record_run(
+    ledger: Ledger, result: Result, signer: Signer | None = None, *, bundle: bytes | Mapping[str, Any] | None = None
+) -> dict[str, Standing]:
     """Record the report of a run of this process's pipeline, with the edits of its bundle (and who
     signed it, when checked); return what the ledger knew before of each of its edits, by
-    fingerprint: the standing of every edit it had decided in another report and not admitted last."""
+    fingerprint: the standing of every edit it had decided in another report and not admitted last.
+    With ``bundle`` (the bytes or document it ranked), its memory and its pool too (docs/ledger.md)."""
     fingerprints = {e["fingerprint"] for e in result.report["proposals"] if e["fingerprint"] is not None}
     history = LedgerHistory(ledger, ledger.on_fingerprints(fingerprints))
     before = {s.fingerprint: s for s in standings(history, excluding=result.report["digest"]) if s.kind is not None}
-    ledger.add_produced([recording_of_run(result, signer)])
+    ledger.add_produced([recording_of_run(result, signer, bundle)])
     return before
 
 

@@ -20,6 +20,8 @@ import orjson
 
 from curator_io.canonical import canon, digest
 from curator_io.catalogue import reason_label
+from curator_io.jsonio import parse_json
+from ranking.ledger.pool import Memory, Pooled, memory_of, pooled_of
 from ranking.signing.signers import Signer
 from validator.proposal import Proposal, edit_of
 
@@ -112,6 +114,10 @@ class Recording(NamedTuple):
     when it was not checked (unsigned, or no ``--trust``). An attestation: not in the report."""
     edits: tuple[Edit, ...] = ()
     """The edit behind each fingerprint, when the bundle was at hand (:func:`edits_of`)."""
+    memory: Memory | None = None
+    """The memory the report was ranked against, when the bundle was at hand (schema 4)."""
+    pooled: tuple[Pooled, ...] = ()
+    """The closure of each edit it deferred or left unselected, when the bundle was at hand."""
 
 
 def recording_of(
@@ -122,11 +128,21 @@ def recording_of(
     return Recording(report["digest"], report["run"], body, decisions_of(report), signer, edits)
 
 
-def recording_of_run(result: Result, signer: Signer | None = None) -> Recording:
+def recording_of_run(
+    result: Result, signer: Signer | None = None, bundle: bytes | Mapping[str, Any] | None = None
+) -> Recording:
     """What recording a run of this process's pipeline stores: its report, who signed its bundle,
-    and the edit behind each of its fingerprints (the bundle's proposals are at hand)."""
+    and the edit behind each of its fingerprints (the bundle's proposals are at hand); with the
+    bundle it ranked (its bytes or its document), the memory it was ranked against and the pool's
+    closures (:mod:`ranking.ledger.pool`)."""
     edits = edits_of(e.proposal for e in result.validation.entries)
-    return recording_of(result.report, result.canonical, signer, edits)
+    recording = recording_of(result.report, result.canonical, signer, edits)
+    if bundle is None:
+        return recording
+    # Cannot fail: the pipeline ranked these bytes, so they parse and load.
+    document = parse_json(bundle) if isinstance(bundle, bytes) else bundle
+    proposals = {e.id: e.proposal for e in result.validation.entries if e.proposal is not None}
+    return recording._replace(memory=memory_of(document), pooled=pooled_of(document, result.report, proposals))
 
 
 def edits_of(proposals: Iterable[Proposal | None]) -> tuple[Edit, ...]:

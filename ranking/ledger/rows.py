@@ -18,22 +18,35 @@ from typing import Any
 
 import orjson
 
-from curator_io.grammar import MAX_INT
+from curator_io.grammar import MAX_INT, is_digest, is_id
+from ranking.ledger.pool import WHY, Memory
 from ranking.ledger.records import DecisionRow, Outcome
 from ranking.signing.signers import Signer, signer_fault
 from validator.proposal import edit_fault
 
-__all__ = ["RowError", "decision_row", "outcome_row", "report_row", "signer_row", "edit_row"]
+__all__ = [
+    "RowError",
+    "decision_row",
+    "outcome_row",
+    "report_row",
+    "signer_row",
+    "edit_row",
+    "memory_row",
+    "pool_row",
+    "dropped_row",
+]
 
 
 class RowError(ValueError):
     """A stored row whose values are not what the ledger writes."""
 
-    def __init__(self, table: str, key: object, detail: str) -> None:
+    def __init__(self, table: str, key: object, detail: str, *, report: object = None) -> None:
         self.table = table
         self.key = key
         self.detail = detail
-        super().__init__(f"{table} row {_shown(key)}: {detail}")
+        # A pool row or a tombstone is keyed by (report, fingerprint): named by its fingerprint, in its report.
+        within = "" if report is None else f" (report {_shown(report)})"
+        super().__init__(f"{table} row {_shown(key)}{within}: {detail}")
 
 
 def _shown(value: object) -> str:
@@ -124,11 +137,19 @@ _OUTCOME_CHECKS: tuple[Callable[[object], str | None], ...] = (
 assert len(_DECISION_CHECKS) == len(DecisionRow._fields) and len(_OUTCOME_CHECKS) == len(Outcome._fields)
 
 
-def _checked(table: str, key: object, names: Sequence[str], checks: Sequence[Any], values: Sequence[object]) -> None:
+def _checked(
+    table: str,
+    key: object,
+    names: Sequence[str],
+    checks: Sequence[Any],
+    values: Sequence[object],
+    *,
+    report: object = None,
+) -> None:
     for name, check, value in zip(names, checks, values, strict=True):
         wanted = check(value)
         if wanted is not None:
-            raise RowError(table, key, f"{name} is {_kind(value)}, not {wanted}")
+            raise RowError(table, key, f"{name} is {_kind(value)}, not {wanted}", report=report)
 
 
 def _kind(value: object) -> str:
@@ -188,3 +209,63 @@ def edit_row(fingerprint: object, edit: object) -> tuple[str, bytes]:
     if fault is not None:
         raise RowError("edits", fingerprint, f"edit is not an edit: {fault}")
     return fingerprint, edit
+
+
+def _digest(value: object) -> str | None:
+    return None if type(value) is str and is_digest(value) else "a DIGEST (sha256: and 64 hex digits)"
+
+
+def _run(value: object) -> str | None:
+    return None if type(value) is str and is_id(value) else "an ID (a run id)"
+
+
+def _blob_or_null(value: object) -> str | None:
+    return None if value is None or type(value) is bytes else "a BLOB or null"
+
+
+def _blob(value: object) -> str | None:
+    return None if type(value) is bytes else "a BLOB"
+
+
+def _why(value: object) -> str | None:
+    return None if value in WHY else f"one of {', '.join(WHY)}"
+
+
+def _run_or_null(value: object) -> str | None:
+    return None if value is None else _run(value)
+
+
+def memory_row(values: Sequence[object]) -> tuple[str, Memory]:
+    """A ``memories`` row (report, version, digest, document) checked for its form; whether the
+    document is the row's memory is :func:`ranking.ledger.pool.memory_fault`'s."""
+    report = values[0]
+    names = ("report", "version", "digest", "document")
+    checks = (_digest, _version_int, _digest, _blob_or_null)
+    _checked("memories", report, names, checks, values)
+    return report, Memory(*values[1:])  # type: ignore[arg-type,return-value]  # checked column by column above
+
+
+def _version_int(value: object) -> str | None:
+    return None if type(value) is int and 0 <= value <= MAX_INT else "an integer from 0 to 2^53 - 1"
+
+
+def pool_row(values: Sequence[object]) -> tuple[str, str, str, bytes]:
+    """A ``pool`` row (report, fingerprint, run, closure) checked for its form; whether the closure
+    is the row's is :func:`ranking.ledger.pool.closure_fault`'s."""
+    _checked(
+        "pool",
+        values[1],
+        ("report", "fingerprint", "run", "closure"),
+        (_digest, _digest, _run, _blob),
+        values,
+        report=values[0],
+    )
+    return values  # type: ignore[return-value]  # checked column by column above
+
+
+def dropped_row(values: Sequence[object]) -> tuple[str, str, str, str, str | None]:
+    """A ``pool_dropped`` row (report, fingerprint, run, why, dropped_in) checked."""
+    names = ("report", "fingerprint", "run", "why", "dropped_in")
+    checks = (_digest, _digest, _run, _why, _run_or_null)
+    _checked("pool_dropped", values[1], names, checks, values, report=values[0])
+    return values  # type: ignore[return-value]  # checked column by column above

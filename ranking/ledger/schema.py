@@ -4,7 +4,7 @@ and migrated (docs/ledger.md, "Storage"). On :class:`~ranking.ledger.connection.
 
 ``PRAGMA user_version`` is the schema version. A ledger opened to write is migrated to
 :data:`SCHEMA_VERSION` in one transaction; a ledger opened to read is read at the version it
-has, since reading must not write (schema 1 has no signers, schema 2 no edits).
+has, since reading must not write (schema 1 has no signers, schema 2 no edits, schema 3 no pool).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from ranking.ledger.connection import Connection, expected_schema
 
 __all__ = ["APPLICATION_ID", "MIGRATIONS", "SCHEMA_VERSION", "prepare", "transaction"]
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 APPLICATION_ID = 0x45524C47  # "ERLG": tells an evidence-rank ledger from any other SQLite file
 
 # One tuple of statements per version: MIGRATIONS[v - 1] takes a ledger from v - 1 to v.
@@ -53,6 +53,19 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         # "operations"}, as canonical JSON, so a note can name what was refused. Not in the report,
         # but checkable: its digest is its fingerprint. Recorded where the bundle is known.
         "CREATE TABLE edits (fingerprint TEXT NOT NULL PRIMARY KEY, edit BLOB NOT NULL) WITHOUT ROWID",
+    ),
+    (
+        # The memory each run was ranked against (issue 53): its version and digest, and the document
+        # itself when it is small enough (ranking/ledger/pool.py, MEMORY_BYTES). Keyed by the report.
+        "CREATE TABLE memories (report TEXT NOT NULL PRIMARY KEY, version INTEGER NOT NULL, digest TEXT NOT NULL,"
+        " document BLOB) WITHOUT ROWID",
+        # The pool (issue 53): the closure of each edit a report deferred or left unselected, until it is
+        # admitted, waits too long or makes room; a set keyed by (report, fingerprint), so merge is a union.
+        "CREATE TABLE pool (report TEXT NOT NULL, fingerprint TEXT NOT NULL, run TEXT NOT NULL,"
+        " closure BLOB NOT NULL, PRIMARY KEY (report, fingerprint)) WITHOUT ROWID",
+        # What left the pool without being carried, and why: a tombstone, so a note can say so.
+        "CREATE TABLE pool_dropped (report TEXT NOT NULL, fingerprint TEXT NOT NULL, run TEXT NOT NULL,"
+        " why TEXT NOT NULL, dropped_in TEXT, PRIMARY KEY (report, fingerprint)) WITHOUT ROWID",
     ),
 )
 assert len(MIGRATIONS) == SCHEMA_VERSION

@@ -18,15 +18,18 @@ last commits, never leave half of one.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from curator_io.errors import ConfigError, TamperError
 from curator_io.jsonio import parse_json
+from ranking.ledger import pool_store
 from ranking.ledger.audit import AuditFinding, audit_ledger, edit_fault, stored_report, unbacked_outcome
+from ranking.ledger.carry import Pool
 from ranking.ledger.connection import Connection, remove_if_empty, storable
+from ranking.ledger.pool import Dropped, Memory, Pooled, PoolEntry
 from ranking.ledger.records import (
     DecisionRow,
     Edit,
@@ -125,14 +128,15 @@ class Ledger:
 
     # --- writing ------------------------------------------------------------------
 
-    def add_report(self, accepted: Accepted) -> bool:
+    def add_report(self, accepted: Accepted, *, bundle: bytes | Mapping[str, Any] | None = None) -> bool:
         """Record an accepted report (:func:`ranking.checking.acceptance.accept`) with its decisions,
         who signed it when a trust file said, and the edits of its bundle when it was replayed from
-        one; False when the report was already there."""
+        one (and, given that bundle's bytes or document, its memory and its pool); False when the
+        report was already there."""
         from ranking.checking.acceptance import Replayed  # loaded already: an Accepted is in hand
 
         if isinstance(accepted, Replayed):
-            recording = recording_of_run(accepted.result, accepted.signer)
+            recording = recording_of_run(accepted.result, accepted.signer, bundle)
         else:
             recording = recording_of(accepted.document, accepted.canonical, accepted.signer)
         return self.add_produced([recording]) == 1
@@ -205,12 +209,26 @@ class Ledger:
             if fault is not None:
                 raise TamperError("ledger.tampered", f"edits row {fingerprint}: {fault}", source=other.path)
             edits.append((fingerprint, edit))
+        derived: dict[tuple[str, str | None], list[str]] = {}
+        for recording in incoming:
+            for d in recording.decisions:
+                derived.setdefault((d.report, d.fingerprint), []).append(d.disposition)
+
+        def dispositions(report: str, fingerprint: str) -> list[str]:
+            if report in have:  # the same report as this ledger's, whose rows are this ledger's
+                return [d.disposition for d in self.decisions(fingerprint=fingerprint) if d.report == report]
+            return derived.get((report, fingerprint), [])
+
+        empty = pool_store.PoolRows([], [], [])  # a ledger older than schema 4 has no pool
+        pooled = pool_store.other_pool(other._db, theirs, dispositions) if other.version >= 4 else empty
         with self._transaction():
-            reports = sum(self._insert(*item) for item in incoming)
+            # Not settled report by report: the pool of a merge is settled by content alone (merge_pool).
+            reports = sum(self._insert(*item, settle=False) for item in incoming)
             added = sum(self._insert_outcome(key, o) for key, o in outcomes)
             for report, signer in signers:
                 self._insert_signer(report, signer)
             self._insert_edits(edits)
+            pool_store.merge_pool(self._db, pooled)
         return reports, added
 
     # --- reading ------------------------------------------------------------------
@@ -293,6 +311,28 @@ class Ledger:
         knows and that is its fingerprint's; a fingerprint without one is not in the answer."""
         return {f: parse_json(e) for f, e in self._edit_rows(fingerprints) if edit_fault(f, e) is None}
 
+    def pool(self) -> tuple[PoolEntry, ...]:
+        """Every edit waiting in the pool (docs/ledger.md, "The pool"), by fingerprint, then oldest
+        first: one entry per report that deferred it or left it unselected. None before schema 4."""
+        return pool_store.entries(self._db) if self.version >= 4 else ()
+
+    def carrier(self) -> Pool:
+        """The pool as it is now, to carry into a bundle (:meth:`curator_io.BundleBuilder.carry`)."""
+        return Pool(self.pool())
+
+    def pool_dropped(self) -> tuple[Dropped, ...]:
+        """What left the pool without being carried, and why (a tombstone each), oldest first."""
+        return pool_store.dropped(self._db) if self.version >= 4 else ()
+
+    def latest_memory(self) -> Mapping[str, Any] | None:
+        """The memory document of the most recently recorded run that has one kept (SPEC §1's
+        ``memory`` object, as its bundle held it); None without."""
+        return pool_store.latest_memory(self._db) if self.version >= 4 else None
+
+    def memories(self) -> dict[str, Memory]:
+        """The memory each report was ranked against, by report digest, where it was recorded."""
+        return dict(pool_store.memories(self._db)) if self.version >= 4 else {}
+
     def report_body(self, digest: str) -> bytes:
         """The stored bytes of report ``digest`` (canonical JSON); ``ledger.damaged`` when a decision
         names a report the ledger does not hold."""
@@ -338,7 +378,11 @@ class Ledger:
         )
         query = f"SELECT key, {_OUTCOME_COLUMNS} FROM outcomes ORDER BY seq"
         outcomes = ((key, self._outcome(key, row)) for key, *row in self._db.rows(query))
-        return audit_ledger(reports, decisions, outcomes, self._signer_rows(), self._edit_rows())
+        counts, findings = audit_ledger(reports, decisions, outcomes, self._signer_rows(), self._edit_rows())
+        if self.version >= 4:
+            stored = {self._digest(seq, d) for seq, d in self._db.rows("SELECT seq, digest FROM reports")}
+            findings += pool_store.audit_pool(self._db, stored)
+        return counts, findings
 
     # --- internals ----------------------------------------------------------------
 
@@ -418,11 +462,16 @@ class Ledger:
         decisions: Sequence[DecisionRow],
         signer: Signer | None = None,
         edits: Sequence[Edit] = (),
+        memory: Memory | None = None,
+        pooled: Sequence[Pooled] = (),
+        *,
+        settle: bool = True,
     ) -> bool:
         if signer is not None:
             self._insert_signer(digest, signer)  # also when the report is there already: one more attestation
         if edits:  # also when the report is there already: recorded once without its bundle, say
             self._insert_edits(edits)
+        pool_store.record_memory(self._db, digest, memory)  # likewise
         cursor = self._db.run(
             "INSERT INTO reports (digest, run, body) VALUES (?, ?, ?) ON CONFLICT (digest) DO NOTHING",
             (digest, run, body),
@@ -430,7 +479,10 @@ class Ledger:
         if cursor.rowcount != 1:
             return False  # recording the same report twice adds nothing
         seq = cursor.lastrowid
+        assert seq is not None  # Cannot fail: the row was inserted.
         self._db.many(_INSERT_DECISION, [(seq, *d) for d in decisions])
+        if settle:
+            pool_store.record_pool(self._db, seq, digest, run, decisions, pooled)
         return True
 
     def _insert_signer(self, report: str, signer: Signer) -> None:

@@ -164,7 +164,7 @@ def score_one(source: BundleSource, raw: bytes, config: Config, record: bool = F
     if record:
         from ranking.ledger.records import recording_of_run  # only with a ledger: the ledger imports sqlite3
 
-        recording = recording_of_run(result)
+        recording = recording_of_run(result, bundle=raw)
     return BundleResult(source, result.outcome, result.validation.run, result.selected, None, files, recording)
 
 

@@ -1,4 +1,4 @@
-"""``evidence-rank ledger add|history|notes|export|verify|merge|render``: the admission ledger (docs/ledger.md).
+"""``evidence-rank ledger add|history|notes|export|verify|merge|render|carry``: the admission ledger (docs/ledger.md).
 
 The subcommands run in :mod:`ranking.cli.ledger_runs`, imported only when one
 runs: sqlite3 and the ledger package are a share of the command line's start-up
@@ -126,6 +126,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     export = commands.add_parser("export", help="JSONL, one decision per line, in an order fixed by the content")
     export.add_argument("ledger", metavar="PATH")
+    export.add_argument(
+        "--pool", action="store_true", help="the pool instead: memories, waiting edits and tombstones (schema 4)"
+    )
     export.set_defaults(run=_deferred("run_export"))
 
     verify = commands.add_parser("verify", help="check every report's seal and re-derive every row (exit 4 if not)")
@@ -143,3 +146,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     render.add_argument("ledger", metavar="PATH")
     render.add_argument("--out", metavar="FILE.html", required=True, help="where to write the page")
     render.set_defaults(run=_deferred("run_render"))
+
+    carry = commands.add_parser(
+        "carry",
+        help="carry the pool's waiting edits, with their evidence, into BUNDLE, written to --out (docs/ledger.md)",
+    )
+    carry.add_argument("ledger", metavar="LEDGER")
+    carry.add_argument("bundle", metavar="BUNDLE", help="the next bundle (a file, or - for standard input)")
+    carry.add_argument("--out", metavar="BUNDLE", required=True, help="where to write the bundle with the pool in it")
+    carry.set_defaults(run=_deferred("run_carry"))

@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
         with score_folder(out, refuse_inputs=refuse, is_input=checked, waiting=say) as folder:
             result, signer, lookalikes = _score(args, inputs)
             folder.write(result.validation.canonical, result.canonical)
-            marks = _record(args.ledger, result, signer) if args.ledger else None
+            marks = _record(args.ledger, result, signer, inputs.bundle) if args.ledger else None
     except EvidenceRankError as e:
         if had and not (out / REPORT).exists():  # said only when it is so: a refusal may remove nothing
             e.add_note(f"the earlier {out / REPORT} was removed: a run that fails leaves no report")
@@ -197,7 +197,7 @@ def _is_checked(given: str | None, path: Path) -> bool:
     return given is not None and same_file(path, given)
 
 
-def _record(ledger: str, result: Result, signer: Signer | None) -> dict[str, str]:
+def _record(ledger: str, result: Result, signer: Signer | None, bundle: bytes) -> dict[str, str]:
     from ranking.cli.ledger_runs import record_scored  # imported when asked for: sqlite3 costs start-up
 
-    return record_scored(ledger, result, signer)
+    return record_scored(ledger, result, signer, bundle)

@@ -37,8 +37,8 @@ def _every_parser() -> Iterator[argparse.ArgumentParser]:
 
 def test_no_parser_accepts_an_abbreviated_option() -> None:
     parsers = list(_every_parser())
-    # the ledger's seven subcommands; memory's two, transcript's two, hook's three
-    assert len(parsers) == 1 + len(COMMANDS) + 7 + 2 + 2 + 3
+    # the ledger's eight subcommands; memory's two, transcript's two, hook's three
+    assert len(parsers) == 1 + len(COMMANDS) + 8 + 2 + 2 + 3
     assert [p.prog for p in parsers if p.allow_abbrev] == []
 
 
