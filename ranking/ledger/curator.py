@@ -12,10 +12,13 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from curator_io.catalogue import SELECTED
 from curator_io.errors import TamperError
-from ranking.ledger.fate import Decisions, Facts
+from ranking.checking.apply import permitted_memory
+from ranking.ledger.fate import Decisions, Facts, Kept
 from ranking.ledger.feedback import curator_notes, standings
 from ranking.ledger.note_model import DEFAULT_BUDGET, Budget, Notes, Standing
+from ranking.ledger.pool import WAIT_RUNS
 from ranking.ledger.records import DecisionRow, Edit, decisions_of, recording_of_run
 from ranking.ledger.store import Ledger
 
@@ -23,7 +26,7 @@ if TYPE_CHECKING:
     from ranking.pipeline import Result
     from ranking.signing.signers import Signer
 
-__all__ = ["LedgerHistory", "Runs", "notes_of", "read_notes", "record_run"]
+__all__ = ["LedgerHistory", "Runs", "current_memory", "notes_of", "read_notes", "record_run"]
 
 _SUPPORT_NUMBERS = ("lineages", "required", "strength", "contradiction")
 
@@ -38,6 +41,8 @@ class LedgerHistory(Decisions):
             ledger.outcome_categories(),
             edit=self._edit_of,
             facts=self._facts_of,
+            pool=_kept(ledger) if ledger.version >= 4 else None,
+            dropped={d.fingerprint: d.why for d in ledger.pool_dropped()},
         )
         self.ledger = ledger
         self._reports: dict[str, tuple[list[Any], Mapping[str, Any]]] = {}
@@ -79,6 +84,16 @@ class LedgerHistory(Decisions):
         return TamperError("ledger.damaged", f"reports row {digest}: {detail}", source=self.ledger.path)
 
 
+def _kept(ledger: Ledger) -> dict[str, Kept]:
+    """The pool by fingerprint: the lineages its entries keep, and how long the oldest may still wait."""
+    lineages: dict[str, set[str]] = {}
+    waited: dict[str, int] = {}
+    for entry in ledger.pool():
+        lineages.setdefault(entry.fingerprint, set()).update(entry.lineages)
+        waited[entry.fingerprint] = min(waited.get(entry.fingerprint, WAIT_RUNS), entry.runs_waited)
+    return {f: Kept(len(found), max(0, WAIT_RUNS - waited[f])) for f, found in lineages.items()}
+
+
 def read_notes(
     ledger: str | os.PathLike[str],
     *,
@@ -107,7 +122,10 @@ def notes_of(
     prose: Iterable[tuple[int, str]] = (),
 ) -> Notes:
     """The curator's notes from an open ledger (:func:`read_notes`; ``printed`` and ``prose`` as
-    :func:`~ranking.ledger.feedback.curator_notes` takes them)."""
+    :func:`~ranking.ledger.feedback.curator_notes` takes them). Without ``memory``, the notes are
+    made against the memory the ledger knows to be current (:func:`current_memory`), if any."""
+    if memory is None:
+        memory = current_memory(ledger)
     history = LedgerHistory(ledger)
     return curator_notes(
         history,
@@ -118,6 +136,25 @@ def notes_of(
         printed=printed,
         prose=prose,
     )
+
+
+def current_memory(ledger: Ledger) -> Mapping[str, Any] | None:
+    """The memory the ledger knows to be current: the one its latest recorded run was ranked
+    against, with that run's selection applied (SPEC §8: what the Writer may have written since);
+    None when no run kept its memory (schema 3, a memory over the bound, ``ledger add``), or when
+    an edit it selected is not known to the ledger. ``ledger notes`` reads it when no ``--memory``
+    is given (docs/ledger.md, "Notes against the current memory")."""
+    found = ledger.latest_ranked_memory()
+    if found is None:
+        return None
+    digest, memory = found
+    report = orjson.loads(ledger.report_body(digest))
+    by_id = {e["id"]: e["fingerprint"] for e in report["proposals"]}
+    selected = [by_id[pid] for pid in report["selected"]]
+    edits = ledger.edits_of(selected)
+    if any(f not in edits for f in selected):
+        return None
+    return permitted_memory(memory, [edits[f] for f in selected], selected=report["outcome"] == SELECTED)
 
 
 def record_run(

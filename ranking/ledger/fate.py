@@ -43,6 +43,7 @@ __all__ = [
     "KIND",
     "kind_of",
     "Facts",
+    "Kept",
     "Decisions",
 ]
 
@@ -126,13 +127,23 @@ class Facts(NamedTuple):
     config: Mapping[str, Any]
 
 
+class Kept(NamedTuple):
+    """An edit the ledger's pool keeps the evidence of, to carry into the next bundle."""
+
+    lineages: int
+    """How many independent tasks (SPEC §3.5 lineages) its kept evidence comes from."""
+    runs_left: int
+    """How many more runs it is kept without being admitted."""
+
+
 class Decisions:
     """The decisions a curator's notes are made from, oldest first, with the acceptance outcomes
     recorded against them and the edits behind their fingerprints.
 
     One history for every reader: a ledger (:class:`ranking.ledger.curator.LedgerHistory` reads
     one into it), reports held in memory (:class:`ranking.ledger.curator.Runs`), the ledger page.
-    ``edit`` and ``facts`` look an edit and a decision's report up when a note needs them.
+    ``edit`` and ``facts`` look an edit and a decision's report up when a note needs them; ``pool``
+    and ``dropped`` say which edits the ledger's pool carries and why the others left it.
     """
 
     def __init__(
@@ -142,6 +153,8 @@ class Decisions:
         *,
         edit: Callable[[str], Mapping[str, Any] | None] = lambda fingerprint: None,
         facts: Callable[[DecisionRow], Facts] | None = None,
+        pool: Mapping[str, Kept] | None = None,
+        dropped: Mapping[str, str] | None = None,
     ) -> None:
         self._decisions = decisions
         self._outcomes: dict[tuple[str, str], set[str]] = {}
@@ -149,6 +162,8 @@ class Decisions:
             self._outcomes.setdefault((report, fingerprint), set()).add(category)
         self._edit = edit
         self._facts = facts
+        self._pool = pool
+        self._dropped = dropped or {}
 
     def decisions(self) -> Sequence[DecisionRow]:
         """Every decision, oldest first (the ledger's order: report, then position)."""
@@ -163,6 +178,14 @@ class Decisions:
     def edit(self, fingerprint: str) -> Mapping[str, Any] | None:
         """The edit (SPEC §3.6's ``{"scope", "operations"}``) behind a fingerprint, when known."""
         return self._edit(fingerprint)
+
+    def kept(self, fingerprint: str) -> Kept | str | None:
+        """What the pool does with an edit's evidence: :class:`Kept` while it is carried; why it left
+        (``ranking.ledger.pool.WHY``) once it is not; None where the pool says nothing of it (a
+        ledger before schema 4, reports held in memory, a report recorded without its bundle)."""
+        if self._pool is None:
+            return None
+        return self._pool.get(fingerprint) or self._dropped.get(fingerprint)
 
     def facts(self, decision: DecisionRow) -> Facts:
         """The decision's support and its report's config."""

@@ -53,6 +53,7 @@ from ranking.ledger.fate import (
     RETRY,
     Decisions,
     Facts,
+    Kept,
     kind_of,
 )
 from ranking.ledger.in_memory import ALREADY_THERE_CODES, USER, MemoryFacts, Resemblance, memory_facts
@@ -284,6 +285,7 @@ def _note(
     winner = _winner(d, history) if kind == DO_NOT_REPEAT and d.disposition == SUPERSEDED else None
     admitted = standing.admitted.run if kind == ALREADY_IN_MEMORY and standing.admitted is not None else None
     operations = len(edit.get("operations", ())) if edit is not None else 0
+    kept = history.kept(standing.fingerprint) if kind == RETRY else None
     alike = list(c.alike)
     shown: int | None = None
 
@@ -292,7 +294,7 @@ def _note(
         more = len(given) - len(reasons)
         return [
             one_line(cl, _UNCUT)
-            for cl in _clauses(kind, what, standing, c.held, reasons, more, winner, admitted, alike)
+            for cl in _clauses(kind, what, standing, c.held, reasons, more, winner, admitted, alike, kept)
         ]
 
     # Room, in this order: the weakest look-alikes beyond the first, the winner, reasons beyond
@@ -325,6 +327,7 @@ def _note(
         admitted=admitted,
         resembles=tuple(alike),
         line=_whole_clauses(made, note_bytes, measure),
+        carried=None if kept is None else isinstance(kept, Kept),
     )
 
 
@@ -338,6 +341,7 @@ def _clauses(
     winner: str | None,
     admitted: str | None,
     alike: Sequence[Resemblance],
+    kept: Kept | str | None = None,
 ) -> list[str]:
     d = standing.decision
     head = f"{KIND[kind].head}: {what} — "
@@ -364,7 +368,25 @@ def _clauses(
     remedies = list(dict.fromkeys(r.remedy for r in reasons if r.remedy is not None))
     if remedies:
         out.append("What to do: " + " ".join(remedies))
+    if kind == RETRY and kept is not None:
+        out.append(_kept_words(kept))
     return out + [r.sentence() for r in alike]
+
+
+def _kept_words(kept: Kept | str) -> str:
+    """What the pool does with a retry note's evidence (docs/ledger.md, "The pool")."""
+    if isinstance(kept, Kept):
+        tasks = f"{kept.lineages} independent task{'' if kept.lineages == 1 else 's'}"
+        runs = f"{kept.runs_left} more run{'' if kept.runs_left == 1 else 's'}"
+        return (
+            f"The gate keeps the evidence it cited ({tasks}) and carries it into the next bundle for {runs}: "
+            "when the lesson recurs, propose it again as it is, citing only the new task's evidence."
+        )
+    why = {"waited": "it waited too many runs", "pool-full": "the pool had no room", "too-large": "it was too large"}
+    return (
+        f"The gate no longer keeps its evidence ({why.get(kept, kept)}): propose it again citing "
+        "evidence from every task it needs."
+    )
 
 
 def _whole_clauses(clauses: Sequence[str], limit: int, measure: Callable[[str], int]) -> str:

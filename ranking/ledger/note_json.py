@@ -40,6 +40,7 @@ _NOTE_MEMBERS: Final = {
     "admitted": _TEXT_OR_NULL,
     "resembles": (lambda v: type(v) is list, "an array"),
     "text": (lambda v: type(v) is str and v != "" and one_line(v, _UNCUT) == v, "one line of text"),
+    "carried": (lambda v: v is None or type(v) is bool, "true, false or null"),
 }
 _REASON_MEMBERS: Final = {"code": _TEXT, "subject": _TEXT_OR_NULL, "sentence": _TEXT, "remedy": _TEXT_OR_NULL}
 _SCORE = (lambda v: type(v) in (int, float) and 0 <= v <= 100, "a number from 0 to 100")
@@ -82,7 +83,9 @@ def _note_from(item: Any, at: int) -> Note:
         _checked(found, _RESEMBLANCE_MEMBERS, "a resemblance", "notes", at, "resembles", k)
         alike.append(Resemblance(**{**found, "words": tuple(found["words"])}))
     fields = {
-        name: item[name] for name in _NOTE_MEMBERS if name not in ("reasons", "more_reasons", "resembles", "text")
+        name: item[name]
+        for name in _NOTE_MEMBERS
+        if name not in ("reasons", "more_reasons", "resembles", "text", "carried")
     }
     return Note(
         **fields,
@@ -90,6 +93,7 @@ def _note_from(item: Any, at: int) -> Note:
         more_reasons=item["more_reasons"],
         resembles=tuple(alike),
         line=item["text"],
+        carried=item["carried"],
     )
 
 

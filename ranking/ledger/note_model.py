@@ -110,6 +110,9 @@ class Note:
     """Its instructions' look-alikes in the current memory, when the host gave it."""
     line: str
     """The note as one line, at most the budget's ``note_bytes``."""
+    carried: bool | None = None
+    """For a retry note: whether the ledger's pool keeps its evidence and carries it into the next
+    bundle (``ledger carry``); None where no pool is known, and for the other kinds."""
 
     def to_json(self) -> dict[str, Any]:
         """The note as ``ledger notes --format json`` writes it (docs/ledger.md)."""
@@ -128,6 +131,7 @@ class Note:
             "admitted": self.admitted,
             "resembles": [r.to_json() for r in self.resembles],
             "text": self.line,
+            "carried": self.carried,
         }
 
 

@@ -23,10 +23,10 @@ from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple
 
 from curator_io.canonical import canon, digest, is_sealed
-from curator_io.catalogue import DEFERRED, UNSELECTED
 from curator_io.errors import InputError
 from curator_io.jsonio import parse_json
 from curator_io.memory_object import check_memory
+from ranking.ledger.fate import WAITING
 from validator.proposal import Proposal, check_structure
 
 __all__ = [
@@ -54,8 +54,9 @@ __all__ = [
 ]
 
 #: The final dispositions whose edit waits in the pool: not yet, for want of evidence (SPEC §3.5.7,
-#: §5.1) or of room (§5.4). A rejected or superseded edit is not pooled: it must change to pass.
-POOLED = frozenset({DEFERRED, UNSELECTED})
+#: §5.1) or of room (§5.4): what :mod:`ranking.ledger.fate` calls waiting. A refused edit is not
+#: pooled: it must change to pass.
+POOLED = WAITING
 
 #: An entry falls out once this many runs were recorded after its own without admitting it.
 WAIT_RUNS = 10

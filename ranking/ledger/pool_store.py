@@ -236,8 +236,9 @@ def _dropped_row(db: Connection, row: Sequence[object]) -> tuple[str, str, str, 
         raise _damaged(db, e) from e
 
 
-def latest_memory(db: Connection) -> Mapping[str, Any] | None:
-    """The memory document of the most recently recorded run that has one kept; None without."""
+def latest_memory(db: Connection) -> tuple[str, Mapping[str, Any]] | None:
+    """The most recently recorded run that has its memory document kept: its report's digest and
+    that document; None without."""
     query = (
         "SELECT m.report, m.version, m.digest, m.document FROM memories m JOIN reports r ON r.digest = m.report"
         " WHERE m.document IS NOT NULL ORDER BY r.seq DESC LIMIT 1"
@@ -249,7 +250,7 @@ def latest_memory(db: Connection) -> Mapping[str, Any] | None:
             raise _damaged(db, RowError("memories", report, fault))
         assert memory.document is not None  # Cannot fail: the query asked for a document.
         value: Mapping[str, Any] = parse_json(memory.document)
-        return value
+        return report, value
     return None
 
 

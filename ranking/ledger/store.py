@@ -327,6 +327,12 @@ class Ledger:
     def latest_memory(self) -> Mapping[str, Any] | None:
         """The memory document of the most recently recorded run that has one kept (SPEC §1's
         ``memory`` object, as its bundle held it); None without."""
+        found = self.latest_ranked_memory()
+        return None if found is None else found[1]
+
+    def latest_ranked_memory(self) -> tuple[str, Mapping[str, Any]] | None:
+        """The most recently recorded run that has its memory kept: its report's digest and the
+        memory document it was ranked against; None without."""
         return pool_store.latest_memory(self._db) if self.version >= 4 else None
 
     def memories(self) -> dict[str, Memory]:

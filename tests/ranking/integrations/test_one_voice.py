@@ -5,6 +5,7 @@ needs Python 3.12, is held to it in test_ace.py."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +56,14 @@ def test_agentdescents_notes_on_a_report_are_the_ledgers_notes_on_it(
     assert run_main(capsys, "apply", DAY1, report, "--out", tmp_path / "memory.json")[0] == 0
     permitted = json.loads((tmp_path / "memory.json").read_bytes())
 
-    assert report_notes(report, bundle=DAY1) == read_notes(ledger, memory=permitted)
+    ours, theirs = report_notes(report, bundle=DAY1), read_notes(ledger, memory=permitted)
+    # The same notes, but that the ledger, which recorded the bundle, keeps the deferred edit's
+    # evidence in its pool and says so after the same words; reports held in memory have no pool.
+    assert [n for n in ours if n.kind != "retry"] == [n for n in theirs if n.kind != "retry"]
+    (waits,) = [n for n in ours if n.kind == "retry"]
+    (kept,) = [n for n in theirs if n.kind == "retry"]
+    assert waits == replace(kept, line=waits.line, carried=None) and waits.carried is None
+    assert kept.carried is True and kept.line.startswith(waits.line + " The gate keeps the evidence it cited")
 
 
 class _Proposer:
