@@ -408,3 +408,28 @@ def test_an_sqlite_file_that_is_not_a_ledger_is_refused(tmp_path: Path, capsys) 
     assert main(["ledger", "add", str(other), str(BASIC)]) == 2
 
     assert capsys.readouterr().err == f"evidence-rank: {other}: ledger.not_a_ledger: an SQLite file, but not a ledger\n"
+
+
+def test_notes_written_to_a_file_keep_each_line_within_its_budget_as_printed(tmp_path: Path, capsys) -> None:
+    # Issue 55, finding 7: the escaper writes each `##[` as `#\x23[`, so an edit's text full of them
+    # made an 820-byte line where the budget was 700. Each line is fitted as it is printed.
+    from curator_io import Add, BundleBuilder, Scope
+
+    api = Scope("repository", "acme/api")
+    b = BundleBuilder(memory_version=1, curator="c@1", frozen_at="2026-12-07T09:00:00Z")
+    b.materialization("mat", repository="acme/api", source_revision="r1")
+    b.trace("tr", lineage="task-1", materialization="mat", steps=[{"ok": 1}])
+    b.evidence("ev", trace="tr", step=0, signal="deterministic", observed_at="2026-12-07T08:00:00Z")
+    b.lesson("les", text="Once.", evidence=["ev"])
+    text = "##[" * 300
+    b.propose("p", lesson="les", scope=api, confidence=0.5, operations=[Add("log.groups", text)], support=["ev"])
+    bundle = tmp_path / "b.json"
+    bundle.write_bytes(b.build("run-1").canonical)
+    ledger = tmp_path / "l.db"
+    assert run_main(capsys, "score", bundle, "--out-dir", tmp_path / "out", "--ledger", ledger, "-q")[0] == 0
+
+    code, out, _ = run_main(capsys, "ledger", "notes", ledger, "--note-bytes", "300")
+
+    (line,) = out.splitlines()
+    assert code == 0 and "#\\x23[" in line and "##[" not in line
+    assert len(line.encode("utf-8")) <= 300
