@@ -150,8 +150,8 @@ class Notes(tuple[Note, ...]):
         return made
 
     def left_out_line(self) -> str | None:
-        """``Left out for room: 2 retry notes and 1 look-alike note.``; None when nothing was."""
-        parts = [f"{n} {KIND[kind].head} note{'' if n == 1 else 's'}" for kind, n in self.left_out.items() if n]
+        """``Left out for room: 2 'retry' notes and 1 'do not repeat as it is' note.``; None when nothing was."""
+        parts = [f"{n} '{KIND[kind].head}' note{'' if n == 1 else 's'}" for kind, n in self.left_out.items() if n]
         if not parts:
             return None
         said = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]

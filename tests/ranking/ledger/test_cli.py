@@ -145,7 +145,7 @@ def test_notes_name_the_reworded_edit_say_what_to_do_and_tell_the_deferred_one_t
     assert sleep.startswith('retry: add "test.orders-sleep"') and "once the lesson recurs in 1 more" in sleep
     # The budget keeps the do-not-repeat note before the retry note, and says what it left out.
     assert main(["ledger", "notes", str(ledger), "--limit", "1"]) == 0
-    assert capsys.readouterr().out.splitlines() == [stale, "Left out for room: 1 retry note."]
+    assert capsys.readouterr().out.splitlines() == [stale, "Left out for room: 1 'retry' note."]
 
 
 def test_notes_as_json_give_each_notes_kind_fingerprint_edit_reasons_and_remedy(tmp_path: Path, capsys) -> None:
