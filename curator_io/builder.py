@@ -36,6 +36,7 @@ from curator_io.bundle import load_bundle
 from curator_io.canonical import canon, digest, is_sealed
 from curator_io.catalogue import BUNDLE_SCHEMA
 from curator_io.errors import InputError, pointer_of
+from curator_io.fitting import fit_text
 from curator_io.jsonio import parse_json
 from curator_io.kinds import EVIDENCE, INSTRUCTION, LESSON, MATERIALIZATION, TRACE, Kind
 from curator_io.memory import MemoryDocument, check_memory
@@ -466,13 +467,3 @@ def _written(proposal: _Proposal, digests: Mapping[str, str]) -> list[dict[str, 
 def _array(ids: Sequence[str]) -> Any:
     """A list or tuple as a JSON array; anything else (a string) as given, for the rules to refuse."""
     return list(ids) if isinstance(ids, list | tuple) else ids
-
-
-def fit_text(text: str, most: int) -> str:
-    """``text`` as a bundle can hold it in at most ``most`` UTF-8 bytes (SPEC §1: a rationale
-    2000, a summary 1000): cut at a character, ending in ``…`` when cut; a lone surrogate (a
-    model's reply cut inside a character) written ``?``, so a model's words can always be written."""
-    raw = text.encode("utf-8", "replace")
-    if len(raw) <= most:
-        return raw.decode("utf-8")
-    return raw[: most - 3].decode("utf-8", "ignore") + "…"

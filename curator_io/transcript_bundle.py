@@ -19,15 +19,37 @@ redacted (:mod:`curator_io.redaction`) before it was read into a step.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
-from curator_io.builder import fit_text
+from curator_io.fitting import fit_text
 from curator_io.redaction import redact
 from curator_io.transcript_model import Observation, Session, Step, Transcript
 
-if TYPE_CHECKING:
-    from curator_io.builder import BundleBuilder
+
+class Recorder(Protocol):
+    """What recording a transcript needs of a builder: :class:`curator_io.BundleBuilder` is one
+    (a protocol, so that this module and the builder, which calls it, import neither the other)."""
+
+    def first_checkout(self, directory: str | None) -> str | None: ...
+
+    def materialization(self, id: str, *, repository: str, source_revision: str, status: str = ...) -> None: ...
+
+    def trace(self, id: str, *, lineage: str, materialization: str, steps: Sequence[Any] | int) -> None: ...
+
+    def evidence(
+        self,
+        id: str,
+        *,
+        trace: str,
+        step: int,
+        signal: str,
+        observed_at: str,
+        summary: str = ...,
+        path: str | None = ...,
+    ) -> None: ...
+
 
 __all__ = ["RecordedSession", "record_transcript", "MAX_REVISION_BYTES"]
 
@@ -51,7 +73,7 @@ class RecordedSession:
 
 
 def record_transcript(
-    builder: BundleBuilder,
+    builder: Recorder,
     transcript: Transcript,
     *,
     repository: str | None = None,

@@ -14,7 +14,7 @@ from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass, field
 
-from curator_io.builder import fit_text
+from curator_io.fitting import fit_text
 from curator_io.grammar import instant_key, is_path
 from curator_io.redaction import redact
 from curator_io.transcript_model import MAX_SKIPPED_LINES, Observation, Session, Step
