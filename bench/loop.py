@@ -48,8 +48,8 @@ import json
 import subprocess
 import sys
 import tempfile
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -189,6 +189,46 @@ WORLD = (
     ),
 )
 
+#: The world as filed, and twelve more bad lessons, each refused for its counterevidence on day 2
+#: and seen again in one task on day 7 and one on day 8: more refused edits than the notes' budget.
+PRESSURE = WORLD + tuple(
+    Idea(
+        f"bad-{k}",
+        "bad",
+        "add",
+        f"agent.bad-{k}",
+        text,
+        (
+            Seen(2, f"task-b{k}", "self_assessment"),
+            Seen(2, f"task-c{k}", against=True),
+            Seen(7, f"task-d{k}", "self_assessment"),
+            Seen(8, f"task-e{k}", "self_assessment"),
+        ),
+    )
+    for k, text in enumerate(
+        (
+            "Pin numpy below version two.",
+            "Flush redis before every benchmark.",
+            "Rebuild docker images nightly by hand.",
+            "Bump the changelog date manually.",
+            "Restart postgres whenever migrations hang.",
+            "Vendor the requests library.",
+            "Silence deprecation warnings globally.",
+            "Increase the gunicorn worker count to twelve.",
+            "Rename snapshot files after each release.",
+            "Prefer tabs in templates.",
+            "Shorten celery task timeouts to one second.",
+            "Skip mypy on generated modules.",
+        )
+    )
+)
+
+#: The world as filed, but the contradiction of the person's rule shows in two tasks the first time
+#: it is seen (day 2), so it is written before any note can say what it contradicts.
+WRITTEN_FIRST = tuple(
+    replace(i, seen=(Seen(2, "task-9"), Seen(2, "task-9b"), *i.seen[1:])) if i.name == "pip" else i for i in WORLD
+)
+
 
 # --- the host: the bundle, and the command line ------------------------------------------------
 
@@ -214,9 +254,17 @@ class Outcome:
     days: list[str] = field(default_factory=list)
     """Each day: the curator's proposals, the report's dispositions, the notes' kinds (``-v`` prints them)."""
 
+    repeated: list[str] = field(default_factory=list)
+    """Proposals of an edit rejected or quarantined before, whatever the day's notes said."""
+    world: tuple[Idea, ...] = ()
+
     @property
     def abandoned(self) -> list[str]:
-        return [i.name for i in WORLD if i.kind == "good" and i.name not in self.admitted]
+        return [i.name for i in self.world if i.kind == "good" and i.name not in self.admitted]
+
+    @property
+    def bad(self) -> list[str]:
+        return [i.name for i in self.world if i.kind in ("bad", "contradiction") and i.name in self.admitted]
 
 
 def first_memory() -> dict[str, Any]:
@@ -227,7 +275,7 @@ def first_memory() -> dict[str, Any]:
     return dict(b.build("memory").document["memory"])
 
 
-def run(folder: Path) -> Outcome:
+def run(folder: Path, world: tuple[Idea, ...] = WORLD) -> Outcome:
     """Eight days of the loop in ``folder`` (module docstring)."""
     ledger, memory_file = folder / "admissions.db", folder / "memory.json"
     day_one = first_memory()
@@ -235,10 +283,11 @@ def run(folder: Path) -> Outcome:
     notes: list[dict[str, Any]] = []
     lesson_of: dict[str, tuple[str, bool]] = {}
     edits: dict[str, Edit] = {}
-    out = Outcome()
+    refused: set[str] = set()
+    out = Outcome(world=world)
     for day in range(1, DAYS + 1):
         memory = json.loads(memory_file.read_text())
-        today = _today(day, day_one)
+        today = _today(day, day_one, world)
         proposals = curate(today, notes, memory)
         said = {n["fingerprint"]: n["kind"] for n in notes}
         for p in proposals:
@@ -248,9 +297,11 @@ def run(folder: Path) -> Outcome:
                 out.waste.append(f"day {day}: {p.id} ({said[p.edit.fingerprint]})")
             elif holds(p.edit, memory):
                 out.held_unnoted.append(f"day {day}: {p.id}")
+            if p.edit.fingerprint in refused:
+                out.repeated.append(f"day {day}: {p.id}")
         out.proposed.append(len(proposals))
         bundle, carried, ranked = folder / f"day-{day}.json", folder / f"carried-{day}.json", folder / f"day-{day}"
-        bundle.write_bytes(_bundle(day, memory, today, proposals).canonical)
+        bundle.write_bytes(_bundle(day, memory, today, proposals, world).canonical)
         if ledger.exists():
             _cli("ledger", "carry", ledger, bundle, "--out", carried)
         else:
@@ -259,6 +310,7 @@ def run(folder: Path) -> Outcome:
         _cli("apply", carried, ranked / "report.json", "--out", memory_file)
         report = json.loads((ranked / "report.json").read_text())
         fingerprints = {e["id"]: e["fingerprint"] for e in report["proposals"]}
+        refused |= {e["fingerprint"] for e in report["proposals"] if e["disposition"] in ("rejected", "quarantined")}
         for pid in report["selected"]:
             lesson, advised = lesson_of[fingerprints[pid]]  # carry files only edits a curator proposed
             (out.fixed if advised else out.admitted).setdefault(lesson, day)
@@ -286,7 +338,7 @@ def run(folder: Path) -> Outcome:
     return out
 
 
-def _today(day: int, day_one: Mapping[str, Any]) -> list[Observation]:
+def _today(day: int, day_one: Mapping[str, Any], world: Sequence[Idea]) -> list[Observation]:
     return [
         Observation(
             i.name,
@@ -297,16 +349,22 @@ def _today(day: int, day_one: Mapping[str, Any]) -> list[Observation]:
             s.against,
             day_one if s.old_memory else None,
         )
-        for i in WORLD
+        for i in world
         for s in i.seen
         if s.day == day
     ]
 
 
-def _bundle(day: int, memory: Mapping[str, Any], today: Sequence[Observation], proposals: Sequence[Proposal]) -> Any:
+def _bundle(
+    day: int,
+    memory: Mapping[str, Any],
+    today: Sequence[Observation],
+    proposals: Sequence[Proposal],
+    world: Sequence[Idea],
+) -> Any:
     b = BundleBuilder.from_memory(memory, curator="forgetful@1", frozen_at=f"2026-12-{day:02}T12:00:00Z")
     b.materialization("mat-ok", repository="acme/api", source_revision=f"r{day}")
-    seen = {(i.name, f"ev-d{day}-{i.name}-{s.task}"): s for i in WORLD for s in i.seen if s.day == day}
+    seen = {(i.name, f"ev-d{day}-{i.name}-{s.task}"): s for i in world for s in i.seen if s.day == day}
     for o in today:
         s = seen[(o.lesson, o.evidence)]
         b.trace(f"tr-d{day}-{s.task}", lineage=s.task, materialization="mat-ok", steps=4)
@@ -346,42 +404,57 @@ def _cli(*args: object) -> bytes:
 # --- the table -----------------------------------------------------------------------------------
 
 
-def table(o: Outcome) -> list[str]:
+def table(outcomes: Mapping[str, Outcome]) -> list[str]:
     good = [i for i in WORLD if i.kind == "good"]
-    duplicates, contradictions, alike = left_in(o.memory)
     budget = DEFAULT_BUDGET.prompt_bytes
-    rows = [
-        ("good lessons admitted", f"{sum(i.name in o.admitted for i in good)} of {len(good)}"),
-        *((f"day admitted: {i.name} (first seen day {i.seen[0].day})", o.admitted.get(i.name, "never")) for i in good),
-        ("bad lessons admitted", sum(i.name in o.admitted for i in WORLD if i.kind in ("bad", "contradiction"))),
+
+    def fixed(o: Outcome) -> str:
+        return f"{o.admitted.get('tests', 'never')}, {o.fixed.get('tests', 'never')}"
+
+    rows: list[tuple[str, Callable[[Outcome], object]]] = [
+        ("good lessons admitted", lambda o: f"{len(good) - len(o.abandoned)} of {len(good)}"),
+        *((f"day admitted: {i.name} (first seen day {i.seen[0].day})", _day_of(i.name)) for i in good),
         (
-            "reworded duplicate (tests): written, then its advised remove admitted, days",
-            f"{o.admitted.get('tests', 'never')}, {o.fixed.get('tests', 'never')}",
+            "bad lessons admitted",
+            lambda o: f"{len(o.bad)} of {sum(i.kind in ('bad', 'contradiction') for i in o.world)}",
         ),
-        ("waste: proposals after a do-not-repeat or already-in-memory note", len(o.waste)),
-        ("waste: good lessons abandoned", len(o.abandoned)),
-        ("notes at odds with memory (days x notes)", len(o.at_odds)),
-        ("duplicates left in memory", len(duplicates)),
-        ("contradictions left in memory", len(contradictions)),
-        ("other look-alike pairs left in memory (restating)", len(alike)),
-        ("proposals of an edit memory held, before any note on it", len(o.held_unnoted)),
-        ("proposals a day, days 1-8", " / ".join(map(str, o.proposed))),
-        ("notes a day, days 1-8", " / ".join(map(str, o.notes))),
-        ("prompt bytes of notes a day, days 1-8", " / ".join(map(str, o.prompt_bytes))),
-        ("prompt bytes, most (budget)", f"{max(o.prompt_bytes)} ({budget})"),
+        ("reworded duplicate (tests): written, then its advised remove admitted, days", fixed),
+        ("waste: proposals after a do-not-repeat or already-in-memory note", lambda o: len(o.waste)),
+        ("waste: good lessons abandoned", lambda o: len(o.abandoned)),
+        ("proposals of an edit rejected or quarantined before, whatever the notes said", lambda o: len(o.repeated)),
+        ("proposals of an edit memory held, before any note on it", lambda o: len(o.held_unnoted)),
+        ("notes at odds with memory (days x notes)", lambda o: len(o.at_odds)),
+        ("duplicates left in memory", lambda o: len(left_in(o.memory)[0])),
+        ("contradictions left in memory", lambda o: len(left_in(o.memory)[1])),
+        ("other look-alike pairs left in memory (restating)", lambda o: len(left_in(o.memory)[2])),
+        ("proposals a day, days 1-8", lambda o: " / ".join(map(str, o.proposed))),
+        ("notes a day, days 1-8", lambda o: " / ".join(map(str, o.notes))),
+        ("prompt bytes of notes a day, days 1-8", lambda o: " / ".join(map(str, o.prompt_bytes))),
+        ("prompt bytes, most (budget)", lambda o: f"{max(o.prompt_bytes)} ({budget})"),
     ]
-    return ["| | |", "| --- | ---: |", *(f"| {label} | {value} |" for label, value in rows)]
+    return [
+        "| | " + " | ".join(outcomes) + " |",
+        "| --- |" + " ---: |" * len(outcomes),
+        *(f"| {label} | " + " | ".join(str(value(o)) for o in outcomes.values()) + " |" for label, value in rows),
+    ]
+
+
+def _day_of(name: str) -> Callable[[Outcome], object]:
+    return lambda o: o.admitted.get(name, "never")
 
 
 def missed(o: Outcome) -> list[str]:
     """The targets missed, each with what missed it."""
-    duplicates, contradictions, _ = left_in(o.memory)
+    duplicates, contradictions, alike = left_in(o.memory)
     found = [
         ("good lessons never admitted", o.abandoned),
+        ("bad lessons admitted", o.bad),
         ("proposals after a note said not to", o.waste),
+        ("proposals of an edit refused before", o.repeated),
         ("notes at odds with memory", o.at_odds),
         ("duplicates in memory", duplicates),
         ("contradictions in memory", contradictions),
+        ("look-alikes in memory", alike),
     ]
     out = [f"{what}: {', '.join(items)}" for what, items in found if items]
     if max(o.prompt_bytes) > (DEFAULT_BUDGET.prompt_bytes or 0):
@@ -390,14 +463,23 @@ def missed(o: Outcome) -> list[str]:
 
 
 def main(argv: Sequence[str] = ()) -> int:
-    with tempfile.TemporaryDirectory() as folder:
-        outcome = run(Path(folder))
-    print("\n".join(table(outcome)))
-    if "-v" in argv:
-        print("", *outcome.days, sep="\n")
-    failed = missed(outcome)
-    print("\ntargets: " + ("met" if not failed else "MISSED: " + "; ".join(failed)))
-    return 0 if not failed else 1
+    """Both worlds; exit 1 when the world as filed misses a target (the other's misses are shown)."""
+    outcomes = {}
+    for name, world in (
+        ("as filed", WORLD),
+        ("under pressure", PRESSURE),
+        ("contradiction written first", WRITTEN_FIRST),
+    ):
+        with tempfile.TemporaryDirectory() as folder:
+            outcomes[name] = run(Path(folder), world)
+    print("\n".join(table(outcomes)))
+    for name, o in outcomes.items():
+        if "-v" in argv:
+            print(f"\n{name}:", *o.days, sep="\n")
+    for name, o in outcomes.items():
+        failed = missed(o)
+        print(f"\ntargets, {name}: " + ("met" if not failed else "MISSED: " + "; ".join(failed)))
+    return 0 if not missed(outcomes["as filed"]) else 1
 
 
 if __name__ == "__main__":
