@@ -32,6 +32,9 @@ person's correction in one task, a replace, a remove, an edit proposed again aft
 written, an edit its tasks' agents wrote against an old memory), bad lessons with
 counterevidence, a reworded duplicate of a memory instruction under a new key, and a
 contradiction of a person's rule (``ONLY use uv, NEVER pip``) under a new key.
+Beside it, two worlds that show what the loop does not survive (bench/RESULTS.md):
+:data:`PRESSURE` (more refused edits than the notes' budget holds) and :data:`WRITTEN_FIRST` (the
+contradiction written before any note can name it). Only :data:`WORLD`'s targets set the exit code.
 
 **Measured**: good lessons admitted; waste (proposals of an edit the day's notes said not to
 repeat or already in memory, and good lessons never admitted); notes whose word contradicts the
