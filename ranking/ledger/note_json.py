@@ -33,7 +33,7 @@ _NOTE_MEMBERS: Final = {
     "run": _TEXT,
     "lesson": _TEXT_OR_NULL,
     "disposition": (lambda v: v in FINAL_DISPOSITIONS, "a final disposition (SPEC §6)"),
-    "times": (lambda v: type(v) is int and v >= 1, "a whole number of 1 or more"),
+    "times": _COUNT,  # 0 for a note on an edit admitted last (a look-alike): decided 0 times since
     "reasons": (lambda v: type(v) is list, "an array"),
     "more_reasons": _COUNT,
     "winner": _TEXT_OR_NULL,

@@ -338,7 +338,7 @@ _NOTE = st.builds(
     run=st.text(),
     lesson=_OPTIONAL,
     disposition=st.sampled_from(FINAL_DISPOSITIONS),
-    times=st.integers(1, 2**40),
+    times=st.integers(0, 2**40),
     reasons=st.lists(_REASON, max_size=3).map(tuple),
     more_reasons=st.integers(0, 2**40),
     winner=_OPTIONAL,
@@ -414,8 +414,8 @@ _TOP = [
         (lambda n: [{**n[0], "fingerprint": "sha256:xyz"}], "/0/fingerprint", "'fingerprint' is not a DIGEST"),
         (lambda n: [{**n[0], "edit": 3}], "/0/edit", "'edit' is not a string or null"),
         (lambda n: [{**n[0], "disposition": "accepted"}], "/0/disposition", "'disposition' is not a final"),
-        (lambda n: [{**n[0], "times": 0}], "/0/times", "'times' is not a whole number of 1 or more"),
-        (lambda n: [{**n[0], "times": True}], "/0/times", "'times' is not a whole number of 1 or more"),
+        (lambda n: [{**n[0], "times": -1}], "/0/times", "'times' is not a whole number of 0 or more"),
+        (lambda n: [{**n[0], "times": True}], "/0/times", "'times' is not a whole number of 0 or more"),
         (lambda n: [{**n[0], "reasons": {}}], "/0/reasons", "'reasons' is not an array"),
         (lambda n: [{**n[0], "reasons": [{"code": "x"}]}], "/0/reasons/0", "a reason without 'subject'"),
         (lambda n: [{**n[0], "more_reasons": -1}], "/0/more_reasons", "'more_reasons' is not a whole number of 0"),
@@ -482,6 +482,22 @@ def test_the_curators_notes_name_both_look_alikes_of_the_scenario_and_how_to_fix
     # Without --memory, the ledger knows the current memory itself: the one the run was ranked
     # against with its selection applied, which is what apply wrote (docs/ledger.md).
     assert run_main(capsys, "ledger", "notes", ledger)[1] == out
+
+
+def test_the_json_of_a_look_alike_note_on_an_admitted_edit_reads_back(tmp_path, capsys) -> None:
+    from tests.conftest import run_main
+    from tests.curator_scenario import scenario
+
+    bundle = tmp_path / "bundle.json"
+    bundle.write_bytes(scenario().canonical)
+    ledger = tmp_path / "l.db"
+    assert run_main(capsys, "score", bundle, "--out-dir", tmp_path / "out", "--ledger", ledger, "-q")[0] == 0
+    rc, out, _ = run_main(capsys, "ledger", "notes", ledger, "--format", "json")
+
+    read = notes_from_json(out.encode())
+    # Admitted last and decided no time since: its times is 0, which the reader refused (notes.invalid).
+    assert rc == 0 and [n.times for n in read if n.kind == "look-alike"] == [0]
+    assert read == read_notes(ledger)
 
 
 def test_a_refused_add_that_resembles_the_memory_is_told_to_replace_that_key_instead() -> None:
