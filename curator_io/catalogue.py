@@ -481,6 +481,9 @@ EXIT_OF_CODE: Final[Mapping[str, int]] = {
     "input.frozen_digest_mismatch": _INPUT,
     **{f"input.markdown_{name}": _INPUT for name in MARKDOWN_REFUSALS},
     "input.transcript_empty": _INPUT,
+    # docs/gate-your-agents-md.md: the Claude Code hook's payload, and a settings file to merge into.
+    "input.hook_payload": _INPUT,
+    "input.settings": _INPUT,
     "config.invalid": _USAGE,
     "usage.unreadable": _USAGE,
     "usage.unwritable": _USAGE,

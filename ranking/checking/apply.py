@@ -4,19 +4,20 @@ written for a person to review (:func:`reviewable`), and how it goes into a Mark
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from typing import Any
 
-from curator_io.canonical import canon, seal
+from curator_io.canonical import canon
 from curator_io.catalogue import SELECTED
 from curator_io.errors import PolicyError
 from curator_io.markdown_memory import MarkdownMemory, splice_memory, write_markdown_memory
 from ranking.checking.acceptance import Replayed
+from ranking.checking.permitted import permitted_memory
 from ranking.checking.policy import base_mismatch
 from validator import proposals_of
 from validator.proposal import edit_of
 
-__all__ = ["apply_selection", "permitted_memory", "reviewable", "into_markdown", "FileNotBase"]
+__all__ = ["apply_selection", "reviewable", "into_markdown", "FileNotBase"]
 
 
 def apply_selection(accepted: Replayed) -> dict[str, Any]:
@@ -32,39 +33,6 @@ def apply_selection(accepted: Replayed) -> dict[str, Any]:
     # Cannot fail: only complete proposals are selected.
     edits = [edit_of(by_id[pid].scope, by_id[pid].operations) for pid in expected.selected]
     return permitted_memory(bundle.memory, edits, selected=expected.outcome == SELECTED)
-
-
-def permitted_memory(
-    memory: Mapping[str, Any], edits: Sequence[Mapping[str, Any]], *, selected: bool
-) -> dict[str, Any]:
-    """SPEC §8 on a memory object (SPEC §1, already checked) and the selected edits in rank order
-    (SPEC §3.6's ``{"scope", "operations"}``): the memory the Writer may produce. The version is
-    bumped when the outcome is ``selected``. The ledger's notes read the current memory this way
-    too, from the memory a recorded run was ranked against and its selection."""
-    instructions: dict[str, dict[str, Any]] = {i["key"]: dict(i) for i in memory["instructions"]}
-    changed: set[str] = set()
-    for edit in edits:
-        scope = dict(edit["scope"])
-        for op in sorted(edit["operations"], key=lambda op: op["key"]):
-            key = op["key"]
-            if op["action"] == "add":
-                instructions[key] = {"key": key, "text": op["text"], "scope": scope, "origin": "curated"}
-                changed.add(key)
-            elif op["action"] == "replace":
-                instructions[key] = {**instructions[key], "text": op["text"], "scope": scope}
-                changed.add(key)
-            else:
-                # Two selected proposals may carry the identical remove: applying it twice is applying it once.
-                instructions.pop(key, None)
-                changed.discard(key)
-    for key in changed:
-        instructions[key] = seal(instructions[key])
-
-    permitted = dict(memory)
-    permitted["instructions"] = [instructions[k] for k in sorted(instructions)]
-    if selected:
-        permitted["version"] = int(memory["version"]) + 1  # an INT may be written 7.0 (SPEC §0)
-    return permitted
 
 
 #: Members in the order SPEC §1 lists them, by what holds them; any other member follows, by name.

@@ -31,7 +31,6 @@ from curator_io.errors import ConfigError, InputError, pointer_of
 from curator_io.markdown_blocks import read_blocks
 from curator_io.markdown_memory import MarkdownMemory, decoded_text, split_lines
 from curator_io.memory import MemoryFile
-from ranking.advice.lookalikes import resemblance
 from ranking.checking.gate_result import Finding, GateResult, ProseLookalikeWarning
 from ranking.checking.prose import prose_changes
 
@@ -146,6 +145,8 @@ def _result(
 
 def _prose_lookalikes(found: MarkdownMemory) -> tuple[ProseLookalikeWarning, ...]:
     """Step 4: each list item of the prose that resembles an instruction of the section."""
+    from ranking.advice.lookalikes import resemblance  # as the curated gate: only when there is prose to compare
+
     out = []
     for line, text in sorted(found.prose_lines()):
         if line not in found.prose_items or text is None:

@@ -14,7 +14,7 @@ import orjson
 
 from curator_io.catalogue import SELECTED
 from curator_io.errors import TamperError
-from ranking.checking.apply import permitted_memory
+from ranking.checking.permitted import permitted_memory
 from ranking.ledger.fate import Decisions, Facts, Kept
 from ranking.ledger.feedback import curator_notes, standings
 from ranking.ledger.note_model import DEFAULT_BUDGET, Budget, Notes, Standing

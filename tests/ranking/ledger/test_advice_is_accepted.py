@@ -17,7 +17,7 @@ import pytest
 from curator_io import Add, BundleBuilder, Remove, Replace, Scope
 from curator_io.builder import Operation
 from curator_io.config import DEFAULT_CONFIG
-from ranking.checking.apply import permitted_memory
+from ranking.checking.permitted import permitted_memory
 from ranking.ledger.curator import Runs
 from ranking.ledger.fate import ALREADY_IN_MEMORY, CONTRADICTS, DO_NOT_REPEAT, LOOKALIKE, RETRY
 from ranking.ledger.feedback import curator_notes
