@@ -80,6 +80,7 @@ PROMPT_HEADING: Final = (
     "next: " + "; ".join(k.meaning for k in KINDS) + "."
 )
 
+_COUNTEREVIDENCE: Final = "support.counterevidence"
 _MAX_REASONS: Final = 3
 """The most reasons a note gives; the rest are counted ("and 2 more reasons")."""
 _UNCUT: Final = 1 << 30
@@ -117,6 +118,11 @@ def _standing(fingerprint: str, admitted: DecisionRow | None, since: list[Decisi
         return Standing(fingerprint, None, admitted, 0, admitted, latest)
     last = since[-1]
     kind = ALREADY_IN_MEMORY if admitted is not None else kind_of(last.disposition)
+    countered = [d for d in since if _COUNTEREVIDENCE in d.distinct_codes]
+    if kind == RETRY and countered:
+        # Deferred after its evidence was outweighed (SPEC §3.5.8): a run that did not cite the
+        # counterevidence again does not answer it; the refusal still speaks for the edit.
+        return Standing(fingerprint, DO_NOT_REPEAT, countered[-1], len(since), admitted, latest)
     return Standing(fingerprint, kind, last, len(since), admitted, latest)
 
 
@@ -234,16 +240,19 @@ def _candidate(
     kind, held = standing.kind, False
     alike: tuple[Resemblance, ...] = ()
     if edit is not None and facts is not None:
+        if kind == ALREADY_IN_MEMORY and not facts.holds_effect(edit):
+            # Written, then removed or replaced since: what became of it last speaks, as if never admitted.
+            kind = kind_of(standing.decision.disposition)
         if kind in (RETRY, DO_NOT_REPEAT) and facts.holds_effect(edit):
             if not ALREADY_THERE_CODES & set(standing.decision.distinct_codes):
                 return None  # memory came to hold it after it was last proposed: the note retires
             kind, held = ALREADY_IN_MEMORY, True
-        elif kind != ALREADY_IN_MEMORY:
-            alike = facts.resemblances(edit, admitted=kind is None)
-            if any(r.contradicts for r in alike):
-                kind = CONTRADICTS
-            elif kind is None and alike:
-                kind = LOOKALIKE
+        written = kind in (None, ALREADY_IN_MEMORY)
+        alike = facts.resemblances(edit, admitted=written)
+        if any(r.contradicts for r in alike):
+            kind = CONTRADICTS
+        elif kind is None and alike:
+            kind = LOOKALIKE
     if kind is None:
         return None
     user = any(r.contradicts and r.origin == USER for r in alike)
@@ -353,7 +362,7 @@ def _clauses(
             else f"admitted in {admitted}, then proposed again in {d.run}."
         )
         advice = "Do not propose it again; to change it, replace its key against the current memory."
-        return [head + when, advice]
+        return [head + when, advice, *(r.sentence() for r in alike)]
     if standing.admitted is not None and d == standing.admitted:
         first = f"{head}admitted in {d.run}."
     else:

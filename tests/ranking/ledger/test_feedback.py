@@ -546,3 +546,46 @@ def test_an_add_that_contradicts_a_rule_of_the_prose_is_never_told_to_overwrite_
         "pytest, test): the prose is the people's: do not add a rule against it; if the evidence shows it is "
         "wrong, say so in the lesson for people to change the prose."
     )
+
+
+# -- what the loop with a curator that remembers nothing found (issue 53, bench/loop.py) ----------
+
+RUNNER = _edit({"action": "add", "key": "test.runner", "text": "Run the whole test suite with make test."})
+RESTATED = {"key": "test.command", "text": "Run the tests with make test.", "scope": SCOPE, "origin": "curated"}
+
+
+def test_a_deferral_after_a_rejection_for_counterevidence_does_not_make_the_edit_a_retry() -> None:
+    rejected = _decision("r1", 0, "p-sleep", SLEEP, "rejected", ("support.counterevidence", None))
+    deferred = _decision("r2", 0, "p-sleep-again", SLEEP, "deferred", DEFERRED)
+
+    (note,) = curator_notes(_history([rejected, deferred], support=ONE_OF_TWO))
+
+    assert (note.kind, note.run, note.times) == (DO_NOT_REPEAT, "run-r1", 2)
+    assert [r.code for r in note.reasons] == ["support.counterevidence"]
+    assert note.line.startswith('do not repeat as it is: add "test.sleep"') and "retry" not in note.line
+
+
+def test_an_edit_written_and_proposed_again_keeps_the_advice_on_its_look_alike() -> None:
+    runner = RUNNER["operations"][0]
+    memory = {"version": 4, "instructions": [RESTATED, {**runner, "scope": SCOPE, "origin": "curated"}]}
+    admitted = _decision("r1", 0, "p-runner", digest(RUNNER), "selected", ("rank.selected", None))
+    again = _decision("r2", 0, "p-runner-2", digest(RUNNER), "rejected", ("closure.key_exists", "test.runner"))
+
+    (note,) = curator_notes(_history([admitted, again], {digest(RUNNER): RUNNER}), memory=memory)
+
+    assert note.kind == ALREADY_IN_MEMORY
+    assert note.line.endswith(
+        "It resembles 'test.command' (\"Run the tests with make test.\"; shared words: test, make): one instruction, "
+        "one key: remove 'test.command' or 'test.runner', in a proposal of its own."
+    )
+
+
+def test_an_edit_written_then_removed_is_not_said_to_be_in_memory_when_proposed_again() -> None:
+    memory = {"version": 6, "instructions": [RESTATED]}  # test.runner was removed since it was written
+    admitted = _decision("r1", 0, "p-runner", digest(RUNNER), "selected", ("rank.selected", None))
+    again = _decision("r3", 0, "p-runner-2", digest(RUNNER), "deferred", DEFERRED)
+
+    (note,) = curator_notes(_history([admitted, again], {digest(RUNNER): RUNNER}, support=ONE_OF_TWO), memory=memory)
+
+    assert note.kind == RETRY and "already in memory" not in note.line
+    assert note.line.startswith('retry: add "test.runner"') and "deferred in run-r3" in note.line
