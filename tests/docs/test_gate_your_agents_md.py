@@ -179,7 +179,10 @@ def test_the_pages_whole_journey_runs_on_the_installed_package_and_its_workflow_
     # The adoption: main has the file people wrote; the pull request, what memory import made of it.
     (tmp_path / "hand.md").write_bytes(HAND)
     imported = subprocess.run(
-        [str(installed / "evidence-rank"), "memory", "import", str(tmp_path / "hand.md"), "--repository", "acme/shop"],
+        [
+            *(str(installed / "evidence-rank"), "memory", "import", str(tmp_path / "hand.md")),
+            *("--repository", "acme/shop", "--adopt", "Testing"),  # as the page adopts it: bullets into the section
+        ],
         capture_output=True,
         check=True,
     ).stdout
