@@ -14,7 +14,11 @@ if TYPE_CHECKING:
     from ranking.advice.lookalikes import Lookalike
     from ranking.signing.signers import Signer
 
-__all__ = ["KINDS", "UNCHECKED", "Finding", "LookalikeWarning", "ProseLookalikeWarning", "GateResult"]
+__all__ = ["KINDS", "MODES", "UNCHECKED", "Finding", "LookalikeWarning", "ProseLookalikeWarning", "GateResult"]
+
+#: What the gate gates (``gate --mode``): ``curated`` (a bundle and a report), ``person``, ``adoption``
+#: (:mod:`ranking.checking.uncurated`), or ``auto`` (which of them a pull request is).
+MODES = ("curated", "person", "adoption", "auto")
 
 #: Every kind of finding, in the order findings are reported.
 KINDS = (

@@ -14,9 +14,12 @@ near linear in the lines.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from curator_io.markdown_memory import MarkdownMemory
 from ranking.checking.line_matching import matching_lines
+
+if TYPE_CHECKING:  # a gate on a JSON memory never reads one, and imports no Markdown reader
+    from curator_io.markdown_memory import MarkdownMemory
 
 __all__ = ["ProseChange", "prose_changes"]
 

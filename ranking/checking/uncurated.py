@@ -31,13 +31,12 @@ from curator_io.errors import ConfigError, InputError, pointer_of
 from curator_io.markdown_blocks import read_blocks
 from curator_io.markdown_memory import MarkdownMemory, decoded_text, split_lines
 from curator_io.memory import MemoryFile
-from ranking.checking.gate_result import Finding, GateResult, ProseLookalikeWarning
+from ranking.checking.gate_result import MODES, Finding, GateResult, ProseLookalikeWarning
 from ranking.checking.prose import prose_changes
 
 __all__ = ["MODES", "gate_mode", "gate_person", "gate_adoption"]
 
 #: The gate's modes: ``curated`` (a bundle and a report), ``person``, ``adoption``, or ``auto``.
-MODES = ("curated", "person", "adoption", "auto")
 
 _SPACE = re.compile(r"\s+")
 

@@ -10,7 +10,8 @@ from curator_io.canonical import canon
 from curator_io.errors import ConfigError
 from curator_io.memory import is_markdown_name
 from ranking.checking.acceptance import Replayed, Sources, accept
-from ranking.checking.apply import apply_selection, into_markdown, reviewable
+from ranking.checking.apply import apply_selection, reviewable
+from ranking.checking.into_markdown import into_markdown
 from ranking.cli.collector import collector_off
 from ranking.cli.logs import get_logger
 from ranking.cli.output import emit_document, say

@@ -21,8 +21,7 @@ from curator_io.errors import ConfigError, EvidenceRankError
 from curator_io.jsonio import parse_json
 from ranking.checking.acceptance import Sources
 from ranking.checking.gate import GateResult, gate
-from ranking.checking.review_label import label_decision
-from ranking.checking.uncurated import MODES, gate_adoption, gate_mode, gate_person
+from ranking.checking.gate_result import MODES
 from ranking.cli.collector import collector_off
 from ranking.cli.output import emit, emit_json, say
 from ranking.cli.signed import SUFFIX, add_trust_options, check_trust_options, read_signed
@@ -212,6 +211,9 @@ def _gate(run: _Run) -> int:
     allow_prose_changes = args.allow_prose_changes or _label_allows(args)
     raw: dict[str, bytes] = {}
     if args.mode != "curated":
+        # Only a change with no curated run, or one that may be, pays for the modes' checks.
+        from ranking.checking.uncurated import gate_adoption, gate_mode, gate_person
+
         raw = {BASE: run.read(args.memory_before), AFTER: run.read(args.memory_after)}
         after, base = read_memory_file(args.memory_after, raw[AFTER]), read_memory_file(args.memory_before, raw[BASE])
         mode = gate_mode(after, base) if args.mode == "auto" else args.mode
@@ -303,6 +305,8 @@ def _label_allows(args: argparse.Namespace) -> bool:
             "--prose-reviewed-label reads the pull request's event, and GITHUB_EVENT_PATH is not set (a GitHub "
             "Actions pull_request workflow sets it)",
         )
+    from ranking.checking.review_label import label_decision  # only a run given the label reads the event
+
     decision = label_decision(parse_json(read_input(path)), args.prose_reviewed_label)
     if decision.line is not None:
         say(decision.line)
