@@ -27,7 +27,6 @@ from ranking.cli.output import emit, emit_json, say
 from ranking.cli.signed import SUFFIX, add_trust_options, check_trust_options, read_signed
 from ranking.cli.targets import Named, refuse_input_as_output
 from ranking.running.inputs import read_input, read_memory_file
-from ranking.running.outputs import append_whole
 from ranking.views.gate import (
     finding_positions,
     render_github,
@@ -156,6 +155,8 @@ class _Run:
     def append_summary(self, markdown: str) -> None:
         """GitHub Actions renders the step summary file as Markdown; other steps append to it too."""
         if self.summary:
+            from ranking.running.outputs import append_whole  # only a run on a GitHub runner writes one
+
             append_whole(self.summary, markdown.encode("utf-8"), name="GITHUB_STEP_SUMMARY")
 
     def read(self, path: str) -> bytes:
