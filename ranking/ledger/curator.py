@@ -154,6 +154,9 @@ def current_memory(ledger: Ledger) -> Mapping[str, Any] | None:
     edits = ledger.edits_of(selected)
     if any(f not in edits for f in selected):
         return None
+    held = {i["key"] for i in memory["instructions"]}
+    if any(op["action"] == "replace" and op["key"] not in held for f in selected for op in edits[f]["operations"]):
+        return None  # a memory row no run of these edits was ranked against (a ledger edited by hand)
     return permitted_memory(memory, [edits[f] for f in selected], selected=report["outcome"] == SELECTED)
 
 

@@ -433,3 +433,21 @@ def test_notes_written_to_a_file_keep_each_line_within_its_budget_as_printed(tmp
     (line,) = out.splitlines()
     assert code == 0 and "#\\x23[" in line and "##[" not in line
     assert len(line.encode("utf-8")) <= 300
+
+
+def test_notes_on_a_ledger_whose_kept_memory_was_swapped_by_hand_name_no_current_memory(tmp_path: Path, capsys) -> None:
+    # A memory row replaced by another valid memory (its digest recomputed) that the run's selected
+    # replace cannot apply to: the ledger knows no current memory then, and says nothing false.
+    from curator_io import digest
+
+    ledger = tmp_path / "l.db"
+    bundle = FIXTURES / "conflicting-pair.json"  # its selection replaces an instruction of its memory
+    assert run_main(capsys, "score", bundle, "--out-dir", tmp_path / "out", "--ledger", ledger, "-q")[0] == 0
+    with sqlite3.connect(ledger) as db:
+        ((version,),) = db.execute("SELECT version FROM memories").fetchall()
+        other = {"version": version, "instructions": []}
+        db.execute("UPDATE memories SET document = ?, digest = ?", (canon(other), digest(other)))
+
+    code, out, err = run_main(capsys, "ledger", "notes", ledger)
+
+    assert (code, err) == (0, "") and "now version" not in out
