@@ -127,10 +127,11 @@ def _without_clock(dumped: str) -> bytes:
 def test_the_notes_reach_the_skill_managers_next_prompt_and_a_deferral_is_told_to_retry(main_run: Any) -> None:
     gate, _, model, *_ = main_run
     assert PROMPT_HEADING not in "".join(model.prompts[:4])  # nothing decided before window 1 closed
-    deferred, duplicate = gate.notes()
+    # The twin of a live skill is already in memory (the skillbook holds its text), kept before the retry.
+    duplicate, deferred = gate.notes()
     assert deferred.line.startswith('retry: add "context.') and "once the lesson recurs in 1 more" in deferred.line
-    assert duplicate.line.startswith('do not repeat as it is: add "context.')
-    assert "duplicates an instruction that already exists" in duplicate.line
+    assert duplicate.line.startswith('already in memory: add "context.')
+    assert "memory holds it already" in duplicate.line
     assert all(duplicate.line in prompt for prompt in model.prompts[4:])
     assert not any("do not re-propose" in prompt for prompt in model.prompts)
 
@@ -156,7 +157,9 @@ def test_every_window_report_goes_to_the_ledger(tmp_path: Path) -> None:
     # One voice: the gate's notes are the ledger's, and the same as a gate without a ledger gives.
     assert gate.notes() == read_notes(ledger, memory=gate.memory())
     alone, *_ = run(QUESTIONS[:6])
-    assert [n.line for n in alone.notes()] == [n.line for n in gate.notes()]
+    # The same notes; the ledger's retry notes add what its pool keeps, after the same words.
+    assert len(alone.notes()) == len(gate.notes())
+    assert all(n.line.startswith(a.line) for a, n in zip(alone.notes(), gate.notes(), strict=True))
     assert len(gate.notes(Budget(notes=1))) == 1
 
 
