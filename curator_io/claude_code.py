@@ -27,9 +27,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from curator_io.errors import InputError
 from curator_io.grammar import is_id, is_timestamp
-from curator_io.jsonio import parse_json
 from curator_io.redaction import redact
 from curator_io.transcript_sessions import Draft, Skips, relative_path
 
@@ -56,13 +54,10 @@ class _Reader:
         self.skips = Skips()
 
     def line(self, number: int, raw: bytes | None) -> None:
-        if raw is None:  # 1
-            return self.skips.add(number, "oversized_line")
-        try:
-            record = parse_json(raw)
-        except InputError:
-            return self.skips.add(number, "not_json")
-        kind = record.get("type") if type(record) is dict else None
+        record = self.skips.record(number, raw)  # 1
+        if record is None:
+            return None
+        kind = record.get("type")
         if not isinstance(kind, str):
             return self.skips.add(number, "not_a_record")
         if kind == "summary":  # 2

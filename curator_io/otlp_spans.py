@@ -23,9 +23,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
-from curator_io.errors import InputError
 from curator_io.grammar import is_id
-from curator_io.jsonio import parse_json
 from curator_io.redaction import redact
 from curator_io.transcript_sessions import Draft, Skips
 
@@ -72,13 +70,10 @@ class _Reader:
         self.skips = Skips()
 
     def line(self, number: int, raw: bytes | None) -> None:
-        if raw is None:  # 1
-            return self.skips.add(number, "oversized_line")
-        try:
-            document = parse_json(raw)
-        except InputError:
-            return self.skips.add(number, "not_json")
-        resources = document.get("resourceSpans") if type(document) is dict else None
+        document = self.skips.record(number, raw)  # 1
+        if document is None:
+            return None
+        resources = document.get("resourceSpans")
         if not isinstance(resources, list):
             return self.skips.add(number, "not_a_record")
         for resource in resources:

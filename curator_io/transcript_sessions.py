@@ -13,9 +13,12 @@ import re
 from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Any
 
+from curator_io.errors import InputError
 from curator_io.fitting import fit_text
 from curator_io.grammar import instant_key, is_path
+from curator_io.jsonio import parse_json
 from curator_io.redaction import redact
 from curator_io.transcript_model import MAX_SKIPPED_LINES, Observation, Session, Step
 
@@ -38,6 +41,23 @@ class Skips:
         self.counts[reason] += 1
         if len(self.lines) < MAX_SKIPPED_LINES:
             self.lines.append((line, reason))
+
+    def record(self, line: int, raw: bytes | None) -> dict[str, Any] | None:
+        """The line as a JSON object, as every reader takes one; None, counted, for a line held
+        whole only past its bound (``oversized_line``), one that is not JSON (``not_json``), or one
+        that is not an object (``not_a_record``)."""
+        if raw is None:
+            self.add(line, "oversized_line")
+            return None
+        try:
+            value = parse_json(raw)
+        except InputError:
+            self.add(line, "not_json")
+            return None
+        if type(value) is not dict:
+            self.add(line, "not_a_record")
+            return None
+        return value
 
 
 @dataclass
