@@ -5,11 +5,10 @@ look-alike module when memory-after adds or changes no instruction."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
-from tests.conftest import FIXTURES, REPO
+from tests.conftest import FIXTURES
+from tests.startup import imported_by
 
 EXAMPLE = FIXTURES / "example.json"
 WATCHED = ("rapidfuzz", "ranking.advice.lookalikes")
@@ -17,15 +16,7 @@ WATCHED = ("rapidfuzz", "ranking.advice.lookalikes")
 
 def _imported(argv: list[str]) -> tuple[int, list[str]]:
     """Run ``main(argv)`` in a fresh interpreter: its exit code, and which of WATCHED it imported."""
-    script = (
-        "import contextlib, io, json, sys\n"
-        "from ranking.cli import main\n"
-        f"with contextlib.redirect_stdout(io.StringIO()):\n    code = main({argv!r})\n"
-        f"print(json.dumps([code, [m for m in {WATCHED!r} if m in sys.modules]]))\n"
-    )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO, check=True)
-    code, imported = json.loads(done.stdout.splitlines()[-1])
-    return code, imported
+    return imported_by(argv, WATCHED)
 
 
 def test_scores_table_on_the_example_scores_no_pair_so_imports_no_rapidfuzz(tmp_path: Path) -> None:

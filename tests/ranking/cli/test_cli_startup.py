@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,29 +11,17 @@ from curator_io.published import SCHEMA_IDS
 from ranking.cli import main
 from ranking.cli.commands import COMMANDS, schema
 from tests.conftest import REPO
+from tests.startup import imported_by
 
 EXAMPLE = REPO / "fixtures" / "example.json"
 
 _HEAVY = ("jsonschema", "pydantic")
 
 
-def _imported(argv: list[str], modules: tuple[str, ...]) -> tuple[int, list[str]]:
-    """Run ``main(argv)`` in a fresh interpreter: its exit code, and which of ``modules`` it imported."""
-    script = (
-        "import json, sys\n"
-        "from ranking.cli import main\n"
-        f"code = main({argv!r})\n"
-        f"print(json.dumps([code, [m for m in {modules!r} if m in sys.modules]]))\n"
-    )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO, check=True)
-    code, imported = json.loads(done.stdout.splitlines()[-1])
-    return code, imported
-
-
 def test_a_batch_runs_without_importing_jsonschema_or_pydantic(tmp_path: Path) -> None:
     (tmp_path / "in").mkdir()
 
-    assert _imported(["batch", str(tmp_path / "in"), "--out-dir", str(tmp_path / "out")], _HEAVY) == (0, [])
+    assert imported_by(["batch", str(tmp_path / "in"), "--out-dir", str(tmp_path / "out")], _HEAVY) == (0, [])
 
 
 def test_batch_ledger_records_without_importing_the_verifier(tmp_path: Path) -> None:
@@ -44,7 +30,7 @@ def test_batch_ledger_records_without_importing_the_verifier(tmp_path: Path) -> 
     (tmp_path / "in" / "example.json").write_bytes(EXAMPLE.read_bytes())
     argv = ["batch", str(tmp_path / "in"), "--out-dir", str(tmp_path / "out"), "--ledger", str(tmp_path / "l.db")]
 
-    assert _imported(argv, ("ranking.checking.verification", *_HEAVY)) == (0, [])
+    assert imported_by(argv, ("ranking.checking.verification", *_HEAVY)) == (0, [])
     assert (tmp_path / "l.db").exists()
 
 
@@ -55,7 +41,7 @@ def test_the_schema_command_offers_exactly_the_published_schemas() -> None:
 @pytest.mark.parametrize("name", schema.NAMES)
 def test_the_schema_command_prints_the_shipped_file_without_importing_pydantic(name: str) -> None:
     # The files are generated (python -m curator_io.schema_generator); printing one needs no model.
-    assert _imported(["schema", name], ("pydantic", "jsonschema", "curator_io.schema_generator")) == (0, [])
+    assert imported_by(["schema", name], ("pydantic", "jsonschema", "curator_io.schema_generator")) == (0, [])
 
 
 def test_score_at_the_default_level_imports_no_logging_and_no_other_commands_library(tmp_path: Path) -> None:
@@ -71,7 +57,7 @@ def test_score_at_the_default_level_imports_no_logging_and_no_other_commands_lib
     )
     # Nor the standard modules it needs only on rare paths (bench/RESULTS.md, "Start-up").
     unwanted += ("tempfile", "fractions", "decimal", "rfc8785")
-    assert _imported(["score", str(EXAMPLE), "--out-dir", str(tmp_path)], unwanted) == (0, [])
+    assert imported_by(["score", str(EXAMPLE), "--out-dir", str(tmp_path)], unwanted) == (0, [])
     assert (tmp_path / "report.json").exists()
 
 
@@ -98,15 +84,15 @@ def test_score_imports_cryptography_only_with_trust_and_then_not_its_serializati
     watched = ("cryptography", "cryptography.hazmat.primitives.serialization", "ranking.signing.trust")
     score = ["score", str(EXAMPLE), "--out-dir", str(tmp_path / "out")]
 
-    assert _imported(score, watched) == (0, [])
+    assert imported_by(score, watched) == (0, [])
     trusted = [*score, "--trust", str(tmp_path / "trust"), "--signature", str(tmp_path / "sig")]
-    assert _imported(trusted, watched) == (0, ["cryptography", "ranking.signing.trust"])
+    assert imported_by(trusted, watched) == (0, ["cryptography", "ranking.signing.trust"])
 
 
 def test_score_quiet_and_batch_neither_import_rapidfuzz_nor_look_for_look_alikes(tmp_path: Path) -> None:
     # Look-alikes are advice for a person: computed only where shown (the table), never for -q or batch.
     unwanted = ("rapidfuzz", "ranking.advice.lookalikes")
-    assert _imported(["score", str(EXAMPLE), "--out-dir", str(tmp_path / "q"), "-q"], unwanted) == (0, [])
+    assert imported_by(["score", str(EXAMPLE), "--out-dir", str(tmp_path / "q"), "-q"], unwanted) == (0, [])
     (tmp_path / "in").mkdir()
     (tmp_path / "in" / "example.json").write_bytes(EXAMPLE.read_bytes())
-    assert _imported(["batch", str(tmp_path / "in"), "--out-dir", str(tmp_path / "b")], unwanted) == (0, [])
+    assert imported_by(["batch", str(tmp_path / "in"), "--out-dir", str(tmp_path / "b")], unwanted) == (0, [])
