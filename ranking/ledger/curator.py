@@ -41,17 +41,26 @@ class LedgerHistory(Decisions):
             ledger.outcome_categories(),
             edit=self._edit_of,
             facts=self._facts_of,
-            pool=_kept(ledger) if ledger.version >= 4 else None,
-            dropped={d.fingerprint: d.why for d in ledger.pool_dropped()},
+            kept=self._kept_of,
         )
         self.ledger = ledger
         self._reports: dict[str, tuple[list[Any], Mapping[str, Any]]] = {}
         self._edits: dict[str, Mapping[str, Any] | None] = {}
+        self._pool: tuple[dict[str, Kept], dict[str, str]] | None = None
 
     def _edit_of(self, fingerprint: str) -> Mapping[str, Any] | None:
         if fingerprint not in self._edits:
             self._edits[fingerprint] = self.ledger.edits_of([fingerprint]).get(fingerprint)
         return self._edits[fingerprint]
+
+    def _kept_of(self, fingerprint: str) -> Kept | str | None:
+        """The pool, read once and only when a retry note asks (``score --ledger`` never does)."""
+        if self.ledger.version < 4:
+            return None
+        if self._pool is None:
+            self._pool = (_kept(self.ledger), {d.fingerprint: d.why for d in self.ledger.pool_dropped()})
+        carried, dropped = self._pool
+        return carried.get(fingerprint) or dropped.get(fingerprint)
 
     def _facts_of(self, decision: DecisionRow) -> Facts:
         entries, config = self._report(decision.report)

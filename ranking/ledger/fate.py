@@ -142,8 +142,9 @@ class Decisions:
 
     One history for every reader: a ledger (:class:`ranking.ledger.curator.LedgerHistory` reads
     one into it), reports held in memory (:class:`ranking.ledger.curator.Runs`), the ledger page.
-    ``edit`` and ``facts`` look an edit and a decision's report up when a note needs them; ``pool``
-    and ``dropped`` say which edits the ledger's pool carries and why the others left it.
+    ``edit`` and ``facts`` look an edit and a decision's report up when a note needs them; ``kept``
+    what the ledger's pool does with an edit's evidence (:meth:`kept`), read only when a retry note
+    asks.
     """
 
     def __init__(
@@ -153,8 +154,7 @@ class Decisions:
         *,
         edit: Callable[[str], Mapping[str, Any] | None] = lambda fingerprint: None,
         facts: Callable[[DecisionRow], Facts] | None = None,
-        pool: Mapping[str, Kept] | None = None,
-        dropped: Mapping[str, str] | None = None,
+        kept: Callable[[str], Kept | str | None] = lambda fingerprint: None,
     ) -> None:
         self._decisions = decisions
         self._outcomes: dict[tuple[str, str], set[str]] = {}
@@ -162,8 +162,7 @@ class Decisions:
             self._outcomes.setdefault((report, fingerprint), set()).add(category)
         self._edit = edit
         self._facts = facts
-        self._pool = pool
-        self._dropped = dropped or {}
+        self._kept = kept
 
     def decisions(self) -> Sequence[DecisionRow]:
         """Every decision, oldest first (the ledger's order: report, then position)."""
@@ -183,9 +182,7 @@ class Decisions:
         """What the pool does with an edit's evidence: :class:`Kept` while it is carried; why it left
         (``ranking.ledger.pool.WHY``) once it is not; None where the pool says nothing of it (a
         ledger before schema 4, reports held in memory, a report recorded without its bundle)."""
-        if self._pool is None:
-            return None
-        return self._pool.get(fingerprint) or self._dropped.get(fingerprint)
+        return self._kept(fingerprint)
 
     def facts(self, decision: DecisionRow) -> Facts:
         """The decision's support and its report's config."""
