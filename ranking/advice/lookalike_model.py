@@ -1,5 +1,6 @@
 """What a look-alike is (:mod:`ranking.advice.lookalikes` finds them): where a text is, the pair
-with its score, shared words and relation, and the bounded result with how many it left out."""
+with its score, shared words and relation, the bounded result with how many it left out, and
+what to do about one (:func:`advice_for`, the one writer of the advice)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["WHERE", "Place", "Lookalike", "Lookalikes"]
+__all__ = ["WHERE", "Place", "Lookalike", "Lookalikes", "advice_for"]
 
 #: Where a text can be, in the order results name them; ``prose``: a list item of a Markdown
 #: memory's prose, a rule people left outside the managed section (never in a sealed report).
@@ -69,22 +70,13 @@ class Lookalike:
     relation: str = "restates"
     """Whether the subject ``restates`` the other text or ``contradicts`` it
     (:func:`ranking.advice.relation.relation`)."""
+    origin: str | None = None
+    """The other text's origin (SPEC §1) when memory holds it (``user`` for a rule of the prose,
+    which people wrote); None elsewhere. The advice reads it: a person's rule is not overwritten."""
 
     def advice(self) -> str:
-        """What a curator or reviewer might do about it: keys are identity (SPEC §3.4, §5.3)."""
-        other = repr(self.other.key)
-        if self.other.where == "prose":
-            return (
-                f"an agent reads both: if this updates that rule, people change or remove line {self.other.line} "
-                "in a reviewed pull request; if it says the same, leave this out"
-            )
-        if self.other.where == "instructions":
-            return f"{other} is already in force: leave this out if it says the same"
-        if self.other.where == "proposal":
-            return f"{self.other.proposal} proposes {other} too: one instruction, one key"
-        if self.subject.action == "replace":
-            return f"if both say the same, remove one; if it updates {other}, replace {other} instead"
-        return f"if it updates {other}, replace {other} instead of adding {self.subject.key!r}"
+        """What to do about it (:func:`advice_for`)."""
+        return advice_for(self.subject, self.other, relation=self.relation, origin=self.origin)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -111,3 +103,57 @@ class Lookalikes(tuple[Lookalike, ...]):
         kept = super().__new__(cls, found)
         kept.left_out = left_out
         return kept
+
+
+def advice_for(subject: Place, other: Place, *, relation: str = "restates", origin: str | None = None) -> str:
+    """What to do about ``subject`` resembling ``other``: the one sentence every output gives
+    (``explain``, the run view, the gate, the notes). Each is an edit SPEC accepts as a proposal
+    of its own (issue 53; docs/ledger.md, "Notes against the current memory"), for keys are
+    identity (SPEC §3.4, §5.3):
+
+    - a text memory holds already (``subject`` in ``memory-after``: written) is removed, never
+      replaced with the other's text beside a remove of its key (``instruction.duplicate``:
+      §3.4 counts the instruction a proposal removes);
+    - one not written yet replaces the other key with its text instead (a replace of the other
+      key is no duplicate, since the texts differ);
+    - a rule a person gave (``origin`` ``user``) is replaced only by evidence as strong as theirs;
+    - the prose is the people's: a curator says so in the lesson, people change it.
+    """
+    if subject.where == "prose":  # a person's prose beside a ranked instruction (no curated run)
+        return "if it says the same, one of them can go; if it says otherwise, an agent reads both"
+    contradicts = relation == "contradicts"
+    if other.where == "prose":
+        if contradicts:
+            return (
+                "the prose is the people's: do not add a rule against it; if the evidence shows it is wrong, say so "
+                "in the lesson for people to change the prose"
+            )
+        return (
+            "an agent reads both: if it updates that rule, say so in the lesson for people to change the prose; "
+            "if it says the same, leave it out"
+        )
+    mine, theirs = repr(subject.key), repr(other.key)
+    if other.where == "instructions":
+        return f"{theirs} is already in force: leave this out if it says the same"
+    if other.where == "proposal":
+        return f"{other.proposal} proposes {theirs} too: one instruction, one key"
+    written = subject.where == "memory-after"
+    instead = f"instead of {'adding' if subject.action == 'add' else 'replacing'} {mine}"
+    if contradicts and origin == "user":
+        if written:
+            return f"remove {mine} in a proposal of its own, unless a person's own correction shows {theirs} is wrong"
+        return (
+            "do not add a rule against it: a person's rule is replaced only by evidence at least as strong "
+            f"(signal user, a person's correction); with such evidence, propose a replace of {theirs} with this "
+            f"text {instead}"
+        )
+    if contradicts:
+        if written:
+            return (
+                f"memory holds both: remove the one the evidence does not support ({mine} or {theirs}), "
+                "in a proposal of its own"
+            )
+        return f"do not keep both: if the evidence shows {theirs} is wrong, replace {theirs} with this text {instead}"
+    if written:
+        return f"one instruction, one key: remove {theirs} or {mine}, in a proposal of its own"
+    return f"if it updates {theirs}, replace {theirs} with this text {instead}"

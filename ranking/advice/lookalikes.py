@@ -31,12 +31,10 @@ The measure, chosen on ``tests/data/lookalikes_tuning.jsonl`` and ``lookalikes.j
 Each look-alike says whether it restates the other text or contradicts it
 (:func:`ranking.advice.relation.relation`).
 
-Where it looks, for each ``add`` or ``replace`` text of a structurally complete proposal: the
-bundle's memory (any scope, as §3.4; not the keys the proposal itself edits), the applicable
-``instructions`` whose scope contains the proposal's (as §3.4), and the other proposals'
-``add`` and ``replace`` texts. With ``written`` (the gate's memory-after): for each
-instruction written that the bundle's memory does not hold as it is, the other instructions
-written and the applicable ones. Never under the same key: SPEC already judges that.
+Which texts are compared with which, for each command that shows look-alikes, is
+:func:`ranking.advice.comparisons.choose`'s (a report, an explanation (``explain``), a gate, a memory's prose,
+the notes): :func:`lookalikes_for` asks it, then measures what it chose. Never under the same
+key: SPEC already judges that.
 
 Pure and deterministic: the same bundle gives the same look-alikes, in the same order, for any
 order of its arrays (the results are sorted; an incomplete proposal, reported under its
@@ -46,16 +44,17 @@ position, is left out).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from itertools import islice
 from typing import Any
 
-from curator_io.models import Bundle, Instruction, Scope
+from curator_io.models import Bundle
+from ranking.advice.comparisons import Comparison, Entry, Use, choose, of_proposals, of_written
 from ranking.advice.lookalike_model import Lookalike, Lookalikes, Place
 from ranking.advice.relation import Stance, relation, stance
 from ranking.advice.words import words_of
-from validator import Proposal, proposals_of
+from validator import Proposal
 
 __all__ = [
     "THRESHOLD",
@@ -70,6 +69,8 @@ __all__ = [
     "Lookalike",
     "Lookalikes",
     "find_lookalikes",
+    "lookalikes_for",
+    "match",
     "resemblance",
 ]
 
@@ -132,16 +133,6 @@ class _Text:
         return None if score < THRESHOLD else (round(score, 1), words)  # below the cutoff rapidfuzz says 0
 
 
-@dataclass(frozen=True, slots=True)
-class _Entry:
-    place: Place
-    text: _Text
-    scope: Scope | None
-    """For an applicable instruction: only a subject within it is compared with it (§3.4)."""
-    excluded: frozenset[str] = frozenset()
-    """For a subject: keys whose memory instructions it is not compared with (those its proposal edits)."""
-
-
 def find_lookalikes(
     bundle: Bundle,
     *,
@@ -157,15 +148,30 @@ def find_lookalikes(
 
     ``proposals``: only the operations of these proposals (by id) are subjects. ``against``:
     only these proposals' texts are compared with (besides memory and the applicable
-    instructions); None, every proposal's. ``score`` and the run view pass the selected ones
-    for both, what the write will hold, so that the work does not grow with the bundle.
-    ``written``: a memory object (the gate's
+    instructions); None, every proposal's. ``written``: a memory object (the gate's
     memory-after, already checked to be one): its instructions the bundle's memory does not
     hold as they are are the subjects, compared with the rest of it and the applicable
     instructions; the proposals are not read. ``checked``: the bundle's structurally complete
     proposals by id, when the caller has them (:func:`validator.proposals_of`, or a validation's
     entries), so that they are not checked again. ``prose``: (line, text) of the rules a Markdown
-    memory's prose holds (``MarkdownMemory.prose_rules``), compared with as memory is."""
+    memory's prose holds (``MarkdownMemory.prose_rules``), compared with as memory is.
+
+    Which texts each command compares is :func:`ranking.advice.comparisons.choose`'s, which
+    :func:`lookalikes_for` asks; this is the same chooser's, with its parts given one by one."""
+    if written is not None:
+        return match(of_written(bundle, written, prose))
+    return match(of_proposals(bundle, proposals=proposals, against=against, checked=checked, prose=prose))
+
+
+def lookalikes_for(use: Use) -> Lookalikes:
+    """The look-alikes of ``use``: the texts :func:`~ranking.advice.comparisons.choose` picks,
+    measured by steps 1-4."""
+    return match(choose(use))
+
+
+def match(chosen: Comparison) -> Lookalikes:
+    """Steps 1-4 on what a chooser picked: each subject against the texts it shares words with,
+    then the bounds (none when ``chosen`` is not bounded)."""
     texts: dict[str, _Text] = {}
 
     def text_of(s: str) -> _Text:
@@ -174,126 +180,64 @@ def find_lookalikes(
             found = texts[s] = _Text.of(s)
         return found
 
-    applicable = [
-        _Entry(Place("instructions", i.key), text_of(i.text), i.scope) for i in sorted(bundle.applicable, key=_by_key)
-    ]
-    if written is not None:
-        subjects, pool = _written(bundle, written, text_of)
-    else:
-        memory = [
-            _Entry(Place("memory", i.key), text_of(i.text), None)
-            for i in sorted(bundle.memory_instructions.values(), key=_by_key)
-        ]
-        complete = proposals_of(bundle) if checked is None else checked
-        subjects, edits = _proposed(complete, proposals, against, text_of)
-        pool = memory + edits
-    rules = [_Entry(Place("prose", "", line=line), text_of(text), None) for line, text in prose]
-    return _match(subjects, pool + applicable + rules)
+    pool = [(entry, text_of(entry.text)) for entry in chosen.against]
+    subjects = [(entry, text_of(entry.text)) for entry in chosen.subjects]
+    return _match(chosen, subjects, pool)
 
 
-def _by_key(instruction: Instruction) -> str:
-    return instruction.key
+_Chosen = tuple[Entry, _Text]
+"""An entry of a comparison, with its text's words."""
 
 
-def _proposed(
-    complete: Mapping[str, Proposal],
-    only: Collection[str] | None,
-    against: Collection[str] | None,
-    text_of: Callable[[str], _Text],
-) -> tuple[list[_Entry], list[_Entry]]:
-    """The subjects, and the proposals' texts they are compared with (``against``, and the subjects)."""
-    edits = []
-    for pid, p in sorted(complete.items()):
-        if only is not None and against is not None and pid not in only and pid not in against:
-            continue  # neither a subject nor compared with: not even read
-        keys = frozenset(op.key for op in p.operations)
-        for op in p.operations:
-            if op.text is not None:  # add and replace
-                place = Place("proposal", op.key, pid, op.action)
-                edits.append(_Entry(place, text_of(op.text), p.scope, keys))
-    subjects = edits if only is None else [e for e in edits if e.place.proposal in only]
-    pool = edits if against is None else [e for e in edits if e.place.proposal in against]
-    return subjects, pool
-
-
-def _written(
-    bundle: Bundle, written: Mapping[str, Any], text_of: Callable[[str], _Text]
-) -> tuple[list[_Entry], list[_Entry]]:
-    before = bundle.memory_instructions
-    kept: dict[str, _Entry] = {}
-    subjects = []
-    for inst in written.get("instructions", ()):
-        key, text = inst.get("key"), inst.get("text")
-        if type(key) is not str or type(text) is not str or key in kept:
-            continue  # not an instruction to compare (the gate's findings say what is wrong with it)
-        action = "add" if key not in before else "replace" if before[key].text != text else None
-        entry = _Entry(Place("memory-after", key, None, action), text_of(text), _scope_of(inst.get("scope")))
-        kept[key] = entry
-        if action is not None:
-            subjects.append(entry)
-    return sorted(subjects, key=lambda e: e.place.key), [kept[k] for k in sorted(kept)]
-
-
-def _scope_of(raw: Any) -> Scope | None:
-    """A written instruction's scope, when it is one (SPEC §1); else None, compared with global instructions only."""
-    if type(raw) is not dict:
-        return None
-    level, repository, path = raw.get("level"), raw.get("repository"), raw.get("path")
-    if level == "global" and raw.keys() == {"level"}:
-        return Scope("global")
-    if level == "repository" and type(repository) is str and raw.keys() == {"level", "repository"}:
-        return Scope("repository", repository)
-    if level == "path" and type(repository) is str and type(path) is str and len(raw) == 3:
-        return Scope("path", repository, path)
-    return None
-
-
-def _match(subjects: Iterable[_Entry], pool: list[_Entry]) -> Lookalikes:
+def _match(chosen: Comparison, subjects: Iterable[_Chosen], pool: list[_Chosen]) -> Lookalikes:
     """Step 2 then 3: each subject against the texts it shares words with, then the bounds."""
+    widest = WIDEST if chosen.bounded else None
     index: dict[str, list[int]] = {}
-    for i, entry in enumerate(pool):
-        for stem in entry.text.stems:
+    for i, (_, text) in enumerate(pool):
+        for stem in text.stems:
             at = index.setdefault(stem, [])
-            if len(at) < WIDEST:  # the bound on a word many texts hold
+            if widest is None or len(at) < widest:  # the bound on a word many texts hold
                 at.append(i)
     kept: list[Lookalike] = []
     left_out = 0
+    per_text = PER_TEXT if chosen.bounded else None
     stances: dict[str, Stance] = {}  # a text kept as a look-alike of several is read once
-    for subject in subjects:
-        scored = _scored(subject, pool, index)
-        left_out += len(scored[PER_TEXT:])
-        for score, other in scored[:PER_TEXT]:  # words and relation only for what is kept
-            words = subject.text.shared_words(other.text)
-            kind = relation(_stance(subject.text.text, stances), _stance(other.text.text, stances))
-            kept.append(Lookalike(subject.place, other.place, score, words, subject.text.text, other.text.text, kind))
+    for subject, text in subjects:
+        scored = _scored(chosen, (subject, text), pool, index)
+        left_out += len(scored[per_text:]) if per_text is not None else 0
+        for score, (other, theirs) in scored[:per_text]:  # words and relation only for what is kept
+            words = text.shared_words(theirs)
+            kind = relation(_stance(text.text, stances), _stance(theirs.text, stances))
+            kept.append(Lookalike(subject.place, other.place, score, words, text.text, theirs.text, kind, other.origin))
     kept.sort(key=Lookalike._order)
+    if not chosen.bounded:
+        return Lookalikes(kept)
     return Lookalikes(kept[:IN_ALL], left_out + len(kept[IN_ALL:]))
 
 
-def _scored(subject: _Entry, pool: list[_Entry], index: Mapping[str, list[int]]) -> list[tuple[float, _Entry]]:
+def _scored(
+    chosen: Comparison, subject: _Chosen, pool: list[_Chosen], index: Mapping[str, list[int]]
+) -> list[tuple[float, _Chosen]]:
     """One subject's look-alikes as (score, the other), the closest first."""
-    shared = Counter(i for stem in subject.text.stems for i in index.get(stem, ()))
+    entry, text = subject
+    shared = Counter(i for stem in text.stems for i in index.get(stem, ()))
     ranked = sorted(shared.items(), key=lambda item: (-item[1], item[0]))
-    candidates = list(
-        islice(
-            (pool[i] for i, n in ranked if subject.text.candidate(pool[i].text, n) and _comparable(subject, pool[i])),
-            CANDIDATES,
-        )
-    )
+    comparable = (pool[i] for i, n in ranked if text.candidate(pool[i][1], n) and chosen.compares(entry, pool[i][0]))
+    candidates = list(islice(comparable, CANDIDATES if chosen.bounded else None))
     if not candidates:
         return []
     from rapidfuzz import fuzz, process  # only once two texts share enough words to be scored
 
     # Step 3 for all its candidates at once, in rapidfuzz's own loop.
     scored = process.extract(
-        subject.text.joined,
-        [c.text.joined for c in candidates],
+        text.joined,
+        [theirs.joined for _, theirs in candidates],
         scorer=fuzz.token_set_ratio,
         score_cutoff=THRESHOLD,
         limit=None,
     )
     found = [(round(score, 1), candidates[at]) for _, score, at in scored]
-    return sorted(found, key=lambda f: (-f[0], f[1].place._order(), f[1].text.text))
+    return sorted(found, key=lambda f: (-f[0], f[1][0].place._order(), f[1][1].text))
 
 
 def _stance(text: str, known: dict[str, Stance]) -> Stance:
@@ -301,17 +245,3 @@ def _stance(text: str, known: dict[str, Stance]) -> Stance:
     if found is None:
         found = known[text] = stance(text)
     return found
-
-
-def _comparable(subject: _Entry, other: _Entry) -> bool:
-    s, o = subject.place, other.place
-    if o.key == s.key or (o.where == "proposal" and o.proposal == s.proposal):
-        return False  # SPEC judges one key (§3.4, §5.3); a proposal's own operations are §3.4's
-    if o.where == "memory" and o.key in subject.excluded:
-        return False  # the proposal edits that instruction itself
-    if o.where == "instructions":
-        # §3.4: an applicable instruction counts where its scope contains the subject's.
-        # A written instruction whose scope is not one is within a global instruction only.
-        assert other.scope is not None  # Cannot fail: applicable instructions have a checked scope.
-        return other.scope.contains(subject.scope) if subject.scope is not None else other.scope.is_broad
-    return True

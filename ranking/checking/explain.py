@@ -36,7 +36,8 @@ from curator_io.catalogue import (
 from curator_io.errors import ConfigError
 from curator_io.models import SIGNAL_WEIGHTS, Bundle, Scope
 from curator_io.report_model import RankingReportEntry, ReportConfig, ReportSupport
-from ranking.advice.lookalikes import PER_TEXT, find_lookalikes
+from ranking.advice.comparisons import Explain
+from ranking.advice.lookalikes import PER_TEXT, lookalikes_for
 from ranking.checking.acceptance import Accepted, Replayed
 from ranking.checking.verification import report_order_key
 from ranking.pipeline import scoring
@@ -372,7 +373,7 @@ def _lookalikes(
     the prose (``prose``: a Markdown memory's, when given), and what to do."""
     checked = {pid: e.proposal for pid, e in entries.items() if e.proposal is not None}
     lines = []
-    shown = find_lookalikes(bundle, proposals=(proposal_id,), checked=checked, prose=prose)
+    shown = lookalikes_for(Explain(bundle, proposal_id, checked=checked, prose=prose))
     for found in shown:
         s = found.subject
         lines.append(

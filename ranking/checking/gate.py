@@ -37,9 +37,9 @@ memory-after does not matter, nor whether it is indented.
    Every finding in a Markdown memory-after knows its line (:attr:`Finding.at`).
 5. Advice beside the verdict: each instruction memory-after adds or changes the text of
    that resembles another instruction it keeps (or an applicable one) under another key is
-   a ``lookalike`` warning (:mod:`ranking.advice.lookalikes`). A warning fails the gate only
-   when the caller asks (``fail_on_lookalikes``): keys are SPEC's identity, and a look-alike
-   is a reviewer's question, not a rule.
+   a ``lookalike`` warning (what is compared: :mod:`ranking.advice.comparisons`). A warning
+   fails the gate only when the caller asks (``fail_on_lookalikes``): keys are SPEC's
+   identity, and a look-alike is a reviewer's question, not a rule.
 """
 
 from __future__ import annotations
@@ -160,18 +160,17 @@ def lookalike_warnings(
 def _lookalikes(
     bundle: Bundle, actual: Mapping[str, Any], prose: tuple[tuple[int, str], ...] = ()
 ) -> Lookalikes | None:
-    """The look-alikes of what memory-after adds or changes; None, and nothing imported for them,
-    when it adds or changes nothing (the common gate: a write of what the base already held)."""
-    before = bundle.memory_instructions
-    kept = (
-        type(i) is dict and i.get("key") in before and before[i["key"]].text == i.get("text")
-        for i in actual["instructions"]
-    )
-    if all(kept):
-        return None
-    from ranking.advice.lookalikes import find_lookalikes
+    """The look-alikes of what memory-after adds or changes (:class:`ranking.advice.comparisons.Gate`
+    says against what); None, and no measure imported, when the chooser finds it adds or changes
+    nothing (the common gate: a write of what the base already held)."""
+    from ranking.advice.comparisons import Gate, choose
 
-    return find_lookalikes(bundle, written=actual, prose=prose)
+    chosen = choose(Gate(bundle, actual, prose))
+    if not chosen.subjects:
+        return None
+    from ranking.advice.lookalikes import match
+
+    return match(chosen)
 
 
 def _warnings(found: Iterable[Lookalike] | None, actual: Mapping[str, Any]) -> tuple[LookalikeWarning, ...]:

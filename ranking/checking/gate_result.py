@@ -147,6 +147,8 @@ class ProseLookalikeWarning:
     words: tuple[str, ...]
     pointer: str
     """Where the instruction is in memory-after (``/instructions/<index>``)."""
+    advice: str
+    """What to do about it (:func:`ranking.advice.lookalike_model.advice_for`)."""
 
     kind = "lookalike"
     document = "memory-after"
@@ -159,8 +161,7 @@ class ProseLookalikeWarning:
     def message(self) -> str:
         return (
             f"the prose's list item on line {self.line} resembles instruction {self.key!r} (score {self.score:g}; "
-            f"shared words: {', '.join(self.words)}): if it says the same, one of them can go; if it says otherwise, "
-            "an agent reads both"
+            f"shared words: {', '.join(self.words)}): {self.advice}"
         )
 
     def to_json(self) -> dict[str, Any]:

@@ -16,7 +16,7 @@ without a curated run"): a change people wrote, and the adoption of a file writt
    adopts (all, those of one heading, none) is its choice, made by ``memory import``; the gate
    checks only that nothing but those items moved, and nothing was written that the base lacks.
 4. Look-alikes: each list item memory-after's prose adds that resembles an instruction of the
-   section is a warning (:func:`ranking.advice.lookalikes.resemblance`), as a curated write's are.
+   section is a warning (:class:`ranking.advice.comparisons.Memory`), as a curated write's are.
 
 Pure: the read files in, a :class:`~ranking.checking.gate_result.GateResult` out.
 """
@@ -143,20 +143,20 @@ def _result(
 
 
 def _prose_lookalikes(found: MarkdownMemory) -> tuple[ProseLookalikeWarning, ...]:
-    """Step 4: each list item of the prose that resembles an instruction of the section."""
-    from ranking.advice.lookalikes import resemblance  # as the curated gate: only when there is prose to compare
+    """Step 4: each list item of the prose that resembles an instruction of the section (the pairs
+    :class:`ranking.advice.comparisons.Memory` chooses), by line, then in the section's order."""
+    from ranking.advice.comparisons import Memory  # as the curated gate: imported where they are sought
+    from ranking.advice.lookalikes import lookalikes_for
 
-    out = []
-    for line, text in sorted(found.prose_lines()):
-        if line not in found.prose_items or text is None:
-            continue
-        item = text.strip().lstrip("-*+ ").strip()
-        for i, inst in enumerate(found.memory["instructions"]):
-            alike = resemblance(item, inst["text"])
-            if alike is not None:
-                score, words = alike
-                out.append(ProseLookalikeWarning(line, inst["key"], score, words, pointer_of("instructions", i)))
-    return tuple(out)
+    at: dict[str, int] = {}
+    for i, inst in enumerate(found.memory["instructions"]):
+        at.setdefault(inst["key"], i)
+    return tuple(
+        ProseLookalikeWarning(
+            f.subject.line or 0, f.other.key, f.score, f.words, pointer_of("instructions", at[f.other.key]), f.advice()
+        )
+        for f in sorted(lookalikes_for(Memory(found)), key=lambda f: (f.subject.line or 0, at[f.other.key]))
+    )
 
 
 def _markdown(memory: MemoryFile) -> MarkdownMemory:

@@ -9,29 +9,27 @@ Pure: a memory object (SPEC §1) in, facts out. :mod:`ranking.ledger.feedback` c
 ``replace`` whose text (SPEC §0's ``norm``) an instruction holds under any key whose scope contains
 the edit's (SPEC §1), and a ``remove`` whose key memory does not hold. Whichever edit wrote it.
 
-**The advice**, one per look-alike, each an edit SPEC accepts as a proposal of its own:
-
-- *restates*, for an edit not written: replace the other key with its text instead of adding or
-  replacing this key (a replace of the other key is no duplicate, SPEC §3.4, since the texts differ).
-- *restates*, for an edit written: remove one of the two, in a proposal of its own. (Replacing the
-  other with this text and removing this key in one proposal is ``instruction.duplicate``:
-  §3.4 counts the instruction the proposal removes.)
-- *contradicts* an instruction a person gave (origin ``user``): never overwrite it; only evidence at
-  least as strong as a person's (signal ``user``) can replace it, by a replace of that key.
-- *contradicts* another instruction: not beside it; replace that key with it where the evidence
-  shows it wrong, or (both written) remove the one the evidence does not support.
+**The look-alikes and the advice**: which texts are compared is
+:class:`ranking.advice.comparisons.Notes`'s, and the advice for each is
+:func:`ranking.advice.lookalike_model.advice_for`'s, the sentence ``explain`` and the gate give for
+the same pair: each an edit SPEC accepts as a proposal of its own. An edit not written is told to
+replace the other key with its text instead; one written, to remove one of the two; a person's rule
+(origin ``user``) is replaced only by evidence as strong as theirs.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from typing import Any, Final, NamedTuple
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from curator_io.kinds import parse_scope
 from curator_io.models import Scope
 from ranking.ledger.note_words import EDIT_TEXT_CHARS, one_line
 from validator import norm
+
+if TYPE_CHECKING:
+    from ranking.advice.lookalike_model import Lookalike
 
 __all__ = ["PROSE_LINE", "Held", "MemoryFacts", "Resemblance", "memory_facts"]
 
@@ -125,71 +123,27 @@ class MemoryFacts(NamedTuple):
     def resemblances(self, edit: Mapping[str, Any], *, admitted: bool) -> tuple[Resemblance, ...]:
         """Each ``add`` or ``replace`` of ``edit`` whose text resembles or contradicts an instruction
         of the memory under a key the edit does not touch (for an ``admitted`` edit, only what
-        memory holds as it wrote it), the strongest first: contradictions of a person's rule, other
-        contradictions, then by score."""
+        memory holds as it wrote it: :class:`ranking.advice.comparisons.Notes`), the strongest
+        first: contradictions of a person's rule, other contradictions, then by score."""
         if not self.instructions and not self.prose:
             return ()
-        from ranking.advice.lookalikes import resemblance  # only a host that gives the memory pays
-        from ranking.advice.relation import relation
+        from ranking.advice.comparisons import Notes  # only a host that gives the memory pays
+        from ranking.advice.lookalikes import lookalikes_for
 
-        ops = edit.get("operations") or ()
-        touched = {op.get("key") for op in ops}
-        found = []
-        for op in ops:
-            if op.get("action") not in ("add", "replace"):
-                continue
-            key, text = op["key"], op["text"]
-            if admitted and (key not in self.instructions or self.instructions[key].text != text):
-                continue
-            for held in [self.instructions[k] for k in sorted(self.instructions) if k not in touched] + [
-                Held(f"{PROSE_LINE}{line}", rule, None, USER) for line, rule in self.prose
-            ]:
-                scored = resemblance(text, held.text)
-                if scored is None:
-                    continue
-                how = relation(text, held.text)
-                advice = _advice(op["action"], key, held, how, admitted=admitted)
-                shown = one_line(held.text, EDIT_TEXT_CHARS)
-                found.append(Resemblance(key, held.key, shown, scored[0], scored[1], advice, how, held.origin))
-        return tuple(sorted(found, key=_strength))
+        found = lookalikes_for(Notes(edit, self.instructions, self.prose, admitted=admitted))
+        return tuple(sorted((_resemblance(f) for f in found), key=_strength))
+
+
+def _resemblance(found: Lookalike) -> Resemblance:
+    other = found.other.key if found.other.where != "prose" else f"{PROSE_LINE}{found.other.line}"
+    shown = one_line(found.other_text, EDIT_TEXT_CHARS)
+    return Resemblance(
+        found.subject.key, other, shown, found.score, found.words, found.advice(), found.relation, found.origin
+    )
 
 
 def _strength(r: Resemblance) -> tuple[int, float, str, str]:
     return (0 if r.contradicts and r.origin == USER else 1 if r.contradicts else 2, -r.score, r.key, r.other)
-
-
-def _advice(action: str, key: str, held: Held, how: str, *, admitted: bool) -> str:
-    """What to do about one look-alike: each an edit SPEC accepts on its own (module docstring)."""
-    if held.key.startswith(PROSE_LINE) and how == "contradicts":
-        return (
-            "the prose is the people's: do not add a rule against it; if the evidence shows it is wrong, say so in "
-            "the lesson for people to change the prose"
-        )
-    if held.key.startswith(PROSE_LINE):
-        return (
-            "an agent reads both: if it updates that rule, say so in the lesson for people to change the prose; "
-            "if it says the same, leave it out"
-        )
-    other = repr(held.key)
-    instead = f"instead of {'adding' if action == 'add' else 'replacing'} {key!r}"
-    if how == "contradicts" and held.origin == USER:
-        if admitted:
-            return f"remove {key!r} in a proposal of its own, unless a person's own correction shows {other} is wrong"
-        return (
-            "do not add a rule against it: a person's rule is replaced only by evidence at least as strong "
-            f"(signal user, a person's correction); with such evidence, propose a replace of {other} with this "
-            f"text {instead}"
-        )
-    if how == "contradicts":
-        if admitted:
-            return (
-                f"memory holds both: remove the one the evidence does not support ({key!r} or {other}), "
-                "in a proposal of its own"
-            )
-        return f"do not keep both: if the evidence shows {other} is wrong, replace {other} with this text {instead}"
-    if admitted:
-        return f"one instruction, one key: remove {other} or {key!r}, in a proposal of its own"
-    return f"if it updates {other}, replace {other} with this text {instead}"
 
 
 def memory_facts(memory: Mapping[str, Any] | None, prose: Iterable[tuple[int, str]] = ()) -> MemoryFacts | None:

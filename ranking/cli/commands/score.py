@@ -160,14 +160,13 @@ def _score(args: argparse.Namespace, inputs: _Inputs) -> tuple[Result, Signer | 
 def _lookalikes(
     bundle: Bundle, validation: Validation, selected: tuple[str, ...], prose: tuple[tuple[int, str], ...]
 ) -> tuple[Lookalike, ...]:
-    """The look-alikes of the selected edits against memory, the applicable instructions and each
-    other: what the write will hold, as the gate will see it (``explain`` compares any proposal with
-    every other). At most five proposals, so the table costs about the same on any bundle. Computed
-    only when shown: ``score -q`` neither imports rapidfuzz nor pays for it."""
-    from ranking.advice.lookalikes import find_lookalikes
+    """The look-alikes of a report's selected edits (:class:`ranking.advice.comparisons.Report`
+    says against what). Computed only when shown: ``score -q`` neither imports rapidfuzz nor pays for it."""
+    from ranking.advice.comparisons import Report
+    from ranking.advice.lookalikes import lookalikes_for
 
     checked = {e.id: e.proposal for e in validation.entries if e.proposal is not None}
-    return find_lookalikes(bundle, proposals=selected, against=selected, checked=checked, prose=prose)
+    return lookalikes_for(Report(bundle, selected, checked=checked, prose=prose))
 
 
 def _refuse_own_outputs(args: argparse.Namespace, out: Path) -> None:

@@ -7,7 +7,8 @@ invariants, or with the bundle the replay), so a page never shows a tampered rep
 as if it were real, and checks nothing itself. Reason codes are spelled out with
 ``explain``'s sentences. With the bundle, a selected proposal whose added or replaced
 text resembles an instruction under another key is marked, and its details list the
-look-alikes (:mod:`ranking.advice.lookalikes`: advice, not part of the report).
+look-alikes: those of a report, as :mod:`ranking.advice.comparisons` chooses them for every
+command (advice, not part of the report).
 
 The score bar is drawn in points: the bar is 100 wide, each §4 component is as
 wide as its value (their maxima add up to 100), and the contradiction penalty is
@@ -36,7 +37,8 @@ from curator_io.catalogue import (
 )
 from curator_io.models import Bundle, Scope
 from curator_io.report_model import RankingReport, RankingReportEntry, ReportScore
-from ranking.advice.lookalikes import IN_ALL, PER_TEXT, Lookalike, find_lookalikes
+from ranking.advice.comparisons import Report
+from ranking.advice.lookalikes import IN_ALL, PER_TEXT, Lookalike, lookalikes_for
 from ranking.checking.acceptance import Accepted, Replayed
 from ranking.checking.explain import reason_sentence
 from ranking.pipeline.numbers import r2
@@ -103,10 +105,7 @@ def render_report(accepted: Accepted) -> str:
     if isinstance(accepted, Replayed):
         bundle = accepted.bundle
         proposals = proposals_of(bundle)
-        # The selected edits against memory and each other, what the write will hold: at most five
-        # proposals on any bundle.
-        selected = accepted.report.selected
-        shown = find_lookalikes(bundle, proposals=selected, against=selected, checked=proposals)
+        shown = lookalikes_for(Report(bundle, accepted.report.selected, checked=proposals))
         left_out = shown.left_out
         for found in shown:
             lookalikes.setdefault(found.subject.proposal or "", []).append(found)

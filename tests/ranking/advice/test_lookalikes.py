@@ -48,6 +48,7 @@ def test_the_scenarios_reworded_copy_and_contradiction_are_both_found_with_their
             ("anything", "uv", "sync", "install", "dependencies"),
             DEPS_INSTALL,
             MEMORY["deps.setup"],
+            origin="curated",
         ),
         Lookalike(
             Place("proposal", "test.runner", "p-test-runner", "add"),
@@ -57,9 +58,13 @@ def test_the_scenarios_reworded_copy_and_contradiction_are_both_found_with_their
             TEST_RUNNER,
             MEMORY["test.command"],
             "contradicts",
+            "curated",
         ),
     )
-    assert found[1].advice() == "if it updates 'test.command', replace 'test.command' instead of adding 'test.runner'"
+    assert found[1].advice() == (
+        "do not keep both: if the evidence shows 'test.command' is wrong, replace 'test.command' with this text "
+        "instead of adding 'test.runner'"
+    )
 
 
 def test_the_look_alikes_are_the_same_for_any_order_of_the_bundles_arrays() -> None:
@@ -150,16 +155,29 @@ def test_with_the_memory_written_only_what_the_write_adds_or_changes_is_compared
     assert found[0].words == ("pytest", "test")
 
 
-def test_a_replace_that_resembles_another_instruction_says_to_keep_one() -> None:
+def test_a_replace_that_restates_another_instruction_says_to_replace_that_one_instead() -> None:
+    # The advice a curator's note gives for the same edit (issue 56): an edit SPEC accepts.
+    bundle = _bundle(
+        {"test.command": "Run the tests with pytest.", "test.fast": "Run the quick tests first."},
+        ("p-1", [Replace("test.fast", "Run the whole test suite with pytest.")]),
+    )
+    (found,) = find_lookalikes(bundle)
+    assert (found.subject.key, found.other.key, found.relation) == ("test.fast", "test.command", "restates")
+    assert found.advice() == (
+        "if it updates 'test.command', replace 'test.command' with this text instead of replacing 'test.fast'"
+    )
+
+
+def test_a_replace_that_contradicts_another_instruction_says_not_to_keep_both() -> None:
     bundle = _bundle(
         {"test.command": "Run the tests with pytest.", "test.fast": "Run the quick tests first."},
         ("p-1", [Replace("test.fast", "Never run bare pytest for the tests; use make test.")]),
     )
     (found,) = find_lookalikes(bundle)
-    assert (found.subject.key, found.other.key) == ("test.fast", "test.command")
-    assert (
-        found.advice()
-        == "if both say the same, remove one; if it updates 'test.command', replace 'test.command' instead"
+    assert (found.subject.key, found.other.key, found.relation) == ("test.fast", "test.command", "contradicts")
+    assert found.advice() == (
+        "do not keep both: if the evidence shows 'test.command' is wrong, replace 'test.command' with this text "
+        "instead of replacing 'test.fast'"
     )
 
 
@@ -199,9 +217,10 @@ def test_a_proposal_that_resembles_a_rule_of_the_prose_is_found_with_the_rules_l
     assert (found.subject.key, found.other.where, found.other.key, found.other.line) == ("test.sleep", "prose", "", 58)
     assert found.other.describe() == "the prose's rule at line 58"
     assert found.other_text == SLEEP_RULE
-    assert found.advice() == (
-        "an agent reads both: if this updates that rule, people change or remove line 58 in a reviewed pull "
-        "request; if it says the same, leave this out"
+    assert found.relation == "contradicts"
+    assert found.advice() == (  # as the curator's note says it (issue 56)
+        "the prose is the people's: do not add a rule against it; if the evidence shows it is wrong, say so in "
+        "the lesson for people to change the prose"
     )
     assert found.other.to_json() == {"where": "prose", "key": "", "proposal": None, "action": None, "line": 58}
 

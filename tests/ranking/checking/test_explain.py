@@ -209,7 +209,7 @@ def test_explain_lists_the_instruction_under_another_key_that_an_added_text_rese
     assert lines[at + 1 : at + 3] == [
         "  add deps.install resembles memory 'deps.setup' (score 100; shared words: anything, uv, sync, install, "
         "dependencies): 'Install the dependencies with uv sync before running anything.'",
-        "    if it updates 'deps.setup', replace 'deps.setup' instead of adding 'deps.install'",
+        "    if it updates 'deps.setup', replace 'deps.setup' with this text instead of adding 'deps.install'",
     ]
     assert not any(line.startswith("Look-alikes") for line in explain(accepted, "p-lint").render())
 

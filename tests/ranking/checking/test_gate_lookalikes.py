@@ -22,13 +22,15 @@ from ranking.views.terminal import Command
 from tests.conftest import run_main
 from tests.curator_scenario import scenario
 
+# The write holds both texts, so the advice is what a curator's note says of an admitted edit (issue 56).
 DEPS = (
     "instruction 'deps.install' resembles instruction 'deps.setup' (score 100; shared words: anything, uv, sync, "
-    "install, dependencies): if it updates 'deps.setup', replace 'deps.setup' instead of adding 'deps.install'"
+    "install, dependencies): one instruction, one key: remove 'deps.setup' or 'deps.install', in a proposal of its own"
 )
 TESTS = (
     "instruction 'test.runner' resembles instruction 'test.command' (score 100; shared words: pytest, test): "
-    "if it updates 'test.command', replace 'test.command' instead of adding 'test.runner'"
+    "memory holds both: remove the one the evidence does not support ('test.runner' or 'test.command'), in a "
+    "proposal of its own"
 )
 
 

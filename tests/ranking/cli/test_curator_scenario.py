@@ -43,12 +43,13 @@ def test_explain_names_the_memory_instruction_each_new_key_resembles(
     assert shown["p-deps"][:2] == [
         "  add deps.install resembles memory 'deps.setup' (score 100; shared words: anything, uv, sync, install, "
         "dependencies): 'Install the dependencies with uv sync before running anything.'",
-        "    if it updates 'deps.setup', replace 'deps.setup' instead of adding 'deps.install'",
+        "    if it updates 'deps.setup', replace 'deps.setup' with this text instead of adding 'deps.install'",
     ]
     assert shown["p-test-runner"][:2] == [
         "  add test.runner resembles memory 'test.command' (score 100; shared words: pytest, test): "
         "'Run the tests with pytest.'",
-        "    if it updates 'test.command', replace 'test.command' instead of adding 'test.runner'",
+        "    do not keep both: if the evidence shows 'test.command' is wrong, replace 'test.command' with this text "
+        "instead of adding 'test.runner'",
     ]
 
 
