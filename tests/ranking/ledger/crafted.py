@@ -7,8 +7,9 @@ import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
-from ranking.cli import main
+from ranking.checking.acceptance import accept
 from ranking.ledger.records import Outcome, outcome_key
+from ranking.ledger.store import Ledger
 from tests.conftest import PARITY
 
 MIXED = PARITY / "002-mixed-dispositions" / "expected.report.json"
@@ -16,8 +17,10 @@ BASIC = PARITY / "001-basic-accepted-selected" / "expected.report.json"
 
 
 def good_ledger(path: Path) -> Path:
-    """A ledger of two parity reports, as ``ledger add`` writes it."""
-    assert main(["ledger", "add", str(path), str(MIXED), str(BASIC)]) == 0
+    """A ledger of two parity reports, as ``ledger add`` writes it: each accepted, then added."""
+    accepted = [accept(report.read_bytes()) for report in (MIXED, BASIC)]
+    with Ledger.open(path) as ledger:
+        assert all(ledger.add_report(a) for a in accepted)
     return path
 
 
