@@ -14,14 +14,19 @@ from pathlib import Path
 
 import pytest
 
+from ranking.cli import main
 from tests.conftest import FIXTURES, PARITY, REPO
-from tests.ranking.ledger.crafted import BASIC, good_ledger, held_ledger
+from tests.ranking.ledger.crafted import BASIC, MIXED, good_ledger, held_ledger
 
 
 @pytest.fixture
 def held(tmp_path: Path) -> Iterator[Path]:
-    with held_ledger(good_ledger(tmp_path / "ledger.db")) as ledger:
-        yield ledger
+    # Written by ledger add in this process, as before the move: built with the package instead, the
+    # first command was at times still starting, not yet waiting, 2 s later on a loaded machine.
+    ledger = tmp_path / "ledger.db"
+    assert main(["ledger", "add", str(ledger), str(MIXED), str(BASIC)]) == 0
+    with held_ledger(ledger) as held:
+        yield held
 
 
 def _argv(command: str, ledger: Path, tmp: Path) -> list[str]:
