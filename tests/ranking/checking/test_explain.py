@@ -1,4 +1,6 @@
-"""``evidence-rank explain``: plain-language reasons for one proposal.
+"""``ranking.checking.explain``: plain-language reasons for one proposal, as
+:meth:`Explanation.render` gives them (the command's own tests are
+tests/ranking/cli/test_cli_explain.py).
 
 Reports and bundles are the parity corpus's. 068 has two duplicates of
 ``p.pytest_import-31``; in 069 ``p.timeout-38`` wants to remove the key that
@@ -11,12 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from curator_io import DEFAULT_CONFIG, InvariantError, TamperError, canon, load_bundle
+from curator_io import DEFAULT_CONFIG, InvariantError, TamperError, load_bundle
 from ranking.checking.acceptance import accept
 from ranking.checking.explain import SENTENCES, UnknownProposal, explain, reason_sentence
-from ranking.cli import main
 from ranking.pipeline import rank, scoring, selection
-from tests.conftest import PARITY, expected_report, run_main
+from tests.conftest import PARITY, expected_report
 from validator.reasons import DISPOSITION_OF
 
 DUPLICATE = PARITY / "068-rank-duplicate-different-rationale"
@@ -28,8 +29,11 @@ TWO_REASONS = (
 RANK_CODES = {"rank.selected", "rank.limit", "rank.duplicate", "rank.conflict", "rank.below_threshold"}
 
 
-def _explain(capsys: pytest.CaptureFixture[str], case: Path, pid: str, *extra: str) -> tuple[int, str, str]:
-    return run_main(capsys, "explain", case / "expected.report.json", pid, *extra)
+def _explain(case: Path, pid: str, *, bundle: bool = False) -> list[str]:
+    """The lines ``explain`` renders for ``pid`` of the case's report, accepted with its bundle or alone."""
+    report = (case / "expected.report.json").read_bytes()
+    replayed = (case / "bundle.json").read_bytes() if bundle else None
+    return explain(accept(report, bundle=replayed), pid).render()
 
 
 def _fingerprint(case: Path, pid: str) -> str:
@@ -58,10 +62,8 @@ def test_a_sentence_uses_the_reports_config() -> None:
     assert reason_sentence("proposal.incomplete", None, config).startswith("The proposal is not a JSON object")
 
 
-def test_explain_names_what_superseded_a_conflicting_proposal_and_why(capsys: pytest.CaptureFixture[str]) -> None:
-    rc, out, _ = _explain(capsys, CONFLICT, "p.timeout-38")
-    assert rc == 0
-    lines = out.splitlines()
+def test_explain_names_what_superseded_a_conflicting_proposal_and_why() -> None:
+    lines = _explain(CONFLICT, "p.timeout-38")
     fingerprint = _fingerprint(CONFLICT, "p.timeout-38")
     assert lines[0] == f"p.timeout-38: superseded (validation accepted, rank 4 of 4 eligible, final 73, {fingerprint})"
     assert "  Superseded by p/modulealpha-29 (rank 3, final 74, selected)." in lines
@@ -73,17 +75,14 @@ def test_explain_names_what_superseded_a_conflicting_proposal_and_why(capsys: py
     assert "  Pass --bundle BUNDLE to see which key the two proposals disagree on." in lines
 
 
-def test_explain_with_the_bundle_says_which_key_a_conflict_is_about(capsys: pytest.CaptureFixture[str]) -> None:
-    rc, out, _ = _explain(capsys, CONFLICT, "p.timeout-38", "--bundle", str(CONFLICT / "bundle.json"))
-    assert rc == 0
-    assert "  Key 'ci-vendor-21': this proposal would remove it, p/modulealpha-29 would replace it." in out.splitlines()
-    assert "remove ci-vendor-21 (now 'Run zone build cache order retry #2d8ff8')" in out
+def test_explain_with_the_bundle_says_which_key_a_conflict_is_about() -> None:
+    lines = _explain(CONFLICT, "p.timeout-38", bundle=True)
+    assert "  Key 'ci-vendor-21': this proposal would remove it, p/modulealpha-29 would replace it." in lines
+    assert "remove ci-vendor-21 (now 'Run zone build cache order retry #2d8ff8')" in "\n".join(lines)
 
 
-def test_explain_on_a_duplicate_names_the_survivor_and_what_differs(capsys: pytest.CaptureFixture[str]) -> None:
-    rc, out, _ = _explain(capsys, DUPLICATE, "p-hook-make-10", "--bundle", str(DUPLICATE / "bundle.json"))
-    assert rc == 0
-    lines = out.splitlines()
+def test_explain_on_a_duplicate_names_the_survivor_and_what_differs() -> None:
+    lines = _explain(DUPLICATE, "p-hook-make-10", bundle=True)
     assert "  Superseded by p.pytest_import-31 (rank 1, final 83, selected)." in lines
     assert (
         "  [rank.duplicate] It makes exactly the same edits as p.pytest_import-31, "
@@ -96,103 +95,68 @@ def test_explain_on_a_duplicate_names_the_survivor_and_what_differs(capsys: pyte
     )
 
 
-def test_explain_on_a_rejected_proposal_renders_a_sentence_for_each_reason(capsys: pytest.CaptureFixture[str]) -> None:
-    rc, out, _ = _explain(capsys, TWO_REASONS, "p.vendor-merge-50")
-    assert rc == 0
+def test_explain_on_a_rejected_proposal_renders_a_sentence_for_each_reason() -> None:
+    lines = _explain(TWO_REASONS, "p.vendor-merge-50")
     config = expected_report(TWO_REASONS)["config"]
     fingerprint = _fingerprint(TWO_REASONS, "p.vendor-merge-50")
-    assert out.splitlines()[0] == f"p.vendor-merge-50: rejected (validation rejected, {fingerprint})"
+    assert lines[0] == f"p.vendor-merge-50: rejected (validation rejected, {fingerprint})"
     for code in ("artifact.invalid_digest", "closure.stale_instruction"):
-        assert f"  [{code}] {reason_sentence(code, 'style/docker-42', config)}" in out.splitlines()
-    assert "Score (SPEC §4)" not in out
+        assert f"  [{code}] {reason_sentence(code, 'style/docker-42', config)}" in lines
+    assert "Score (SPEC §4)" not in "\n".join(lines)
 
 
-def test_explain_with_the_bundle_shows_each_component_computed_from_the_evidence(
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    rc, out, _ = _explain(capsys, MIXED, "p-yaml_env-54", "--bundle", str(MIXED / "bundle.json"))
-    assert rc == 0
-    lines = [line.split() for line in out.splitlines()]
+def test_explain_with_the_bundle_shows_each_component_computed_from_the_evidence() -> None:
+    rendered = _explain(MIXED, "p-yaml_env-54", bundle=True)
+    text = "\n".join(rendered)
+    lines = [line.split() for line in rendered]
     assert ["recurrence", "20", "=", "min(30,", "10", "×", "2):", "lineages", "lin.cache-44,", "lin.vendor-41"] in lines
     assert ["contradiction_penalty", "35", "=", "r2(40", "×", "21", "counter-strength", "/", "24", "strength)"] in lines
-    assert "  [rank.below_threshold] It was accepted, but its final score is below the threshold of 40." in out
-    assert "final                      32  = max(0, 20 + 20 + 12 + 5 + 0 + 10 − 35); threshold 40" in out
+    assert "  [rank.below_threshold] It was accepted, but its final score is below the threshold of 40." in text
+    assert "final                      32  = max(0, 20 + 20 + 12 + 5 + 0 + 10 − 35); threshold 40" in text
     assert (
         "  contradict ev/config-52: tool (weight 9), step 14 of 24 in trace tr-seed.config-50, lineage lin-yaml-51, "
         "materialization mat:schema-46 acme/api@b6e401cca72c (compatible); complete trace: integrity complete (20)"
-    ) in out.splitlines()
+    ) in rendered
 
 
-def test_explain_says_when_evidence_is_quarantined(capsys: pytest.CaptureFixture[str]) -> None:
-    rc, out, _ = _explain(capsys, MIXED, "p-token-27", "--bundle", str(MIXED / "bundle.json"))
-    assert rc == 0
-    assert "support ev_queue-25: deterministic (weight 12)" in out
-    assert "(incompatible); quarantined (materialization incompatible): it influences nothing" in out
-    assert "lineages 1 of 2 required" in out
+def test_explain_says_when_evidence_is_quarantined() -> None:
+    text = "\n".join(_explain(MIXED, "p-token-27", bundle=True))
+    assert "support ev_queue-25: deterministic (weight 12)" in text
+    assert "(incompatible); quarantined (materialization incompatible): it influences nothing" in text
+    assert "lineages 1 of 2 required" in text
 
 
-def test_explain_works_on_a_proposal_reported_by_its_index(capsys: pytest.CaptureFixture[str]) -> None:
+def test_explain_works_on_a_proposal_reported_by_its_index() -> None:
     case = PARITY / "006-incomplete-non-object"
     ids = [p["id"] for p in expected_report(case)["proposals"] if p["id"].startswith("@")]
-    rc, out, _ = _explain(capsys, case, ids[0], "--bundle", str(case / "bundle.json"))
-    assert rc == 0
-    assert out.startswith(f"{ids[0]}: rejected (validation rejected)")
-    assert "[proposal.incomplete]" in out
+    text = "\n".join(_explain(case, ids[0], bundle=True))
+    assert text.startswith(f"{ids[0]}: rejected (validation rejected)")
+    assert "[proposal.incomplete]" in text
 
 
-def test_explain_on_an_unknown_proposal_is_a_usage_error_listing_the_ids(capsys: pytest.CaptureFixture[str]) -> None:
-    rc, out, err = _explain(capsys, MIXED, "p-nope")
-    assert rc == 2
-    assert out == ""
-    assert "evidence-rank: usage.unknown_proposal: no proposal 'p-nope' in the report" in err
-    assert (
-        "hint: the report's proposals: p-token-27, p-yaml_env-54, p.build-16, p_branch-67, p_hook-9, p_retry-build-37"
-        in err
-    )
-    with pytest.raises(UnknownProposal, match="no proposal 'p-nope'") as caught:
+def test_explain_of_an_unknown_proposal_is_refused_with_the_reports_ids() -> None:
+    with pytest.raises(UnknownProposal, match="no proposal 'p-nope' in the report") as caught:
         explain(accept(expected_report(MIXED)), "p-nope")
     assert caught.value.code == "usage.unknown_proposal"
+    assert caught.value.diagnostics() == (
+        "the report's proposals: p-token-27, p-yaml_env-54, p.build-16, p_branch-67, p_hook-9, p_retry-build-37"
+    )
 
 
-def test_explain_refuses_a_bundle_that_is_not_the_reports(capsys: pytest.CaptureFixture[str]) -> None:
-    rc, out, err = _explain(capsys, MIXED, "p_hook-9", "--bundle", str(CONFLICT / "bundle.json"))
-    assert rc == 4
-    assert out == ""
-    assert ".json: report.tampered at '/input_digest': the report is not this bundle's" in err
+def test_a_bundle_that_is_not_the_reports_is_refused_before_explain() -> None:
     with pytest.raises(TamperError, match="input_digest differs") as caught:
         explain(accept(expected_report(MIXED), bundle=load_bundle((CONFLICT / "bundle.json").read_bytes())), "p_hook-9")
     assert caught.value.code == "report.tampered"
+    assert caught.value.pointer == "/input_digest"
 
 
-def test_explain_refuses_an_edited_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_edited_report_is_refused_before_explain() -> None:
     report = expected_report(MIXED)
     report["proposals"][0]["rationale"] = "edited after the fact"
-    path = tmp_path / "report.json"
-    path.write_bytes(canon(report))
-    rc = main(["explain", str(path), "p-token-27"])
-    assert rc == 4
-    assert ".json: invariant.sealed at '/digest'" in capsys.readouterr().err
     with pytest.raises(InvariantError) as caught:
         explain(accept(report), "p-token-27")
     assert caught.value.code == "invariant.sealed"
-
-
-def test_explain_refuses_a_report_that_is_not_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path = tmp_path / "report.json"
-    path.write_bytes(b"\xef\xbb\xbf{}")
-    rc = main(["explain", str(path), "p-1"])
-    assert rc == 3
-    assert (
-        f"evidence-rank: {path}: input.malformed_json at '': a UTF-8 byte-order mark is not allowed"
-        in capsys.readouterr().err
-    )
-
-
-def test_explain_without_a_proposal_id_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SystemExit) as caught:
-        main(["explain", str(MIXED / "expected.report.json")])
-    assert caught.value.code == 2
-    assert "the following arguments are required: PROPOSAL_ID" in capsys.readouterr().err
+    assert caught.value.pointer == "/digest"
 
 
 # -- look-alikes under other keys (issue 50) ------------------------------------------------

@@ -223,15 +223,12 @@ def test_a_report_scored_in_a_fresh_process_from_shuffled_arrays_replays(tmp_pat
     rng.shuffle(doc["memory"]["instructions"])
     shuffled = tmp_path / "shuffled.json"
     shuffled.write_bytes(canon(seal_bundle(doc)))
-    out = tmp_path / "out"
-    done = subprocess.run(
-        [sys.executable, "-m", "ranking.cli", "score", str(shuffled), "--out-dir", str(out)],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-    )
-    assert done.returncode == 0, done.stderr
-    report = parse_json((out / "report.json").read_bytes())
+    # A fresh process (its own hash seed, nothing cached) ranks the bundle: the pipeline, not the CLI.
+    score = "import sys; from curator_io import load_bundle; from ranking.pipeline import rank; "
+    score += "sys.stdout.buffer.write(rank(load_bundle(open(sys.argv[1], 'rb').read())).canonical)"
+    done = subprocess.run([sys.executable, "-c", score, str(shuffled)], cwd=REPO, capture_output=True)
+    assert done.returncode == 0, done.stderr.decode()
+    report = parse_json(done.stdout)
     replay_report(load_bundle(shuffled.read_bytes()), report)
     # Only the digests over the bundle's bytes follow the shuffle.
     original = expected_report(LIMIT_CASE)

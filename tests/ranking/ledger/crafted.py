@@ -4,11 +4,15 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
-from ranking.cli import main
+from ranking.checking.acceptance import accept
 from ranking.ledger.records import Outcome, outcome_key
+from ranking.ledger.store import Ledger
 from tests.conftest import PARITY
 
 MIXED = PARITY / "002-mixed-dispositions" / "expected.report.json"
@@ -16,9 +20,35 @@ BASIC = PARITY / "001-basic-accepted-selected" / "expected.report.json"
 
 
 def good_ledger(path: Path) -> Path:
-    """A ledger of two parity reports, as ``ledger add`` writes it."""
-    assert main(["ledger", "add", str(path), str(MIXED), str(BASIC)]) == 0
+    """A ledger of two parity reports, as ``ledger add`` writes it: each accepted, then added."""
+    accepted = [accept(report.read_bytes()) for report in (MIXED, BASIC)]
+    with Ledger.open(path) as ledger:
+        assert all(ledger.add_report(a) for a in accepted)
     return path
+
+
+#: Holds an exclusive lock on the ledger until it is killed: no other connection may even read.
+HOLDER = """
+import sqlite3, sys, time
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+db.execute("PRAGMA locking_mode = EXCLUSIVE")
+db.execute("BEGIN EXCLUSIVE")
+db.execute("INSERT INTO reports (digest, run, body) VALUES ('held', 'held', x'00')")
+print("locked", flush=True)
+time.sleep(120)
+"""
+
+
+@contextmanager
+def held_ledger(path: Path) -> Iterator[Path]:
+    """``path`` while another process holds an exclusive lock on it."""
+    holder = subprocess.Popen([sys.executable, "-c", HOLDER, str(path)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "locked\n"
+        yield path
+    finally:
+        holder.kill()
+        holder.wait()
 
 
 def edited(path: Path, *statements: str, parameters: tuple[object, ...] = ()) -> None:
@@ -130,6 +160,7 @@ __all__ = [
     "corrupt_pages",
     "edited",
     "good_ledger",
+    "held_ledger",
     "snapshot",
     "stored_digests",
 ]

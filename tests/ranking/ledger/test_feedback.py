@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -374,20 +375,6 @@ def test_notes_written_as_json_read_back_to_the_same_notes(notes: list[Note], le
     assert read == written and read.left_out == written.left_out
 
 
-def test_the_notes_of_a_real_ledger_read_back_from_the_cli_json(tmp_path, capsys) -> None:
-    from tests.conftest import FIXTURES, run_main
-
-    ledger = tmp_path / "l.db"
-    for day, bundle in enumerate(("example.json", "example-reworded.json")):
-        assert (
-            run_main(capsys, "score", FIXTURES / bundle, "--out-dir", tmp_path / str(day), "--ledger", ledger)[0] == 0
-        )
-    rc, out, _ = run_main(capsys, "ledger", "notes", ledger, "--format", "json")
-
-    read = notes_from_json(out.encode())
-    assert rc == 0 and read == read_notes(ledger) and read.left_out == read_notes(ledger).left_out
-
-
 _GOOD = json.loads(
     canon(
         curator_notes(
@@ -453,20 +440,26 @@ def test_bytes_that_are_not_json_are_malformed_json() -> None:
 # -- look-alikes under other keys (issue 50) ----------------------------------------------------
 
 
-def test_the_curators_notes_name_both_look_alikes_of_the_scenario_and_how_to_fix_them(tmp_path, capsys) -> None:
-    from tests.conftest import run_main
+def _scenario_ledger(tmp_path: Path) -> Path:
+    """The curator scenario's run recorded with its bundle, as ``score --ledger`` records it."""
+    from curator_io import load_bundle
+    from ranking.ledger import Ledger
+    from ranking.ledger.curator import record_run
+    from ranking.pipeline import rank
     from tests.curator_scenario import scenario
 
-    bundle = tmp_path / "bundle.json"
-    bundle.write_bytes(scenario().canonical)
-    ledger, after = tmp_path / "l.db", tmp_path / "after.json"
-    assert run_main(capsys, "score", bundle, "--out-dir", tmp_path / "out", "--ledger", ledger, "-q")[0] == 0
-    assert run_main(capsys, "apply", bundle, tmp_path / "out" / "report.json", "--out", after)[0] == 0
+    sealed = scenario()
+    ledger = tmp_path / "l.db"
+    with Ledger.open(ledger) as opened:
+        record_run(opened, rank(load_bundle(sealed.canonical)), bundle=sealed.canonical)
+    return ledger
 
-    rc, out, _ = run_main(capsys, "ledger", "notes", ledger, "--memory", after)
 
-    assert rc == 0
-    lines = out.splitlines()
+def test_the_curators_notes_name_both_look_alikes_of_the_scenario_and_how_to_fix_them(tmp_path: Path) -> None:
+    # The ledger knows the current memory itself: the one the run was ranked against with its
+    # selection applied, which is what apply writes (docs/ledger.md).
+    lines = [n.line for n in read_notes(_scenario_ledger(tmp_path))]
+
     # test.runner says the opposite of test.command: both are in memory, and one must go, alone (a
     # replace of one with the other's text and a remove in one proposal is instruction.duplicate).
     assert (
@@ -479,25 +472,15 @@ def test_the_curators_notes_name_both_look_alikes_of_the_scenario_and_how_to_fix
     assert deps.startswith("resembles another instruction: ")
     assert "It resembles 'deps.setup'" in deps
     assert "one instruction, one key: remove 'deps.setup' or 'deps.install', in a proposal of its own." in deps
-    # Without --memory, the ledger knows the current memory itself: the one the run was ranked
-    # against with its selection applied, which is what apply wrote (docs/ledger.md).
-    assert run_main(capsys, "ledger", "notes", ledger)[1] == out
 
 
-def test_the_json_of_a_look_alike_note_on_an_admitted_edit_reads_back(tmp_path, capsys) -> None:
-    from tests.conftest import run_main
-    from tests.curator_scenario import scenario
+def test_the_json_of_a_look_alike_note_on_an_admitted_edit_reads_back(tmp_path: Path) -> None:
+    notes = read_notes(_scenario_ledger(tmp_path))
 
-    bundle = tmp_path / "bundle.json"
-    bundle.write_bytes(scenario().canonical)
-    ledger = tmp_path / "l.db"
-    assert run_main(capsys, "score", bundle, "--out-dir", tmp_path / "out", "--ledger", ledger, "-q")[0] == 0
-    rc, out, _ = run_main(capsys, "ledger", "notes", ledger, "--format", "json")
-
-    read = notes_from_json(out.encode())
+    read = notes_from_json(canon(notes.to_json()))
     # Admitted last and decided no time since: its times is 0, which the reader refused (notes.invalid).
-    assert rc == 0 and [n.times for n in read if n.kind == "look-alike"] == [0]
-    assert read == read_notes(ledger)
+    assert [n.times for n in read if n.kind == "look-alike"] == [0]
+    assert read == notes and read.left_out == notes.left_out
 
 
 def test_a_refused_add_that_resembles_the_memory_is_told_to_replace_that_key_instead() -> None:

@@ -1,15 +1,20 @@
-"""``ledger merge`` never poisons the target (issue 24): what another ledger holds is
-checked for type and range on the way in, and refused (exit 4, naming the row) before
-anything is written; the target stays readable and verifiable."""
+"""``Ledger.merge`` never poisons the target (issue 24): what another ledger holds is
+checked for type and range on the way in, and refused (naming the row) before anything
+is written; the target stays readable and passes its audit. The command's exit codes and
+lines are tests/ranking/cli/test_cli_ledger_merge_poison.py's."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
 from curator_io import parse_json
-from ranking.cli import main
+from curator_io.errors import EvidenceRankError
+from ranking.checking.acceptance import accept
+from ranking.ledger import Ledger
+from ranking.ledger.notes import render_history
 from ranking.ledger.records import Outcome, outcome_key
 from tests.ranking.ledger.crafted import BASIC, MIXED, add_outcome_row, edited, good_ledger, snapshot
 
@@ -34,14 +39,30 @@ def _outcome(**changes: object) -> Outcome:
 
 def _target(tmp_path: Path) -> Path:
     target = tmp_path / "target.db"
-    assert main(["ledger", "add", str(target), str(BASIC)]) == 0
+    with Ledger.open(target) as opened:
+        opened.add_report(accept(BASIC.read_bytes()))
     return target
 
 
-def _exported(ledger: Path, capsys) -> str:
-    capsys.readouterr()
-    assert main(["ledger", "export", str(ledger)]) == 0
-    return capsys.readouterr().out
+def _exported(ledger: Path) -> list[object]:
+    with Ledger.open(ledger, read_only=True) as opened:
+        return list(opened.export())
+
+
+def _findings(ledger: Path) -> tuple[tuple[int, int, int], list[str]]:
+    with Ledger.open(ledger, read_only=True) as opened:
+        counts, findings = opened.audit()
+    return counts, [str(f) for f in findings]
+
+
+def _refused_merge(target: Path, other: Path) -> EvidenceRankError:
+    with (
+        pytest.raises(EvidenceRankError) as caught,
+        Ledger.open(target) as into,
+        Ledger.open(other, read_only=True) as source,
+    ):
+        into.merge(source)
+    return caught.value
 
 
 @pytest.mark.parametrize(
@@ -58,7 +79,7 @@ def _exported(ledger: Path, capsys) -> str:
     ],
 )
 def test_an_outcome_of_the_wrong_type_or_range_is_refused_naming_its_row(
-    tmp_path: Path, capsys, changes: dict[str, object], said: str
+    tmp_path: Path, changes: dict[str, object], said: str
 ) -> None:
     other = good_ledger(tmp_path / "other.db")
     try:  # the outcome's own digest where it has one: ledger verify of the day passed such a row
@@ -67,16 +88,20 @@ def test_an_outcome_of_the_wrong_type_or_range_is_refused_naming_its_row(
         key = "sha256:crafted"
     add_outcome_row(other, _outcome(**changes), key=key)
     target = _target(tmp_path)
-    before, exported = snapshot(target), _exported(target, capsys)
+    before, exported = snapshot(target), _exported(target)
 
-    assert main(["ledger", "merge", str(target), str(other)]) == 4
+    refused = _refused_merge(target, other)
 
-    err = capsys.readouterr().err
-    assert err == f"evidence-rank: {other}: ledger.damaged: outcomes row {key}: {said}\n"
+    assert (refused.code, refused.source, str(refused)) == (
+        "ledger.damaged",
+        str(other),
+        f"ledger.damaged: outcomes row {key}: {said}",
+    )
     assert snapshot(target) == before
-    assert _exported(target, capsys) == exported
-    assert main(["ledger", "verify", str(target)]) == 0
-    assert main(["ledger", "verify", str(other)]) == 4
+    assert _exported(target) == exported
+    assert _findings(target)[1] == []
+    with pytest.raises(EvidenceRankError, match=f"outcomes row {re.escape(key)}: {re.escape(said)}"):
+        _findings(other)
 
 
 @pytest.mark.parametrize(
@@ -86,30 +111,26 @@ def test_an_outcome_of_the_wrong_type_or_range_is_refused_naming_its_row(
         ({"report": "sha256:" + "0" * 64}, "a decision the ledger does not hold"),
     ],
 )
-def test_an_outcome_no_selected_decision_backs_is_refused_by_merge_and_named_by_verify(
-    tmp_path: Path, capsys, changes: dict[str, object], said: str
+def test_an_outcome_no_selected_decision_backs_is_refused_by_merge_and_named_by_the_audit(
+    tmp_path: Path, changes: dict[str, object], said: str
 ) -> None:
     other = good_ledger(tmp_path / "other.db")
     key = add_outcome_row(other, _outcome(**changes))  # its key matches: ledger verify of the day passed it
     target = _target(tmp_path)
     before = snapshot(target)
 
-    assert main(["ledger", "merge", str(target), str(other)]) == 4
+    refused = _refused_merge(target, other)
 
-    err = capsys.readouterr().err
-    assert err.startswith(f"evidence-rank: {other}: ledger.tampered: outcomes row {key}: ")
-    assert err.rstrip().endswith(said)
+    assert (refused.code, refused.source) == ("ledger.tampered", str(other))
+    assert str(refused).startswith(f"ledger.tampered: outcomes row {key}: ")
+    assert str(refused).endswith(said)
     assert snapshot(target) == before
-    assert main(["ledger", "verify", str(target)]) == 0
-    capsys.readouterr()
-
-    assert main(["ledger", "verify", str(other)]) == 4
-
-    out = capsys.readouterr().out
-    assert out.startswith(f"tampered: outcome {key}: ") and out.rstrip().endswith(said)
+    assert _findings(target)[1] == []
+    (finding,) = _findings(other)[1]
+    assert finding.startswith(f"outcome {key}: ") and finding.endswith(said)
 
 
-def test_a_numeric_column_declared_as_text_in_the_other_ledger_is_refused(tmp_path: Path, capsys) -> None:
+def test_a_numeric_column_declared_as_text_in_the_other_ledger_is_refused(tmp_path: Path) -> None:
     other = good_ledger(tmp_path / "other.db")
     edited(
         other,
@@ -118,32 +139,23 @@ def test_a_numeric_column_declared_as_text_in_the_other_ledger_is_refused(tmp_pa
     target = _target(tmp_path)
     before = snapshot(target)
 
-    assert main(["ledger", "merge", str(target), str(other)]) == 4
+    refused = _refused_merge(target, other)
 
-    assert "ledger.damaged: not the schema of a ledger: the table 'outcomes'" in capsys.readouterr().err
+    assert "ledger.damaged: not the schema of a ledger: the table 'outcomes'" in str(refused)
     assert snapshot(target) == before
 
 
-def test_a_sound_outcome_merges_and_the_target_verifies(tmp_path: Path, capsys) -> None:
+def test_a_sound_outcome_merges_and_the_target_passes_its_audit(tmp_path: Path) -> None:
     other = good_ledger(tmp_path / "other.db")
     add_outcome_row(other, _outcome())
     target = _target(tmp_path)
 
-    assert main(["ledger", "merge", str(target), str(other)]) == 0
-    capsys.readouterr()
+    with Ledger.open(target) as into, Ledger.open(other, read_only=True) as source:
+        into.merge(source)
 
-    assert main(["ledger", "verify", str(target)]) == 0
-    assert "7 decisions derived from them, 1 outcomes matching their keys" in capsys.readouterr().out
-    assert main(["ledger", "history", str(target), "--proposal", SELECTED]) == 0
-    assert "selected → committed (p_improve 0.97, Δ +0.04)" in capsys.readouterr().out
-
-
-def test_merge_with_a_missing_other_creates_nothing(tmp_path: Path, capsys) -> None:
-    target = tmp_path / "new.db"
-
-    assert (
-        main(["ledger", "merge", str(target), str(good_ledger(tmp_path / "a.db")), str(tmp_path / "missing.db")]) == 2
-    )
-
-    assert "usage.unreadable" in capsys.readouterr().err
-    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("new.db")) == []
+    assert _findings(target) == ((2, 7, 1), [])
+    with Ledger.open(target, read_only=True) as opened:
+        found = opened.same_edit_as(SELECTED)
+        outcomes = opened.outcomes_of(found)
+        history = render_history([(d, outcomes[(d.report, d.proposal)]) for d in found], opened.signers_of())
+    assert any("selected → committed (p_improve 0.97, Δ +0.04)" in line for line in history)

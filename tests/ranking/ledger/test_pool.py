@@ -1,5 +1,6 @@
 """The pool and the runs' memories (ledger schema 4, docs/ledger.md "The pool"): what is pooled and
-when it leaves, the bounds over 1,000 runs, rows checked on read, verify and merge, the export."""
+when it leaves, the bounds over 1,000 runs, rows checked on read, the audit and merge, the export.
+The commands' exit codes and lines are tests/ranking/cli/test_cli_ledger_pool.py's."""
 
 from __future__ import annotations
 
@@ -14,10 +15,9 @@ from curator_io import canon, parse_json
 from curator_io.builder import Add
 from curator_io.errors import TamperError
 from ranking.ledger import Ledger, pool_store
-from ranking.ledger.pool import ADMITTED, POOL_FULL, WAIT_RUNS, WAITED, pooled_of
+from ranking.ledger.pool import ADMITTED, POOL_FULL, WAIT_RUNS, WAITED, export_lines, pooled_of
 from ranking.ledger.records import recording_of_run
 from ranking.ledger.schema import APPLICATION_ID, MIGRATIONS
-from tests.conftest import run_main
 from tests.ranking.ledger.pooled import COMMAND, SCOPE, builder, disposition, proposed, recorded, run_of
 from validator.proposal import proposals_of
 
@@ -126,7 +126,7 @@ def test_a_thousand_runs_keep_the_pool_and_its_tombstones_within_their_bounds(
     assert [d.run for d in dropped] == [f"run-{n:04d}" for n in range(kept - 100, kept)]
 
 
-def test_a_hand_edited_pool_row_is_damaged_or_tampered_naming_it(tmp_path: Path, capsys) -> None:
+def test_a_hand_edited_pool_row_is_damaged_or_tampered_naming_it(tmp_path: Path) -> None:
     ledger = tmp_path / "l.db"
     _pooled_run(ledger, "run-1", ["task-a"])
     with Ledger.open(ledger, read_only=True) as opened:
@@ -143,25 +143,32 @@ def test_a_hand_edited_pool_row_is_damaged_or_tampered_naming_it(tmp_path: Path,
     bad_run = tmp_path / "bad-run.db"
     shutil.copy(ledger, bad_run)
     _edit(bad_run, "UPDATE pool SET run = 'not an id!'")
-    bundle = tmp_path / "next.json"
-    bundle.write_bytes(builder(2).build("run-2").canonical)
-    rc, _, err = run_main(capsys, "ledger", "carry", bad_run, bundle, "--out", tmp_path / "o.json")
-    assert rc == 4
-    assert "ledger.damaged: pool row sha" in err and "run is the text 'not an id!', not an ID (a run id)" in err
-    assert not (tmp_path / "o.json").exists()
+    said = "run is the text 'not an id!', not an ID (a run id)"
+    with Ledger.open(bad_run, read_only=True) as opened, pytest.raises(TamperError, match=re.escape(said)) as caught:
+        opened.pool()  # what carry reads
+    assert caught.value.code == "ledger.damaged" and "pool row sha" in str(caught.value)
 
-    # An evidence summary edited: the artifact is no longer sealed. verify names it; merge refuses it.
+    # An evidence summary edited: the artifact is no longer sealed. The audit names it; merge refuses it.
     forged = tmp_path / "forged.db"
     shutil.copy(ledger, forged)
     closure = dict(entry.closure)
     closure["evidence"] = [{**closure["evidence"][0], "summary": "it always passes"}]
     _edit(forged, "UPDATE pool SET closure = ?", canon(closure))
-    rc, out, _ = run_main(capsys, "ledger", "verify", forged)
-    assert rc == 4
-    assert f"tampered: {where}: an artifact of its closure is not sealed (SPEC §0)" in out.splitlines()
-    rc, _, err = run_main(capsys, "ledger", "merge", tmp_path / "into.db", forged)
-    assert rc == 4 and "ledger.tampered" in err and where in err
-    assert not (tmp_path / "into.db").exists() or _pool_size(tmp_path / "into.db") == 0
+    assert f"{where}: an artifact of its closure is not sealed (SPEC §0)" in _findings(forged)
+    with (
+        pytest.raises(TamperError, match=re.escape(where)) as caught,
+        Ledger.open(tmp_path / "into.db") as into,
+        Ledger.open(forged, read_only=True) as source,
+    ):
+        into.merge(source)
+    assert caught.value.code == "ledger.tampered"
+    assert _pool_size(tmp_path / "into.db") == 0
+
+
+def _findings(ledger: Path) -> list[str]:
+    """The audit's findings (what ``ledger verify`` prints after ``tampered:``)."""
+    with Ledger.open(ledger, read_only=True) as opened:
+        return [str(f) for f in opened.audit()[1]]
 
 
 def _pool_size(path: Path) -> int:
@@ -172,7 +179,7 @@ def _pool_size(path: Path) -> int:
         db.close()
 
 
-def test_verify_refuses_a_pool_row_its_report_did_not_defer(tmp_path: Path, capsys) -> None:
+def test_the_audit_refuses_a_pool_row_its_report_did_not_defer(tmp_path: Path) -> None:
     ledger = tmp_path / "l.db"
     _pooled_run(ledger, "run-1", ["task-a"])
     _pooled_run(ledger, "run-2", ["task-a", "task-b"])  # selected: the run-1 entry left as admitted
@@ -189,27 +196,24 @@ def test_verify_refuses_a_pool_row_its_report_did_not_defer(tmp_path: Path, caps
     said = {"proposals": [{"id": "p-retry", "fingerprint": tomb.fingerprint, "disposition": "deferred"}]}
     (pooled,) = pooled_of(sealed.document, said, proposals)
     _edit(ledger, "INSERT INTO pool VALUES (?, ?, 'run-2', ?)", report, pooled.fingerprint, pooled.closure)
-    rc, out, _ = run_main(capsys, "ledger", "verify", ledger)
-    assert rc == 4
     assert (
-        f"tampered: pool row {pooled.fingerprint} (report {report}): its report did not defer it or leave it unselected"
-        in (out.splitlines())
+        f"pool row {pooled.fingerprint} (report {report}): its report did not defer it or leave it unselected"
+        in _findings(ledger)
     )
 
 
-def test_a_hand_edited_memory_row_is_named(tmp_path: Path, capsys) -> None:
+def test_a_hand_edited_memory_row_is_named(tmp_path: Path) -> None:
     ledger = tmp_path / "l.db"
     _pooled_run(ledger, "run-1", ["task-a"])
     _edit(ledger, "UPDATE memories SET version = 8")
-    rc, out, _ = run_main(capsys, "ledger", "verify", ledger)
-    assert rc == 4 and "the memory's version is 7, the row says 8" in out
+    assert any("the memory's version is 7, the row says 8" in finding for finding in _findings(ledger))
     _edit(ledger, "UPDATE memories SET version = 'seven'")
     with Ledger.open(ledger, read_only=True) as opened, pytest.raises(TamperError, match="memories row") as caught:
         opened.latest_memory()
     assert caught.value.code == "ledger.damaged"
 
 
-def test_merge_is_a_union_of_pools_in_either_order(tmp_path: Path, capsys) -> None:
+def test_merge_is_a_union_of_pools_in_either_order(tmp_path: Path) -> None:
     a, b = tmp_path / "a.db", tmp_path / "b.db"
     _pooled_run(a, "run-a1", ["task-a"])
     _pooled_run(a, "run-shared", ["task-s"])
@@ -222,13 +226,12 @@ def test_merge_is_a_union_of_pools_in_either_order(tmp_path: Path, capsys) -> No
     ab, ba = tmp_path / "ab.db", tmp_path / "ba.db"
     shutil.copy(a, ab)
     shutil.copy(b, ba)
-    assert run_main(capsys, "ledger", "merge", ab, b)[0] == 0
-    assert run_main(capsys, "ledger", "merge", ba, a)[0] == 0
-    for args in ((), ("--pool",)):
-        rc_ab, out_ab, _ = run_main(capsys, "ledger", "export", ab, *args)
-        rc_ba, out_ba, _ = run_main(capsys, "ledger", "export", ba, *args)
-        assert rc_ab == rc_ba == 0 and out_ab == out_ba and out_ab
-    lines = [parse_json(line.encode()) for line in out_ab.splitlines()]
+    for into, other in ((ab, b), (ba, a)):
+        with Ledger.open(into) as target, Ledger.open(other, read_only=True) as source:
+            target.merge(source)
+    assert _decisions(ab) == _decisions(ba) and _decisions(ab)
+    lines = _pool_lines(ab)
+    assert lines == _pool_lines(ba)
     assert [next(iter(line)) for line in lines].count("memory") == 5 + WAIT_RUNS + 1
     assert [line["pool"]["run"] for line in lines if "pool" in line] == ["run-a2"]
     dropped = [line["dropped"] for line in lines if "dropped" in line]
@@ -237,7 +240,18 @@ def test_merge_is_a_union_of_pools_in_either_order(tmp_path: Path, capsys) -> No
         ("run-b1", ADMITTED),
         ("run-shared", ADMITTED),
     }
-    assert run_main(capsys, "ledger", "verify", ab)[0] == 0
+    assert _findings(ab) == []
+
+
+def _decisions(ledger: Path) -> list[object]:
+    with Ledger.open(ledger, read_only=True) as opened:
+        return list(opened.export())
+
+
+def _pool_lines(ledger: Path) -> list[dict[str, object]]:
+    """What ``ledger export --pool`` writes, a line a dict."""
+    with Ledger.open(ledger, read_only=True) as opened:
+        return export_lines(opened.memories(), opened.pool(), opened.pool_dropped())
 
 
 def test_a_schema_3_ledger_is_read_as_it_is_and_migrated_to_write(tmp_path: Path) -> None:
@@ -256,28 +270,7 @@ def test_a_schema_3_ledger_is_read_as_it_is_and_migrated_to_write(tmp_path: Path
         assert opened.version == 4 and len(opened.pool()) == 1
 
 
-def test_batch_and_agentdescent_record_the_memory_and_the_pool_of_the_bundle_they_ranked(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    from ranking.integrations.agentdescent import EvidenceRankingAcceptance
-    from tests.conftest import FIXTURES
-
-    example = FIXTURES / "example.json"
-    batched = tmp_path / "batch.db"
-    assert run_main(capsys, "batch", example, "--out-dir", tmp_path / "b", "--ledger", batched, "-q")[0] == 0
-    assert run_main(capsys, "score", example, "--out-dir", tmp_path / "s", "-q")[0] == 0
-    policy = tmp_path / "policy.db"
-    EvidenceRankingAcceptance(tmp_path / "s" / "report.json", bundle=example, ledger=policy)
-    document = parse_json(example.read_bytes())
-    for ledger in (batched, policy):
-        with Ledger.open(ledger, read_only=True) as opened:
-            assert opened.latest_memory() == document["memory"]
-            assert [e.proposal for e in opened.pool()] == ["p-sleep-flaky"]  # deferred: one lineage
-
-
-def test_export_pool_writes_each_memory_entry_and_tombstone_as_documented(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_the_pools_export_gives_each_memory_entry_and_tombstone_as_documented(tmp_path: Path) -> None:
     ledger = tmp_path / "l.db"
     _pooled_run(ledger, "run-1", ["task-a"])
     _pooled_run(ledger, "run-2", ["task-a", "task-b"])  # admits it: a tombstone
@@ -285,11 +278,8 @@ def test_export_pool_writes_each_memory_entry_and_tombstone_as_documented(
     b = builder(1)
     proposed(b, ["task-d"], operations=[Add("test.other", "Another rule.")])
     recorded(ledger, b, "run-4")
-    rc, out, _ = run_main(capsys, "ledger", "export", ledger, "--pool")
-    assert rc == 0
-    lines = out.splitlines()
-    assert all(canon(parse_json(line.encode())) == line.encode() for line in lines)  # canonical JSON
-    parsed = [parse_json(line.encode()) for line in lines]
+    parsed = _pool_lines(ledger)
+    assert all(parse_json(canon(p)) == p for p in parsed)  # each a JSON value, as canonical bytes
     assert [next(iter(p)) for p in parsed] == ["memory"] * 4 + ["pool", "dropped"]
     assert all(sorted(p["memory"]) == ["digest", "document", "report", "version"] for p in parsed[:4])
     assert [p["memory"]["report"] for p in parsed[:4]] == sorted(p["memory"]["report"] for p in parsed[:4])

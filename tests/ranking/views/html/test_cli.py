@@ -140,7 +140,7 @@ def test_an_unsealed_summary_is_refused(batch_dir: Path, tmp_path: Path, capsys:
 
 
 def test_a_batch_view_that_fails_to_write_leaves_no_runs_folder_behind(batch_dir: Path, tmp_path: Path) -> None:
-    from tests.ranking.ledger.processes import on_a_full_disk
+    from tests.ranking.cli.processes import on_a_full_disk
 
     page = tmp_path / "pages" / "batch.html"
     page.parent.mkdir()

@@ -12,8 +12,8 @@ import pytest
 
 from ranking.cli import main
 from tests.conftest import FIXTURES, PARITY
+from tests.ranking.cli.processes import as_nobody, on_a_full_disk, read_only, shared_folder
 from tests.ranking.ledger.crafted import MIXED, edited, good_ledger, snapshot
-from tests.ranking.ledger.processes import as_nobody, on_a_full_disk, read_only, shared_folder
 
 EXAMPLE = FIXTURES / "example.json"
 
