@@ -27,14 +27,14 @@ if TYPE_CHECKING:
 #: program that writes a bundle, or a command that takes a memory file, needs them, and importing
 #: them costs every command's start-up (bench/RESULTS.md, issue 48).
 _LAZY = {
-    **dict.fromkeys(("Add", "BundleBuilder", "Remove", "Replace", "SealedBundle", "fit_text"), "builder"),
-    **dict.fromkeys(("MemoryDocument", "MemoryFile", "check_memory", "read_memory"), "memory"),
+    **dict.fromkeys(("Add", "BundleBuilder", "Remove", "Replace", "SealedBundle", "fit_text"), "curator_io.builder"),
+    **dict.fromkeys(("MemoryDocument", "MemoryFile", "check_memory", "read_memory"), "curator_io.memory"),
 }
 
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
-        module = importlib.import_module(f"curator_io.{_LAZY[name]}")
+        module = importlib.import_module(_LAZY[name])
         return getattr(module, name)
     raise AttributeError(f"module 'curator_io' has no attribute {name!r}")
 

@@ -5,6 +5,7 @@ together into the kinds of object a bundle holds)."""
 
 from __future__ import annotations
 
+import calendar
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -92,8 +93,6 @@ def is_timestamp(v: Any) -> TypeGuard[str]:
     # (imported here: few timestamps need it, and every run would pay for its import).
     if day <= "28":
         return True
-    import calendar
-
     return int(day) <= calendar.monthrange(int(year), int(month))[1]
 
 

@@ -6,6 +6,7 @@ markdown-it-py does the reading, so that what counts as a marker is what any Com
 (GitHub, an agent's own Markdown library) takes for an HTML comment on a line of its own: the
 same text in a fenced or indented code block, or in a code span, is not one. Its block rules
 only: inline Markdown (emphasis, links) is read just where a marker or a comment may be.
+markdown-it-py is imported where a Markdown text is parsed, so that a JSON memory never pays for it.
 
 Pure: text in, positions and refusals out (``input.markdown_*``, at a line and a column).
 Lines are counted as CommonMark counts them (``\\n``, ``\\r\\n`` or ``\\r`` ends one), from 1;

@@ -8,6 +8,9 @@ For callers that receive reports from elsewhere:
 * :func:`replay_report` — recompute from the bundle and compare canonical bytes
   (:func:`replay` returns the whole run).
 * :func:`check_validation` — SPEC §7 "scoring recomputes validation".
+
+jsonschema is imported only to describe a report the compiled predicate
+(``curator_io._fast.conformance``) refuses: it is a large share of a short run's start-up.
 """
 
 from __future__ import annotations

@@ -16,6 +16,8 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, NoReturn
 
+import ranking
+from curator_io.catalogue import BUNDLE_SCHEMA, REPORT_SCHEMA, VALIDATION_SCHEMA
 from curator_io.errors import EvidenceRankError
 from ranking.cli import commands
 from ranking.cli.commands import add_global_options
@@ -28,10 +30,7 @@ __all__ = ["main"]
 
 def version_line() -> str:
     """The tool's version, and the document formats it reads and writes (versioned apart from it)."""
-    from curator_io.catalogue import BUNDLE_SCHEMA, REPORT_SCHEMA, VALIDATION_SCHEMA
-    from ranking import __version__
-
-    return f"evidence-rank {__version__} (reads {BUNDLE_SCHEMA}; writes {VALIDATION_SCHEMA}, {REPORT_SCHEMA})"
+    return f"evidence-rank {ranking.__version__} (reads {BUNDLE_SCHEMA}; writes {VALIDATION_SCHEMA}, {REPORT_SCHEMA})"
 
 
 class _Version(argparse.Action):

@@ -10,7 +10,7 @@ from curator_io.config import DEFAULT_CONFIG, Config, load_config
 from curator_io.errors import ConfigError, InputError
 from curator_io.models import Bundle
 from ranking.cli.logs import debug_enabled, get_logger
-from ranking.running.inputs import read_input
+from ranking.running.inputs import read_input, read_memory_file
 
 __all__ = [
     "read_config",
@@ -26,8 +26,6 @@ def read_prose_rules(path: str | None) -> tuple[tuple[int, str], ...]:
     for a JSON memory or without a file (what look-alikes compare with besides the bundle)."""
     if path is None:
         return ()
-    from ranking.running.inputs import read_memory_file  # only a command given the file pays for it
-
     markdown = read_memory_file(path).document.markdown
     return () if markdown is None else markdown.prose_rules
 

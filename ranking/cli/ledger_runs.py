@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from curator_io.canonical import canon
 from curator_io.errors import ConfigError, InputError, TamperError
 from curator_io.jsonio import parse_json
+from curator_io.memory_object import check_memory
 from ranking.cli.common import load_named_bundle
 from ranking.cli.logs import get_logger
 from ranking.cli.output import emit, emit_json
@@ -23,7 +24,7 @@ from ranking.ledger.notes import counted, render_history
 from ranking.ledger.pool import export_lines
 from ranking.ledger.records import decision_json
 from ranking.ledger.store import Ledger
-from ranking.running.inputs import read_input
+from ranking.running.inputs import read_input, read_memory_file
 from ranking.running.outputs import write_file
 from ranking.running.outputs.atomic import refuse_folder_name
 from ranking.views.terminal import printable
@@ -94,9 +95,6 @@ def run_notes(args: argparse.Namespace) -> int:
         raise ConfigError("usage.invalid_option", str(e)) from e
     memory, prose = None, tuple[tuple[int, str], ...]()
     if args.memory is not None:
-        from curator_io.memory_object import check_memory
-        from ranking.running.inputs import read_memory_file
-
         document = read_memory_file(args.memory).document
         memory = document.memory
         try:

@@ -13,6 +13,8 @@ import os
 import sys
 from typing import Any
 
+from ranking.views.terminal import printable, printable_json
+
 __all__ = ["configure_logging", "get_logger", "debug_enabled"]
 
 
@@ -49,15 +51,11 @@ def configure_logging(fmt: str | None, verbosity: int) -> None:
 def _printable_values(_logger: Any, _method: str, event: dict[str, Any]) -> dict[str, Any]:
     """Each value of a console event as one printable line: a logged file name or value cannot
     break the line, recolour it or forge a workflow command."""
-    from ranking.views.terminal import printable
-
     return {name: printable(value if isinstance(value, str) else repr(value)) for name, value in event.items()}
 
 
 def _printable_json(_logger: Any, _method: str, line: Any) -> Any:
     """A JSON event line, with what a terminal or CI runner would act on escaped; same value."""
-    from ranking.views.terminal import printable_json
-
     return printable_json(line.encode("utf-8")).decode("utf-8") if isinstance(line, str) else line
 
 

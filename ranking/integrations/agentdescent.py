@@ -50,7 +50,8 @@ from ranking.ledger.curator import Runs
 from ranking.ledger.fate import COMMITTED
 from ranking.ledger.feedback import curator_notes
 from ranking.ledger.note_model import DEFAULT_BUDGET, Budget, Note
-from ranking.ledger.records import edits_of
+from ranking.ledger.records import Outcome, edits_of, finite
+from ranking.ledger.store import Ledger, record_outcome
 from ranking.running.inputs import read_input
 from ranking.signing.signers import Signer
 from validator import proposals_of
@@ -270,8 +271,6 @@ class _Recorder:
     def __init__(
         self, path: str | os.PathLike[str], accepted: Accepted, bundle: bytes | Mapping[str, Any] | None
     ) -> None:
-        from ranking.ledger.store import Ledger
-
         self.path = path
         self.report: str = accepted.report.digest
         self.fingerprints = {e.id: e.fingerprint for e in accepted.report.proposals}
@@ -280,9 +279,6 @@ class _Recorder:
             ledger.add_report(accepted, bundle=bundle)
 
     def record(self, ctx: MergeContext, matched: Sequence[RankedProposal], decision: AcceptDecision) -> None:
-        from ranking.ledger.records import Outcome, finite
-        from ranking.ledger.store import record_outcome
-
         version = getattr(ctx.artifact, "version", None)
         for p in matched:
             if p.disposition != "selected":

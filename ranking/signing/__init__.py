@@ -8,5 +8,6 @@
 
 A layer of its own, beside the pipeline: it imports only :mod:`curator_io`, and only
 acceptance (:mod:`ranking.checking.acceptance`), the ledger and the commands that sign
-import it. PyCA ``cryptography`` loads only to verify or to sign, never on import.
+import it. PyCA ``cryptography`` loads only to verify (in ``keys``) or with ``private_keys``, which
+only the signing commands import.
 """

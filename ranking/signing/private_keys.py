@@ -16,6 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from cryptography.exceptions import UnsupportedAlgorithm
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec, ed25519
+
 from ranking.signing.keys import ALGORITHMS, KeyFormatError, PublicKey
 
 __all__ = ["SigningKey", "load_private_key", "generate_private_key"]
@@ -35,17 +39,11 @@ class SigningKey:
         message and key always give the same signature."""
         if self.public.algorithm == "ed25519":
             return self._key.sign(message)  # type: ignore[no-any-return]  # cryptography's key object
-        from cryptography.hazmat.primitives import hashes
-        from cryptography.hazmat.primitives.asymmetric import ec
-
         return self._key.sign(message, ec.ECDSA(hashes.SHA256(), deterministic_signing=True))  # type: ignore[no-any-return]
 
 
 def load_private_key(raw: bytes) -> SigningKey:
     """The key in ``raw``; :class:`~ranking.signing.keys.KeyFormatError` for anything else."""
-    from cryptography.exceptions import UnsupportedAlgorithm
-    from cryptography.hazmat.primitives import serialization
-
     key: Any
     try:
         if raw.lstrip().startswith(_OPENSSH):
@@ -60,9 +58,6 @@ def load_private_key(raw: bytes) -> SigningKey:
 
 
 def _public_of(key: Any) -> PublicKey:
-    from cryptography.hazmat.primitives import serialization
-    from cryptography.hazmat.primitives.asymmetric import ec, ed25519
-
     if isinstance(key, ed25519.Ed25519PrivateKey):
         raw = key.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
         return PublicKey("ed25519", raw)
@@ -74,9 +69,6 @@ def _public_of(key: Any) -> PublicKey:
 
 def generate_private_key(algorithm: str) -> bytes:
     """A new key of ``algorithm`` (``ed25519`` or ``p256``), as unencrypted PKCS#8 PEM."""
-    from cryptography.hazmat.primitives import serialization
-    from cryptography.hazmat.primitives.asymmetric import ec, ed25519
-
     if algorithm not in ALGORITHMS:
         raise KeyFormatError(f"no key type {algorithm!r}: choose one of {', '.join(ALGORITHMS)}")
     key = ed25519.Ed25519PrivateKey.generate() if algorithm == "ed25519" else ec.generate_private_key(ec.SECP256R1())

@@ -53,7 +53,7 @@ def _help_texts() -> str:
     texts = [parser.format_help()]
     for name in COMMANDS:
         command = commands.choices[name]
-        importlib.import_module(f"ranking.cli.commands.{name}").register(_Listed(command))
+        importlib.import_module(COMMANDS[name].module).register(_Listed(command))
         texts.append(command.format_help())
         for action in command._actions:  # nested commands (ledger add, ledger render, ...)
             if isinstance(action, argparse._SubParsersAction):

@@ -14,6 +14,8 @@ from curator_io.errors import ConfigError
 from ranking.cli.output import StdoutUnwritable, emit, flush_stdout
 from ranking.running.inputs import read_input
 from ranking.running.outputs import write_file
+from ranking.signing.private_keys import generate_private_key, load_private_key
+from ranking.signing.trust import parse_trust, signer_fault
 from ranking.views.terminal import printable
 
 __all__ = ["register", "run"]
@@ -39,9 +41,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ranking.signing.private_keys import generate_private_key, load_private_key
-    from ranking.signing.trust import parse_trust, signer_fault
-
     if args.trust is not None and args.name is not None:
         listed = parse_trust(read_input(args.trust), args.trust)
         if args.name in {name for _, name in listed.keys.values()}:

@@ -1,27 +1,17 @@
 """``evidence-rank ledger add|history|notes|export|verify|merge|render|carry``: the admission ledger (docs/ledger.md).
 
-The subcommands run in :mod:`ranking.cli.ledger_runs`, imported only when one
-runs: sqlite3 and the ledger package are a share of the command line's start-up
-that every other command would pay (bench/RESULTS.md).
+The subcommands run in :mod:`ranking.cli.ledger_runs`, which the command table
+(``SUBCOMMANDS`` in :mod:`ranking.cli.commands`) imports only when one runs.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
-from collections.abc import Callable
 
-from ranking.cli.commands import add_global_options
+from ranking.cli.commands import SUBCOMMANDS, add_global_options
 from ranking.ledger.fate import KINDS
 
 __all__ = ["register"]
-
-
-def _deferred(name: str) -> Callable[[argparse.Namespace], int]:
-    def run(args: argparse.Namespace) -> int:
-        return int(getattr(importlib.import_module("ranking.cli.ledger_runs"), name)(args))
-
-    return run
 
 
 #: ``ranking.ledger.note_model.Budget()``'s defaults, as ``ledger notes --help`` shows them: written
@@ -67,7 +57,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add = commands.add_parser("add", help="verify reports (SPEC §7) and record them; one already there adds nothing")
     add.add_argument("ledger", metavar="PATH", help="the ledger file (created if missing)")
     add.add_argument("reports", nargs="+", metavar="REPORT", help="evidence-ranking-v1 reports")
-    add.set_defaults(run=_deferred("run_add"))
+    add.set_defaults(run=SUBCOMMANDS["ledger", "add"])
 
     history = commands.add_parser("history", help="every decision on one edit across runs, oldest first")
     history.add_argument("ledger", metavar="PATH")
@@ -76,7 +66,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     which.add_argument("--proposal", metavar="ID", help="a proposal id")
     which.add_argument("--lesson", metavar="L", help="a lesson id")
     history.add_argument("--format", choices=("text", "json"), default="text", help="text (default) or a JSON array")
-    history.set_defaults(run=_deferred("run_history"))
+    history.set_defaults(run=SUBCOMMANDS["ledger", "history"])
 
     notes = commands.add_parser(
         "notes",
@@ -122,30 +112,30 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         type=_positive_int,
         help=f"at most N bytes in all (default {shown['prompt_bytes']})",
     )
-    notes.set_defaults(run=_deferred("run_notes"))
+    notes.set_defaults(run=SUBCOMMANDS["ledger", "notes"])
 
     export = commands.add_parser("export", help="JSONL, one decision per line, in an order fixed by the content")
     export.add_argument("ledger", metavar="PATH")
     export.add_argument(
         "--pool", action="store_true", help="the pool instead: memories, waiting edits and tombstones (schema 4)"
     )
-    export.set_defaults(run=_deferred("run_export"))
+    export.set_defaults(run=SUBCOMMANDS["ledger", "export"])
 
     verify = commands.add_parser("verify", help="check every report's seal and re-derive every row (exit 4 if not)")
     verify.add_argument("ledger", metavar="PATH")
-    verify.set_defaults(run=_deferred("run_verify"))
+    verify.set_defaults(run=SUBCOMMANDS["ledger", "verify"])
 
     merge = commands.add_parser("merge", help="add every report and outcome of OTHER... (a union, in any order)")
     merge.add_argument("ledger", metavar="PATH", help="the ledger to add to (created if missing)")
     merge.add_argument("others", nargs="+", metavar="OTHER", help="ledgers to read; they are not changed")
-    merge.set_defaults(run=_deferred("run_merge"))
+    merge.set_defaults(run=SUBCOMMANDS["ledger", "merge"])
 
     render = commands.add_parser(
         "render", help="verify the ledger (as verify does), then write a self-contained HTML page of it"
     )
     render.add_argument("ledger", metavar="PATH")
     render.add_argument("--out", metavar="FILE.html", required=True, help="where to write the page")
-    render.set_defaults(run=_deferred("run_render"))
+    render.set_defaults(run=SUBCOMMANDS["ledger", "render"])
 
     carry = commands.add_parser(
         "carry",
@@ -154,4 +144,4 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     carry.add_argument("ledger", metavar="LEDGER")
     carry.add_argument("bundle", metavar="BUNDLE", help="the next bundle (a file, or - for standard input)")
     carry.add_argument("--out", metavar="BUNDLE", required=True, help="where to write the bundle with the pool in it")
-    carry.set_defaults(run=_deferred("run_carry"))
+    carry.set_defaults(run=SUBCOMMANDS["ledger", "carry"])

@@ -23,9 +23,11 @@ from ranking.checking.acceptance import Sources, accept, accept_batch
 from ranking.cli.collector import collector_off
 from ranking.cli.output import emit
 from ranking.cli.targets import refuse_input_as_output
+from ranking.running.batch_summary import check_summary_form
 from ranking.running.inputs import read_input
 from ranking.running.outputs import REPORT, SUMMARY, runs_folder, write_file, write_pages
 from ranking.running.outputs.atomic import refuse_folder_name
+from ranking.views.html import render_batch, render_report
 
 __all__ = ["register", "run"]
 
@@ -53,8 +55,6 @@ def run(args: argparse.Namespace) -> int:
     if args.batch is not None and args.bundle is not None:
         raise ConfigError("usage.invalid_option", "--bundle renders one report; a batch's reports are checked alone")
     # Imported here, not with the command line: only this command needs Jinja2.
-    from ranking.views.html import render_batch, render_report
-
     refuse_folder_name(args.out)  # before Path() drops the slash
     out = Path(args.out)
     if args.batch is None:
@@ -90,8 +90,6 @@ def _read_summary(path: Path) -> dict[str, Any]:
         doc = parse_json(raw)
     except InputError as e:
         raise e.in_file(str(path)) from e
-    from ranking.running.batch_summary import check_summary_form
-
     try:
         check_summary_form(doc)  # before any member is read: a summary can come from anyone
     except InputError as e:

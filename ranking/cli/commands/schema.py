@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from curator_io.published import published_schema
 from ranking.cli.output import emit
 
 NAMES = ("bundle", "validation", "report")
@@ -24,7 +25,5 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def run(args: argparse.Namespace) -> int:
     # The shipped files, read as they are: generating them (curator_io.schema_generator) needs pydantic,
     # printing them does not, and a test holds the files to what the generator writes.
-    from curator_io.published import published_schema
-
     emit(json.dumps(published_schema(args.name), indent=2, sort_keys=True, ensure_ascii=False).splitlines())
     return 0

@@ -14,15 +14,21 @@ import argparse
 import os
 from typing import Any
 
+import ranking
 from curator_io.catalogue import BUNDLE_SCHEMA, REPORT_SCHEMA
 from curator_io.errors import ConfigError, InputError
 from curator_io.jsonio import parse_json
+from ranking.checking.acceptance import Sources, accept, accept_bundle
+from ranking.checking.transcript_replay import replay_transcripts
 from ranking.cli.collector import collector_off
 from ranking.cli.output import emit
 from ranking.cli.signed import SUFFIX
 from ranking.cli.targets import refuse_input_as_output
-from ranking.running.inputs import read_input
+from ranking.running.inputs import read_input, read_transcript_file
 from ranking.running.outputs import write_file
+from ranking.signing.envelope import make_envelope, make_statement
+from ranking.signing.keys import KeyFormatError
+from ranking.signing.private_keys import load_private_key
 
 __all__ = ["register", "run", "load_key"]
 
@@ -53,9 +59,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def load_key(path: str) -> Any:
     """The signing key in ``path``; ``key.invalid`` (exit 2) naming the file when it is not one."""
-    from ranking.signing.keys import KeyFormatError
-    from ranking.signing.private_keys import load_private_key
-
     try:
         return load_private_key(read_input(path))
     except KeyFormatError as e:
@@ -64,8 +67,6 @@ def load_key(path: str) -> Any:
 
 def _tool() -> str:
     """The statement's tool: this version of evidence-rank, as ``ranking.__version__`` reads it."""
-    import ranking
-
     version: str = ranking.__version__
     return "evidence-rank" if version == "unknown" else f"evidence-rank {version}"  # "unknown": never installed
 
@@ -82,8 +83,6 @@ def _subject(path: str) -> tuple[str, str]:
             raise InputError("input.schema", detail, pointer="/schema" if type(doc) is dict else "")
     except InputError as e:
         raise e.in_file(path) from e
-    from ranking.checking.acceptance import Sources, accept, accept_bundle
-
     if kind == "bundle":
         return kind, accept_bundle(raw, sources=Sources(bundle=path)).bundle.input_digest
     return kind, accept(doc, sources=Sources(report=path)).report.digest
@@ -92,9 +91,6 @@ def _subject(path: str) -> tuple[str, str]:
 def _materials(path: str, files: list[str]) -> tuple[tuple[str, str], ...]:
     """Each log's name and digest, once the bundle's evidence replays against them (docs/transcripts.md,
     "Replay"): a statement lists as materials only files its evidence is as they give it."""
-    from ranking.checking.transcript_replay import replay_transcripts
-    from ranking.running.inputs import read_transcript_file
-
     logs = [read_transcript_file(file) for file in files]
     replay = replay_transcripts(read_input(path), logs)
     if not replay.ok:
@@ -110,8 +106,6 @@ def _materials(path: str, files: list[str]) -> tuple[tuple[str, str], ...]:
 
 @collector_off
 def run(args: argparse.Namespace) -> int:
-    from ranking.signing.envelope import make_envelope, make_statement
-
     out = args.out or args.path + SUFFIX
     # Before anything is read: a signature written over the document or the key destroys it.
     refuse_input_as_output(out, [("PATH", args.path), ("--key", args.key)])

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
@@ -154,8 +155,6 @@ class BatchFolder:
     def _settle(self, written: Iterable[str]) -> None:
         """Remove the earlier run's folders this run did not write, and the temporary files a
         killed writer left in those it did. Other names are not ours to touch."""
-        import shutil  # here: shutil imports compression modules, which score has no use for
-
         mine = set(written)
         for name in sorted(self.earlier):
             folder = self.out / REPORTS / name
@@ -218,7 +217,5 @@ def write_pages(page: Path, html: bytes, views: Iterable[tuple[str, bytes]]) -> 
         write_file(page, html)
     except BaseException:
         if created:  # this run made the folder: a failed run leaves none behind, empty or half written
-            import shutil  # here: score imports this module, and shutil costs its start-up
-
             shutil.rmtree(runs, ignore_errors=True)
         raise

@@ -65,9 +65,9 @@ def test_every_command_is_listed_by_help_and_declares_its_arguments_when_chosen(
     with pytest.raises(SystemExit):
         main(["--help"])
     listing = capsys.readouterr().out
-    for name, line in COMMANDS.items():
+    for name, command in COMMANDS.items():
         assert name in listing
-        assert line.split()[0] in listing
+        assert command.help.split()[0] in listing
         with pytest.raises(SystemExit) as done:
             main([name, "--help"])
         assert done.value.code == 0
