@@ -63,7 +63,6 @@ IN_FUNCTIONS = {
     ("ranking/ledger/store.py", "ranking.checking.acceptance"): "score and batch --ledger record their own reports",
     ("ranking/ledger/audit.py", "ranking.checking.acceptance"): "score and batch --ledger record their own reports",
     ("ranking/ledger/in_memory.py", "ranking.advice.lookalikes"): "only notes given the current memory",
-    ("ranking/ledger/in_memory.py", "ranking.advice.relation"): "only notes given the current memory",
     ("ranking/cli/ledger_runs.py", "ranking.checking.acceptance"): "score --ledger imports this module too",
     ("ranking/cli/ledger_runs.py", "ranking.views.html"): "score --ledger imports this module too",
     # hook's subcommands: claude-code runs on every tool call Claude Code makes.

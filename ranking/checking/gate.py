@@ -53,6 +53,7 @@ from curator_io.errors import ConfigError, InputError, pointer_of
 from curator_io.jsonio import parse_json
 from curator_io.memory import MemoryDocument, MemoryFile
 from curator_io.models import Bundle
+from ranking.advice.comparisons import Gate, choose
 from ranking.checking.acceptance import NAMELESS, NotPinned, Replayed, Sources, accept
 from ranking.checking.apply import apply_selection
 from ranking.checking.gate_result import KINDS, UNCHECKED, Finding, GateResult, LookalikeWarning
@@ -163,7 +164,6 @@ def _lookalikes(
     """The look-alikes of what memory-after adds or changes (:class:`ranking.advice.comparisons.Gate`
     says against what); None, and no measure imported, when the chooser finds it adds or changes
     nothing (the common gate: a write of what the base already held)."""
-    from ranking.advice.comparisons import Gate, choose
 
     chosen = choose(Gate(bundle, actual, prose))
     if not chosen.subjects:

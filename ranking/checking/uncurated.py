@@ -31,6 +31,7 @@ from curator_io.errors import ConfigError, InputError, pointer_of
 from curator_io.markdown_blocks import read_blocks
 from curator_io.markdown_memory import MarkdownMemory, decoded_text, split_lines
 from curator_io.memory import MemoryFile
+from ranking.advice.comparisons import Memory
 from ranking.checking.gate_result import MODES, Finding, GateResult, ProseLookalikeWarning
 from ranking.checking.prose import prose_changes
 
@@ -145,7 +146,6 @@ def _result(
 def _prose_lookalikes(found: MarkdownMemory) -> tuple[ProseLookalikeWarning, ...]:
     """Step 4: each list item of the prose that resembles an instruction of the section (the pairs
     :class:`ranking.advice.comparisons.Memory` chooses), by line, then in the section's order."""
-    from ranking.advice.comparisons import Memory  # as the curated gate: imported where they are sought
     from ranking.advice.lookalikes import lookalikes_for
 
     at: dict[str, int] = {}

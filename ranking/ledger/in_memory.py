@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from curator_io.kinds import parse_scope
 from curator_io.models import Scope
+from ranking.advice.comparisons import Notes
 from ranking.ledger.note_words import EDIT_TEXT_CHARS, one_line
 from validator import norm
 
@@ -127,7 +128,6 @@ class MemoryFacts(NamedTuple):
         first: contradictions of a person's rule, other contradictions, then by score."""
         if not self.instructions and not self.prose:
             return ()
-        from ranking.advice.comparisons import Notes  # only a host that gives the memory pays
         from ranking.advice.lookalikes import lookalikes_for
 
         found = lookalikes_for(Notes(edit, self.instructions, self.prose, admitted=admitted))

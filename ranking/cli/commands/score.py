@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from curator_io.config import Config
 from curator_io.errors import ConfigError, EvidenceRankError
+from ranking.advice.comparisons import Report
 from ranking.cli.collector import collector_off
 from ranking.cli.common import load_named_bundle, log_decisions, read_config, read_prose_rules
 from ranking.cli.output import emit, say
@@ -162,7 +163,6 @@ def _lookalikes(
 ) -> tuple[Lookalike, ...]:
     """The look-alikes of a report's selected edits (:class:`ranking.advice.comparisons.Report`
     says against what). Computed only when shown: ``score -q`` neither imports rapidfuzz nor pays for it."""
-    from ranking.advice.comparisons import Report
     from ranking.advice.lookalikes import lookalikes_for
 
     checked = {e.id: e.proposal for e in validation.entries if e.proposal is not None}
