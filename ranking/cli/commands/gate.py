@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from curator_io.config import DEFAULT_CONFIG
 from curator_io.errors import ConfigError, EvidenceRankError
 from curator_io.jsonio import parse_json
+from curator_io.memory import MemoryFile
 from ranking.checking.acceptance import Sources
 from ranking.checking.gate import GateResult, gate
 from ranking.checking.gate_result import MODES
@@ -211,6 +212,8 @@ def _gate(run: _Run) -> int:
         run.summary = summary
     allow_prose_changes = args.allow_prose_changes or _label_allows(args)
     raw: dict[str, bytes] = {}
+    after: MemoryFile | None = None
+    base: MemoryFile | None = None
     if args.mode != "curated":
         # Only a change with no curated run, or one that may be, pays for the modes' checks.
         from ranking.checking.uncurated import gate_adoption, gate_mode, gate_person
@@ -238,18 +241,20 @@ def _gate(run: _Run) -> int:
         base=args.memory_before,
         memory_after=args.memory_after,
     )
-    pins = {} if args.memory_before is None else {"base": read_memory_file(args.memory_before, raw[BASE])}
+    # Each memory file is read once: --mode auto's, which decided the change is curated, are these.
+    if base is None and args.memory_before is not None:
+        base = read_memory_file(args.memory_before, raw[BASE])
     result = gate(
         raw[REPORT],
         raw[BUNDLE],
-        read_memory_file(args.memory_after, raw[AFTER]),
+        after or read_memory_file(args.memory_after, raw[AFTER]),
         config=DEFAULT_CONFIG if args.config is None else raw[CONFIG],
         trust=signed.trust,
         signature=signed.signature,
         sources=sources,
         allow_prose_changes=allow_prose_changes,
         fail_on_lookalikes=args.fail_on_lookalikes,
-        **pins,
+        base=base,
     )
     return _shown(run, result, raw)
 
