@@ -115,7 +115,7 @@ def gate(
         return GateResult(findings, None, None, e.signer, _unchecked(skipped), fail_on_lookalikes=fail_on_lookalikes)
     permitted = apply_selection(accepted)  # 3.
     try:
-        after = memory_after.document
+        after = memory_after.written  # a repeated key kept, JSON or Markdown: a finding, not a refusal
         result = compare_memory(permitted, after.memory, accepted.bundle.memory, selected_edits(accepted))
     except InputError as e:
         raise (e.in_file(sources.memory_after) if sources.memory_after is not None and e.source is None else e) from e

@@ -13,10 +13,11 @@ from typing import Any
 
 import pytest
 
-from curator_io import InputError, canon, load_bundle, parse_config, seal
+from curator_io import DEFAULT_CONFIG, InputError, MemoryFile, canon, load_bundle, parse_config, read_memory, seal
+from curator_io.markdown_memory import write_markdown_memory
 from ranking.checking.acceptance import accept
 from ranking.checking.apply import apply_selection
-from ranking.checking.gate import KINDS, compare_memory
+from ranking.checking.gate import KINDS, GateResult, compare_memory, gate
 from ranking.cli import main
 from ranking.cli.output import emit
 from ranking.pipeline import rank
@@ -136,6 +137,49 @@ def test_a_repeated_key_and_a_changed_memory_member_fail_the_gate() -> None:
         result.findings[1].message
         == "instruction key 'a' appears more than once (first at /instructions/0); memory keys are unique"
     )
+
+
+def _gate_files(after: MemoryFile, case: Path = REPLACE_AND_ADD) -> GateResult:
+    """The gate on ``case``'s report and bundle, memory-after ``after``, the base the bundle's memory."""
+    report, bundle = (case / "expected.report.json").read_bytes(), (case / "bundle.json").read_bytes()
+    base = MemoryFile(canon(json.loads(bundle)["memory"]), markdown=False)
+    return gate(report, bundle, after, config=DEFAULT_CONFIG, base=base)
+
+
+DUPLICATE = (
+    "duplicate_key",
+    "ci-vendor-21",
+    "/instructions/2/key",
+    "instruction key 'ci-vendor-21' appears more than once (first at /instructions/0); memory keys are unique",
+)
+
+
+def test_a_key_written_twice_in_a_json_memory_after_is_a_duplicate_key_finding() -> None:
+    permitted = _permitted(REPLACE_AND_ADD)
+    after = {**permitted, "instructions": [*permitted["instructions"], permitted["instructions"][0]]}
+    result = _gate_files(MemoryFile(canon(after), markdown=False))
+    assert not result.passed
+    assert [(f.kind, f.key, f.pointer, f.message) for f in result.findings] == [DUPLICATE]
+
+
+def test_a_key_written_twice_in_a_markdown_memory_after_is_the_same_finding_on_its_line() -> None:
+    section = write_markdown_memory(_permitted(REPLACE_AND_ADD)).decode().splitlines(keepends=True)
+    first = next(i for i, line in enumerate(section) if "key=ci-vendor-21" in line)
+    last = max(i for i, line in enumerate(section) if line.startswith("- "))
+    section.insert(last + 1, section[first])  # the item again, as the section's last
+    result = _gate_files(MemoryFile("".join(section).encode(), markdown=True, source="AGENTS.md"))
+    assert not result.passed
+    assert [(f.kind, f.key, f.pointer, f.message) for f in result.findings] == [DUPLICATE]
+    assert result.findings[0].at == (last + 2, 1)
+
+
+def test_every_other_reader_of_a_markdown_memory_still_refuses_a_key_written_twice() -> None:
+    section = write_markdown_memory(_permitted(REPLACE_AND_ADD)).decode().splitlines(keepends=True)
+    first = next(i for i, line in enumerate(section) if "key=ci-vendor-21" in line)
+    section.insert(first + 1, section[first])
+    with pytest.raises(InputError, match="appears twice") as refused:
+        read_memory("".join(section).encode(), markdown=True)
+    assert refused.value.code == "input.markdown_duplicate_key"
 
 
 def test_findings_come_in_the_order_of_their_kinds() -> None:
