@@ -13,7 +13,17 @@ from typing import Any
 
 import pytest
 
-from curator_io import DEFAULT_CONFIG, InputError, MemoryFile, canon, load_bundle, parse_config, read_memory, seal
+from curator_io import (
+    DEFAULT_CONFIG,
+    InputError,
+    MemoryFile,
+    canon,
+    check_memory,
+    load_bundle,
+    parse_config,
+    read_memory,
+    seal,
+)
 from curator_io.markdown_memory import write_markdown_memory
 from ranking.checking.acceptance import accept
 from ranking.checking.apply import apply_selection
@@ -208,13 +218,14 @@ def test_without_the_bundle_memory_every_difference_counts_as_not_accounted_for(
 @pytest.mark.parametrize(
     ("doc", "pointer", "detail"),
     [
-        ([], "", "memory-after must be a memory object {version, instructions}"),
+        ([], "", "expected a memory object {version, instructions}"),
         (
             {"schema": "curator-bundle-v1", "memory": {}, "instructions": []},
             "/memory",
             'memory-after is a whole document; pass its memory object (the "memory" member)',
         ),
-        ({"version": 8}, "/instructions", "expected an array of instructions"),
+        ({"version": 8}, "/instructions", "missing member 'instructions'"),
+        ({"version": 8, "instructions": {}}, "/instructions", "expected an array of instructions"),
         ({"version": 8, "instructions": ["a"]}, "/instructions/0", "expected an instruction object"),
         ({"version": 8, "instructions": [{"text": "A"}]}, "/instructions/0/key", "expected a string key"),
     ],
@@ -224,6 +235,23 @@ def test_memory_after_that_is_not_a_memory_object_is_an_input_error(doc: Any, po
         compare_memory(PERMITTED, doc, BASE)
     assert (caught.value.code, caught.value.pointer, caught.value.detail) == ("input.schema", pointer, detail)
     assert caught.value.exit_code == 3
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [[], {"version": "8", "instructions": []}, {"version": 8}, {"version": 8, "instructions": ["a"]}],
+    ids=["not an object", "a version that is not an INT", "no instructions", "an instruction not an object"],
+)
+def test_a_fault_of_a_memory_object_has_one_message_whoever_reads_the_memory(doc: Any) -> None:
+    with pytest.raises(InputError) as gated:
+        compare_memory(PERMITTED, doc, BASE)
+    with pytest.raises(InputError) as checked:
+        check_memory(doc)
+    assert (gated.value.code, gated.value.pointer, gated.value.detail) == (
+        checked.value.code,
+        checked.value.pointer,
+        checked.value.detail,
+    )
 
 
 def test_github_output_escapes_messages_and_the_summary_escapes_table_cells(
@@ -441,7 +469,7 @@ def test_memory_after_without_instructions_is_refused_with_a_pointer(capsys: pyt
     rc, _, err = _gate(capsys, REPLACE_AND_ADD, REPLACE_AND_ADD / "expected.report.json")
     assert rc == 3
     assert f"evidence-rank: {REPLACE_AND_ADD / 'expected.report.json'}: input.schema at '/instructions': " in err
-    assert "expected an array of instructions" in err
+    assert "missing member 'instructions'" in err
 
 
 def test_the_gate_refuses_a_report_from_another_bundle(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
