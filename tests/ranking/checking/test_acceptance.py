@@ -17,6 +17,7 @@ import pytest
 from curator_io import DEFAULT_CONFIG, MemoryFile, canon, load_bundle, parse_json, seal
 from curator_io.config import parse_config
 from curator_io.errors import ConfigError, InputError, InvariantError, SignatureError, TamperError
+from curator_io.markdown_memory import write_markdown_memory
 from ranking.checking.acceptance import (
     Accepted,
     NotPinned,
@@ -286,6 +287,21 @@ def test_step_5_a_bundle_not_curated_against_the_base_is_refused_in_the_base_fil
         "base.json",
         (),
     )
+
+
+def test_step_5_the_base_is_a_memory_file_in_either_form_read_by_the_one_door() -> None:
+    memory = parse_json(BUNDLE_BYTES)["memory"]
+    markdown = MemoryFile(write_markdown_memory(memory), markdown=True, source="AGENTS.md")
+    assert _accept(base=markdown).replayed
+    with pytest.raises(NotPinned, match=r"the bundle was curated against memory version 260 ") as e:
+        _accept(base=MemoryFile(write_markdown_memory({**memory, "version": 1}), markdown=True))
+    assert (e.value.code, e.value.source) == ("policy.base_mismatch", "base.json")
+
+
+def test_step_5_a_base_that_is_no_memory_file_is_refused_in_the_base_file() -> None:
+    with pytest.raises(InputError, match=r"^input\.schema at '': expected a memory object") as e:
+        _accept(base=MemoryFile(b"[]", markdown=False))
+    assert e.value.source == "base.json"
 
 
 def test_steps_4_and_5_are_both_checked_before_either_refuses() -> None:
