@@ -2,7 +2,8 @@
 trust file and the base, then compare the memory a Writer produced with the memory the
 selection permits, and say what the selection does not account for.
 
-Pure: the CLI reads the files and the environment; :func:`gate` takes their bytes and
+Pure: the CLI reads the files and the environment; :func:`gate` takes their bytes (and
+each memory file as the reader made it, a :class:`~curator_io.memory.MemoryFile`) and
 decides. How the findings are shown (text, canonical JSON, GitHub workflow commands, a
 Markdown summary) is :mod:`ranking.views.gate`.
 
