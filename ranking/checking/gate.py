@@ -82,7 +82,7 @@ def gate(
     bundle: Bundle | bytes,
     memory_after: MemoryFile,
     *,
-    config: Config | Mapping[str, Any] | bytes,
+    config: Config,
     base: MemoryFile | None = None,
     trust: TrustList | bytes | None = None,
     signature: bytes | None = None,
@@ -95,7 +95,7 @@ def gate(
     ``memory_after`` and ``base`` are memory files as the reader makes them
     (:class:`~curator_io.memory.MemoryFile`: their bytes and form, JSON or Markdown), each read
     once, by :func:`~curator_io.memory.read_memory`; ``base`` None: the base is not checked, and
-    the result says so. ``config`` is the pinned policy; ``trust`` and ``signature`` as
+    the result says so. ``config`` is the pinned policy, read already; ``trust`` and ``signature`` as
     :func:`~ranking.checking.acceptance.accept` takes them (no trust file: the signature is not
     checked, and the result says so); ``fail_on_lookalikes``: a look-alike warning fails the gate
     too. Raises the acceptance's refusals, and ``input.*`` for a memory-after that is not a
@@ -103,8 +103,8 @@ def gate(
     if config is None:  # a library door fails closed: no pinned policy would trust the report's own
         raise ConfigError(
             "usage.invalid_option",
-            "gate needs the pinned policy: config= a Config, a config object or its bytes "
-            "(curator_io.config.DEFAULT_CONFIG for SPEC §2's defaults); None would believe the report's own",
+            "gate needs the pinned policy: config= a Config (curator_io.config.load_config reads a file's bytes; "
+            "curator_io.config.DEFAULT_CONFIG is SPEC §2's defaults); None would believe the report's own",
         )
     skipped = {"signature": trust is None, "base": base is None, "prose": False}
     try:  # 1.

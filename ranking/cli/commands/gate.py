@@ -16,7 +16,7 @@ import argparse
 import os
 from collections.abc import Sequence
 
-from curator_io.config import DEFAULT_CONFIG
+from curator_io.config import DEFAULT_CONFIG, Config, load_config
 from curator_io.errors import ConfigError, EvidenceRankError
 from curator_io.jsonio import parse_json
 from curator_io.memory import MemoryFile
@@ -248,7 +248,7 @@ def _gate(run: _Run) -> int:
         raw[REPORT],
         raw[BUNDLE],
         after or read_memory_file(args.memory_after, raw[AFTER]),
-        config=DEFAULT_CONFIG if args.config is None else raw[CONFIG],
+        config=DEFAULT_CONFIG if args.config is None else _policy(raw[CONFIG], args.config),
         trust=signed.trust,
         signature=signed.signature,
         sources=sources,
@@ -257,6 +257,14 @@ def _gate(run: _Run) -> int:
         base=base,
     )
     return _shown(run, result, raw)
+
+
+def _policy(raw: bytes, path: str) -> Config:
+    """The pinned policy's file read, or ``config.invalid`` naming it."""
+    try:
+        return load_config(raw)
+    except EvidenceRankError as e:
+        raise (e if e.source is not None else e.in_file(path)) from e
 
 
 def _shown(run: _Run, result: GateResult, raw: dict[str, bytes]) -> int:

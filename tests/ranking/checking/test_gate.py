@@ -678,11 +678,10 @@ def test_the_gate_as_a_library_refuses_to_run_without_a_pinned_policy(tmp_path: 
     # A report ranked with threshold 0 and min_lineages 1 would pass with config=None taken as
     # "believe the report's own": the door fails closed on the caller's mistake (issue 48, finding 9).
     from curator_io.errors import ConfigError
-    from ranking.checking.gate import gate
 
     bundle = (PARITY / "002-mixed-dispositions" / "bundle.json").read_bytes()
     lax = rank(load_bundle(bundle), parse_config({"threshold": 0, "min_lineages": 1}))
-    after = apply_selection(accept(lax.canonical, bundle=bundle))
+    after = MemoryFile(canon(apply_selection(accept(lax.canonical, bundle=bundle))), markdown=False)
 
     with pytest.raises(ConfigError) as refused:
         gate(lax.canonical, bundle, after, config=None)  # type: ignore[arg-type]
