@@ -135,8 +135,12 @@ def decoded_text(raw: bytes) -> str:
         raise InputError("input.markdown_encoding", why, at=(len(lines), len(lines[-1][0]) + 1)) from None
 
 
-def read_markdown_memory(raw: bytes) -> MarkdownMemory:
-    """The memory a Markdown file's managed section holds, and the prose around it (module docstring)."""
+def read_markdown_memory(raw: bytes, *, as_written: bool = False) -> MarkdownMemory:
+    """The memory a Markdown file's managed section holds, and the prose around it (module docstring).
+
+    ``as_written``: a key an item above already has is kept, not refused (step 7), for the gate,
+    which compares what a Writer wrote and names a repeated key as a ``duplicate_key`` finding, as
+    it does in a JSON file (docs/gate.md); the memory is then not one SPEC §1 allows."""
     text = decoded_text(raw)
     body = text.removeprefix(_BOM)
     pairs = split_lines(body)
@@ -148,7 +152,7 @@ def read_markdown_memory(raw: bytes) -> MarkdownMemory:
             why = "a tab: the section is written with spaces only (a tab in a text is written &#9;)"
             raise InputError("input.markdown_tab", why, at=(n + 1, lines[n].index("\t") + 1))
     roles = check_section(blocks, section)  # 6.
-    instructions, item_lines = _read_lines(lines, section.start, section.end, roles)  # 7.
+    instructions, item_lines = _read_lines(lines, section.start, section.end, roles, as_written)  # 7.
     memory = {"version": section.version, "instructions": instructions}
     _check_layout(lines[section.start : section.end + 1], memory, section.start)  # 8.
     offsets = [0]
@@ -171,9 +175,10 @@ def read_markdown_memory(raw: bytes) -> MarkdownMemory:
 
 
 def _read_lines(
-    lines: Sequence[str], start: int, end: int, roles: Mapping[int, str]
+    lines: Sequence[str], start: int, end: int, roles: Mapping[int, str], as_written: bool
 ) -> tuple[list[dict[str, Any]], list[int]]:
-    """Step 7: every instruction, in the order written, and the 1-based line of each."""
+    """Step 7: every instruction, in the order written, and the 1-based line of each; a repeated
+    key refused, unless ``as_written``."""
     scope: dict[str, str] | None = None
     instructions: list[dict[str, Any]] = []
     keys: dict[str, int] = {}
@@ -188,10 +193,10 @@ def _read_lines(
                 raise InputError("input.markdown_no_scope", why, at=(n + 1, 1))
             instruction = _read_item(line, n, scope)
             key = instruction["key"]
-            if key in keys:
+            if key in keys and not as_written:
                 why = f"instruction key {key!r} appears twice (first on line {keys[key]}); memory keys are unique"
                 raise InputError("input.markdown_duplicate_key", why, at=(n + 1, line.rindex("key=") + 5))
-            keys[key] = n + 1
+            keys.setdefault(key, n + 1)
             instructions.append(instruction)
             item_lines.append(n + 1)
     return instructions, item_lines

@@ -41,8 +41,9 @@ class MemoryDocument:
 
     memory: Any
     """The memory object, as parsed. From Markdown it is a memory SPEC §1 allows, every
-    instruction sealed; from JSON it is the parsed value, checked by whoever takes it
-    (:func:`check_memory`, or the gate, which reports a duplicate key as a finding)."""
+    instruction sealed (read ``as_written``, its keys may repeat); from JSON it is the parsed
+    value, checked by whoever takes it (:func:`check_memory`, or the gate, which reports a
+    duplicate key as a finding in either form)."""
     markdown: MarkdownMemory | None = None
     """The prose around the managed section, and where each instruction is: Markdown only."""
 
@@ -52,9 +53,11 @@ class MemoryDocument:
         return None if self.markdown is None else self.markdown.position(pointer)
 
 
-def read_memory(raw: bytes, *, markdown: bool, source: str | None = None) -> MemoryDocument:
+def read_memory(raw: bytes, *, markdown: bool, source: str | None = None, as_written: bool = False) -> MemoryDocument:
     """The memory ``raw`` holds: the Markdown form (docs/markdown-memory.md) when ``markdown``,
     else a JSON document (SPEC §0: I-JSON). ``source`` names the file in a refusal.
+    ``as_written``: a Markdown section's repeated key is kept, as JSON keeps one, for the gate
+    to name (a ``duplicate_key`` finding, whatever the form).
 
     Raises ``input.markdown_*`` (at a line and a column) or ``input.malformed_json``.
     """
@@ -63,7 +66,7 @@ def read_memory(raw: bytes, *, markdown: bool, source: str | None = None) -> Mem
             return MemoryDocument(parse_json(raw))
         from curator_io.markdown_memory import read_markdown_memory  # only a Markdown file pays for it
 
-        found = read_markdown_memory(raw)
+        found = read_markdown_memory(raw, as_written=as_written)
         return MemoryDocument(found.memory, found)
     except InputError as e:
         raise (e if source is None or e.source is not None else e.in_file(source)) from None
@@ -80,3 +83,11 @@ class MemoryFile:
     @functools.cached_property
     def document(self) -> MemoryDocument:
         return read_memory(self.raw, markdown=self.markdown, source=self.source)
+
+    @functools.cached_property
+    def written(self) -> MemoryDocument:
+        """The document as a Writer wrote it, for the gate to compare: a repeated key kept in
+        either form (:func:`read_memory`'s ``as_written``); for JSON, :attr:`document` itself."""
+        if not self.markdown:
+            return self.document
+        return read_memory(self.raw, markdown=True, source=self.source, as_written=True)

@@ -90,8 +90,6 @@ __all__ = [
     "report_document",
 ]
 
-_ABSENT: Any = object()
-
 
 @dataclass(frozen=True, slots=True)
 class Sources:
@@ -198,7 +196,7 @@ def accept(
     config: Config | Mapping[str, Any] | bytes | None = ...,
     trust: TrustList | bytes | None = ...,
     signature: bytes | None = ...,
-    base: Any = ...,
+    base: MemoryFile | None = ...,
     sources: Sources = ...,
 ) -> Replayed: ...
 
@@ -211,7 +209,7 @@ def accept(
     config: Config | Mapping[str, Any] | bytes | None = ...,
     trust: TrustList | bytes | None = ...,
     signature: bytes | None = ...,
-    base: Any = ...,
+    base: MemoryFile | None = ...,
     sources: Sources = ...,
 ) -> Accepted: ...
 
@@ -223,7 +221,7 @@ def accept(
     config: Config | Mapping[str, Any] | bytes | None = None,
     trust: TrustList | bytes | None = None,
     signature: bytes | None = None,
-    base: Any = _ABSENT,
+    base: MemoryFile | None = None,
     sources: Sources = NAMELESS,
 ) -> Accepted:
     """The report, accepted by the steps in this module's docstring; the first refusal raised.
@@ -232,8 +230,9 @@ def accept(
     come from (loaded, or its bytes). ``config`` is the pinned policy (a ``Config``, a
     config object, or a config file's bytes); None pins nothing. ``trust`` is a trust
     file (parsed, or its bytes) and ``signature`` the signature file's bytes (None: there
-    is none). ``base`` is the base branch's memory (its bytes, or the parsed object); not
-    given, the base is not checked. ``sources`` names the files, for errors.
+    is none). ``base`` is the base branch's memory file, as the reader makes it
+    (``MemoryFile(raw, markdown=...)``: JSON or Markdown, read by the one door); None: the base
+    is not checked. ``sources`` names the files, for errors.
     """
     # 0. The reader's own choices, then the bundle.
     pinned = _pinned(config, sources.config)
@@ -257,7 +256,7 @@ def accept(
             model = ranking_report_of(document)
     # 4, 5. The pins, reported together.
     mismatches = config_mismatches(document, pinned) if pinned is not None else ()
-    stale = None if base is _ABSENT else _base_mismatch(loaded, base, sources.base)
+    stale = None if base is None else _base_mismatch(loaded, base, sources.base)
     if mismatches or stale is not None:
         raise NotPinned(mismatches, stale, signer, sources.report if mismatches else sources.base)
     if replayed is None:
@@ -472,13 +471,9 @@ def _signer(
         return check_signature(signature, trust, kind=kind, digest=digest)
 
 
-def _base_mismatch(bundle: Bundle | None, base: Any, source: str | None) -> BaseMismatch | None:
-    """Step 5: the base branch's memory against the bundle's."""
+def _base_mismatch(bundle: Bundle | None, base: MemoryFile, source: str | None) -> BaseMismatch | None:
+    """Step 5: the base branch's memory (JSON or Markdown, read by the one door) against the bundle's."""
     if bundle is None:
         raise ConfigError("usage.invalid_option", "the base is checked against a bundle: give the bundle too")
     with _in_file(source):
-        if isinstance(base, MemoryFile):  # JSON or Markdown, read by the one door (curator_io.memory)
-            memory = base.document.memory
-        else:
-            memory = parse_json(base) if isinstance(base, bytes) else base
-        return base_mismatch(bundle.memory, memory)
+        return base_mismatch(bundle.memory, base.document.memory)

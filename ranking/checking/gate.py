@@ -2,7 +2,8 @@
 trust file and the base, then compare the memory a Writer produced with the memory the
 selection permits, and say what the selection does not account for.
 
-Pure: the CLI reads the files and the environment; :func:`gate` takes their bytes and
+Pure: the CLI reads the files and the environment; :func:`gate` takes their bytes (and
+each memory file as the reader made it, a :class:`~curator_io.memory.MemoryFile`) and
 decides. How the findings are shown (text, canonical JSON, GitHub workflow commands, a
 Markdown summary) is :mod:`ranking.views.gate`.
 
@@ -50,7 +51,6 @@ from typing import TYPE_CHECKING, Any
 
 from curator_io.config import Config
 from curator_io.errors import ConfigError, InputError, pointer_of
-from curator_io.jsonio import parse_json
 from curator_io.memory import MemoryDocument, MemoryFile
 from curator_io.models import Bundle
 from ranking.advice.comparisons import Gate, choose
@@ -78,55 +78,54 @@ __all__ = [
 ]
 
 
-_SKIP: Any = object()
-"""``base`` not given: the base is not checked, and the result says so."""
-
-
 def gate(
     report: bytes | Mapping[str, Any],
     bundle: Bundle | bytes,
-    memory_after: bytes | Any,
+    memory_after: MemoryFile,
     *,
-    config: Config | Mapping[str, Any] | bytes,
-    base: Any = _SKIP,
+    config: Config,
+    base: MemoryFile | None = None,
     trust: TrustList | bytes | None = None,
     signature: bytes | None = None,
     sources: Sources = NAMELESS,
     allow_prose_changes: bool = False,
     fail_on_lookalikes: bool = False,
 ) -> GateResult:
-    """The gate's verdict on memory-after (bytes of JSON, the parsed object, or a
-    :class:`~curator_io.memory.MemoryFile`, JSON or Markdown), by the steps in this module's
-    docstring. ``config`` is the pinned policy; ``base`` the base branch's memory, in the same
-    forms (not given: the base is not checked, and the result says so); ``trust`` and
-    ``signature`` as :func:`~ranking.checking.acceptance.accept` takes them (no trust file: the
-    signature is not checked, and the result says so); ``fail_on_lookalikes``: a look-alike
-    warning fails the gate too. Raises the acceptance's refusals, and ``input.*`` for a
-    memory-after that is not a memory object."""
+    """The gate's verdict on memory-after, by the steps in this module's docstring.
+
+    ``memory_after`` and ``base`` are memory files as the reader makes them
+    (:class:`~curator_io.memory.MemoryFile`: their bytes and form, JSON or Markdown), each read
+    once, by :func:`~curator_io.memory.read_memory`; ``base`` None: the base is not checked, and
+    the result says so. ``config`` is the pinned policy, read already; ``trust`` and ``signature`` as
+    :func:`~ranking.checking.acceptance.accept` takes them (no trust file: the signature is not
+    checked, and the result says so); ``fail_on_lookalikes``: a look-alike warning fails the gate
+    too. Raises the acceptance's refusals, and ``input.*`` for a memory-after that is not a
+    memory object."""
     if config is None:  # a library door fails closed: no pinned policy would trust the report's own
         raise ConfigError(
             "usage.invalid_option",
-            "gate needs the pinned policy: config= a Config, a config object or its bytes "
-            "(curator_io.config.DEFAULT_CONFIG for SPEC §2's defaults); None would believe the report's own",
+            "gate needs the pinned policy: config= a Config (curator_io.config.load_config reads a file's bytes; "
+            "curator_io.config.DEFAULT_CONFIG is SPEC §2's defaults); None would believe the report's own",
         )
-    skipped = {"signature": trust is None, "base": base is _SKIP, "prose": False}
-    pins = {} if base is _SKIP else {"base": base}
+    skipped = {"signature": trust is None, "base": base is None, "prose": False}
     try:  # 1.
         accepted = accept(
-            report, bundle=bundle, config=config, trust=trust, signature=signature, sources=sources, **pins
+            report, bundle=bundle, config=config, trust=trust, signature=signature, sources=sources, base=base
         )
     except NotPinned as e:  # 2.
-        findings = _pin_findings(e, base if isinstance(base, MemoryFile) else None)
+        findings = _pin_findings(e, base)
         return GateResult(findings, None, None, e.signer, _unchecked(skipped), fail_on_lookalikes=fail_on_lookalikes)
     permitted = apply_selection(accepted)  # 3.
     try:
-        after = _document(memory_after)
+        after = memory_after.written  # a repeated key kept, JSON or Markdown: a finding, not a refusal
         result = compare_memory(permitted, after.memory, accepted.bundle.memory, selected_edits(accepted))
     except InputError as e:
         raise (e.in_file(sources.memory_after) if sources.memory_after is not None and e.source is None else e) from e
     findings = tuple(replace(f, at=after.position(f.pointer)) for f in result.findings)
-    prose = _prose_findings(after, base) if _has_prose(after, base) else ()  # 4.
-    skipped["prose"] = _has_prose(after, base) and (base is _SKIP or allow_prose_changes)
+    theirs = None if base is None else base.document
+    has_prose = after.markdown is not None or (theirs is not None and theirs.markdown is not None)
+    prose = _prose_findings(after, theirs) if has_prose else ()  # 4.
+    skipped["prose"] = has_prose and (base is None or allow_prose_changes)
     if not allow_prose_changes:
         findings, prose = findings + prose, ()
     found = _lookalikes(accepted.bundle, after.memory, _prose_rules(after))  # 5.
@@ -186,27 +185,14 @@ def _unchecked(skipped: Mapping[str, bool]) -> tuple[str, ...]:
     return tuple(name for name in UNCHECKED if skipped[name])
 
 
-def _document(memory: Any) -> MemoryDocument:
-    """Memory-after as the one door reads it: a MemoryFile's document, JSON bytes parsed, an object as it is."""
-    if isinstance(memory, MemoryFile):
-        return memory.document
-    return MemoryDocument(parse_json(memory) if isinstance(memory, bytes) else memory)
-
-
-def _has_prose(after: MemoryDocument, base: Any) -> bool:
-    """Whether memory-after or the base is a Markdown memory, so there is prose to hold."""
-    return after.markdown is not None or (isinstance(base, MemoryFile) and base.document.markdown is not None)
-
-
-def _prose_findings(after: MemoryDocument, base: Any) -> tuple[Finding, ...]:
+def _prose_findings(after: MemoryDocument, base: MemoryDocument | None) -> tuple[Finding, ...]:
     """A ``prose_changed`` finding for each run of prose that is not the base's (step 4); none
     without a base, which the result says it did not check."""
-    if base is _SKIP:
+    if base is None:
         return ()
-    theirs = base.document.markdown if isinstance(base, MemoryFile) else None
     return tuple(
         Finding("prose_changed", None, "", change.describe(), at=None if change.at is None else (change.at, 1))
-        for change in prose_changes(after.markdown, theirs)
+        for change in prose_changes(after.markdown, base.markdown)
     )
 
 
@@ -222,7 +208,7 @@ def selected_edits(accepted: Replayed) -> dict[str, tuple[str, ...]]:
 
 def _pin_findings(refusal: NotPinned, base_file: MemoryFile | None) -> tuple[Finding, ...]:
     """The ``base_mismatch``, if any (on a Markdown base's start marker), then one ``config_mismatch`` per member."""
-    at = None if base_file is None else base_file.document.position("")
+    at = None if base_file is None else base_file.document.position("")  # read already, by the acceptance
     base = (
         ()
         if refusal.base is None

@@ -8,11 +8,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from curator_io import grammar as g
 from curator_io.canonical import canon
-from curator_io.errors import InputError, pointer_of
+from curator_io.errors import pointer_of
+from curator_io.memory_object import check_compared
 from ranking.checking.gate_result import KINDS, Finding, GateResult
-from ranking.checking.policy import check_memory_object
 
 __all__ = ["compare_memory"]
 
@@ -56,23 +55,11 @@ def _index(memory: Mapping[str, Any]) -> _Instructions:
 
 
 def _index_actual(actual: Any) -> tuple[_Instructions, list[Finding]]:
-    check_memory_object(actual, "memory-after")
-    if "version" in actual and not g.is_int(actual["version"]):
-        # A version of the wrong type is not a memory object (SPEC §1: memory.version is an INT):
-        # the file is refused, not compared.
-        detail = f"expected {g.INT.expected}, got {g.shown(actual['version'])}"
-        raise InputError("input.schema", detail, pointer="/version")
-    items = actual.get("instructions")
-    if type(items) is not list:
-        raise InputError("input.schema", "expected an array of instructions", pointer="/instructions")
+    items = check_compared(actual, "memory-after")
     out: _Instructions = {}
     findings: list[Finding] = []
     for i, inst in enumerate(items):
-        if type(inst) is not dict:
-            raise InputError("input.schema", "expected an instruction object", pointer=pointer_of("instructions", i))
-        key = inst.get("key")
-        if type(key) is not str:
-            raise InputError("input.schema", "expected a string key", pointer=pointer_of("instructions", i, "key"))
+        key = inst["key"]
         if key in out:
             first = pointer_of("instructions", out[key][0])
             message = f"instruction key {key!r} appears more than once (first at {first}); memory keys are unique"

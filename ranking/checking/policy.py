@@ -30,7 +30,8 @@ from typing import Any
 
 from curator_io.canonical import canon, sha256_digest
 from curator_io.config import Config
-from curator_io.errors import InputError, TamperError, pointer_of
+from curator_io.errors import TamperError, pointer_of
+from curator_io.memory_object import check_not_document
 
 __all__ = [
     "ConfigMismatch",
@@ -38,7 +39,6 @@ __all__ = [
     "describe_mismatches",
     "BaseMismatch",
     "base_mismatch",
-    "check_memory_object",
 ]
 
 _ABSENT: Any = object()
@@ -134,9 +134,10 @@ def base_mismatch(bundle_memory: Mapping[str, Any], base: Any) -> BaseMismatch |
     """A :class:`BaseMismatch` unless the bundle's ``memory`` is exactly ``base``, the memory on the
     base branch, as canonical JSON (RFC 8785): member order and ``8`` vs ``8.0`` do not count.
 
-    Raises ``input.schema`` when ``base`` is not a memory object (:func:`check_memory_object`).
+    Raises ``input.schema`` when ``base`` is not a memory object
+    (:func:`~curator_io.memory_object.check_not_document`).
     """
-    check_memory_object(base, "memory-before")
+    check_not_document(base, "memory-before")
     ours, theirs = canon(bundle_memory), canon(base)
     if ours == theirs:
         return None
@@ -174,20 +175,6 @@ def _by_key(instructions: Any) -> dict[str, dict[str, Any]] | None:
         return None
     found = {i["key"]: i for i in instructions}
     return found if len(found) == len(instructions) else None
-
-
-def check_memory_object(value: Any, role: str) -> None:
-    """``input.schema`` unless ``value`` is an object that is not a whole document (``role``
-    names the file in the message: ``memory-after``, ``memory-before``)."""
-    if type(value) is not dict:
-        raise InputError("input.schema", f"{role} must be a memory object {{version, instructions}}", pointer="")
-    if "schema" in value and "memory" in value:
-        # A whole bundle has an ``instructions`` array too (the ones in force): never compare that by mistake.
-        raise InputError(
-            "input.schema",
-            f'{role} is a whole document; pass its memory object (the "memory" member)',
-            pointer="/memory",
-        )
 
 
 def _show(value: Any) -> str:

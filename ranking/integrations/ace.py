@@ -36,7 +36,7 @@ except ImportError as e:  # ace-framework 0.8 and later needs Python 3.12
         "ranking.integrations.ace needs ace-framework 0.13, on Python 3.12 or newer: pip install 'evidence-rank[ace]'"
     ) from e
 
-from curator_io import SealedBundle
+from curator_io import MemoryFile, SealedBundle, canon
 from curator_io.catalogue import DEFERRED, SELECTED, UNSELECTED
 from curator_io.config import DEFAULT_CONFIG, Config, parse_config
 from curator_io.grammar import is_id, is_repo
@@ -214,7 +214,8 @@ class EvidenceGate:
         version = self.version + 1 if result.outcome == SELECTED else self.version
         trial = self.skillbook.clone()
         write_selection(trial, selected, stamp)
-        verdict = gate(result.canonical, sealed.bundle, memory_of(trial, version, self.repository), config=self.config)
+        trial_memory = MemoryFile(canon(memory_of(trial, version, self.repository)), markdown=False)
+        verdict = gate(result.canonical, sealed.bundle, trial_memory, config=self.config)
         if not verdict.passed:  # Cannot happen: a write that is not the selection's is a bug here, and stops.
             raise RuntimeError(f"the gated write differs from the selection: {verdict.findings[0].message}")
         # Before the live write: an edit that cannot be accounted for is not written.

@@ -16,9 +16,10 @@ import argparse
 import os
 from collections.abc import Sequence
 
-from curator_io.config import DEFAULT_CONFIG
+from curator_io.config import DEFAULT_CONFIG, Config, load_config
 from curator_io.errors import ConfigError, EvidenceRankError
 from curator_io.jsonio import parse_json
+from curator_io.memory import MemoryFile
 from ranking.checking.acceptance import Sources
 from ranking.checking.gate import GateResult, gate
 from ranking.checking.gate_result import MODES
@@ -211,6 +212,8 @@ def _gate(run: _Run) -> int:
         run.summary = summary
     allow_prose_changes = args.allow_prose_changes or _label_allows(args)
     raw: dict[str, bytes] = {}
+    after: MemoryFile | None = None
+    base: MemoryFile | None = None
     if args.mode != "curated":
         # Only a change with no curated run, or one that may be, pays for the modes' checks.
         from ranking.checking.uncurated import gate_adoption, gate_mode, gate_person
@@ -238,20 +241,30 @@ def _gate(run: _Run) -> int:
         base=args.memory_before,
         memory_after=args.memory_after,
     )
-    pins = {} if args.memory_before is None else {"base": read_memory_file(args.memory_before, raw[BASE])}
+    # Each memory file is read once: --mode auto's, which decided the change is curated, are these.
+    if base is None and args.memory_before is not None:
+        base = read_memory_file(args.memory_before, raw[BASE])
     result = gate(
         raw[REPORT],
         raw[BUNDLE],
-        read_memory_file(args.memory_after, raw[AFTER]),
-        config=DEFAULT_CONFIG if args.config is None else raw[CONFIG],
+        after or read_memory_file(args.memory_after, raw[AFTER]),
+        config=DEFAULT_CONFIG if args.config is None else _policy(raw[CONFIG], args.config),
         trust=signed.trust,
         signature=signed.signature,
         sources=sources,
         allow_prose_changes=allow_prose_changes,
         fail_on_lookalikes=args.fail_on_lookalikes,
-        **pins,
+        base=base,
     )
     return _shown(run, result, raw)
+
+
+def _policy(raw: bytes, path: str) -> Config:
+    """The pinned policy's file read, or ``config.invalid`` naming it."""
+    try:
+        return load_config(raw)
+    except EvidenceRankError as e:
+        raise (e if e.source is not None else e.in_file(path)) from e
 
 
 def _shown(run: _Run, result: GateResult, raw: dict[str, bytes]) -> int:

@@ -14,9 +14,10 @@ from typing import Any
 
 import pytest
 
-from curator_io import DEFAULT_CONFIG, canon, load_bundle, parse_json, seal
+from curator_io import DEFAULT_CONFIG, MemoryFile, canon, load_bundle, parse_json, seal
 from curator_io.config import parse_config
 from curator_io.errors import ConfigError, InputError, InvariantError, SignatureError, TamperError
+from curator_io.markdown_memory import write_markdown_memory
 from ranking.checking.acceptance import (
     Accepted,
     NotPinned,
@@ -41,7 +42,9 @@ BUNDLE = load_bundle(BUNDLE_BYTES)
 CURATOR, STRANGER = signing_key("curator"), signing_key("stranger")
 TRUST = trust_file((CURATOR, "Curator CI"))
 SIGNATURE = envelope(CURATOR, "bundle", BUNDLE.input_digest)
-BASE = canon(parse_json(BUNDLE_BYTES)["memory"])
+BASE = MemoryFile(canon(parse_json(BUNDLE_BYTES)["memory"]), markdown=False)
+EMPTY_BASE = MemoryFile(b'{"version": 1, "instructions": []}', markdown=False)
+"""A base the bundle was not curated against."""
 SOURCES = Sources(
     report="report.json",
     bundle="bundle.json",
@@ -276,7 +279,7 @@ def test_step_4_a_report_ranked_with_another_policy_names_every_member_that_diff
 
 def test_step_5_a_bundle_not_curated_against_the_base_is_refused_in_the_base_file() -> None:
     with pytest.raises(NotPinned, match=r"the bundle was curated against memory version 260 ") as e:
-        _accept(base=b'{"version": 1, "instructions": []}')
+        _accept(base=EMPTY_BASE)
 
     assert (e.value.code, e.value.exit_code, e.value.source, e.value.mismatches) == (
         "policy.base_mismatch",
@@ -286,9 +289,24 @@ def test_step_5_a_bundle_not_curated_against_the_base_is_refused_in_the_base_fil
     )
 
 
+def test_step_5_the_base_is_a_memory_file_in_either_form_read_by_the_one_door() -> None:
+    memory = parse_json(BUNDLE_BYTES)["memory"]
+    markdown = MemoryFile(write_markdown_memory(memory), markdown=True, source="AGENTS.md")
+    assert _accept(base=markdown).replayed
+    with pytest.raises(NotPinned, match=r"the bundle was curated against memory version 260 ") as e:
+        _accept(base=MemoryFile(write_markdown_memory({**memory, "version": 1}), markdown=True))
+    assert (e.value.code, e.value.source) == ("policy.base_mismatch", "base.json")
+
+
+def test_step_5_a_base_that_is_no_memory_file_is_refused_in_the_base_file() -> None:
+    with pytest.raises(InputError, match=r"^input\.schema at '': expected a memory object") as e:
+        _accept(base=MemoryFile(b"[]", markdown=False))
+    assert e.value.source == "base.json"
+
+
 def test_steps_4_and_5_are_both_checked_before_either_refuses() -> None:
     with pytest.raises(NotPinned) as e:
-        _accept(base=b'{"version": 1, "instructions": []}', config=parse_config({"threshold": 30}))
+        _accept(base=EMPTY_BASE, config=parse_config({"threshold": 30}))
 
     assert e.value.code == "policy.config_mismatch"
     assert [m.pointer for m in e.value.mismatches] == ["/config/threshold"]

@@ -13,10 +13,21 @@ from typing import Any
 
 import pytest
 
-from curator_io import InputError, canon, load_bundle, parse_config, seal
+from curator_io import (
+    DEFAULT_CONFIG,
+    InputError,
+    MemoryFile,
+    canon,
+    check_memory,
+    load_bundle,
+    parse_config,
+    read_memory,
+    seal,
+)
+from curator_io.markdown_memory import write_markdown_memory
 from ranking.checking.acceptance import accept
 from ranking.checking.apply import apply_selection
-from ranking.checking.gate import KINDS, compare_memory
+from ranking.checking.gate import KINDS, GateResult, compare_memory, gate
 from ranking.cli import main
 from ranking.cli.output import emit
 from ranking.pipeline import rank
@@ -138,6 +149,49 @@ def test_a_repeated_key_and_a_changed_memory_member_fail_the_gate() -> None:
     )
 
 
+def _gate_files(after: MemoryFile, case: Path = REPLACE_AND_ADD) -> GateResult:
+    """The gate on ``case``'s report and bundle, memory-after ``after``, the base the bundle's memory."""
+    report, bundle = (case / "expected.report.json").read_bytes(), (case / "bundle.json").read_bytes()
+    base = MemoryFile(canon(json.loads(bundle)["memory"]), markdown=False)
+    return gate(report, bundle, after, config=DEFAULT_CONFIG, base=base)
+
+
+DUPLICATE = (
+    "duplicate_key",
+    "ci-vendor-21",
+    "/instructions/2/key",
+    "instruction key 'ci-vendor-21' appears more than once (first at /instructions/0); memory keys are unique",
+)
+
+
+def test_a_key_written_twice_in_a_json_memory_after_is_a_duplicate_key_finding() -> None:
+    permitted = _permitted(REPLACE_AND_ADD)
+    after = {**permitted, "instructions": [*permitted["instructions"], permitted["instructions"][0]]}
+    result = _gate_files(MemoryFile(canon(after), markdown=False))
+    assert not result.passed
+    assert [(f.kind, f.key, f.pointer, f.message) for f in result.findings] == [DUPLICATE]
+
+
+def test_a_key_written_twice_in_a_markdown_memory_after_is_the_same_finding_on_its_line() -> None:
+    section = write_markdown_memory(_permitted(REPLACE_AND_ADD)).decode().splitlines(keepends=True)
+    first = next(i for i, line in enumerate(section) if "key=ci-vendor-21" in line)
+    last = max(i for i, line in enumerate(section) if line.startswith("- "))
+    section.insert(last + 1, section[first])  # the item again, as the section's last
+    result = _gate_files(MemoryFile("".join(section).encode(), markdown=True, source="AGENTS.md"))
+    assert not result.passed
+    assert [(f.kind, f.key, f.pointer, f.message) for f in result.findings] == [DUPLICATE]
+    assert result.findings[0].at == (last + 2, 1)
+
+
+def test_every_other_reader_of_a_markdown_memory_still_refuses_a_key_written_twice() -> None:
+    section = write_markdown_memory(_permitted(REPLACE_AND_ADD)).decode().splitlines(keepends=True)
+    first = next(i for i, line in enumerate(section) if "key=ci-vendor-21" in line)
+    section.insert(first + 1, section[first])
+    with pytest.raises(InputError, match="appears twice") as refused:
+        read_memory("".join(section).encode(), markdown=True)
+    assert refused.value.code == "input.markdown_duplicate_key"
+
+
 def test_findings_come_in_the_order_of_their_kinds() -> None:
     after = _after(_inst("a", "A!"), _inst("e", "E"), version=9)
     result = compare_memory(PERMITTED, after, BASE, EDITS)
@@ -164,13 +218,14 @@ def test_without_the_bundle_memory_every_difference_counts_as_not_accounted_for(
 @pytest.mark.parametrize(
     ("doc", "pointer", "detail"),
     [
-        ([], "", "memory-after must be a memory object {version, instructions}"),
+        ([], "", "expected a memory object {version, instructions}"),
         (
             {"schema": "curator-bundle-v1", "memory": {}, "instructions": []},
             "/memory",
             'memory-after is a whole document; pass its memory object (the "memory" member)',
         ),
-        ({"version": 8}, "/instructions", "expected an array of instructions"),
+        ({"version": 8}, "/instructions", "missing member 'instructions'"),
+        ({"version": 8, "instructions": {}}, "/instructions", "expected an array of instructions"),
         ({"version": 8, "instructions": ["a"]}, "/instructions/0", "expected an instruction object"),
         ({"version": 8, "instructions": [{"text": "A"}]}, "/instructions/0/key", "expected a string key"),
     ],
@@ -180,6 +235,23 @@ def test_memory_after_that_is_not_a_memory_object_is_an_input_error(doc: Any, po
         compare_memory(PERMITTED, doc, BASE)
     assert (caught.value.code, caught.value.pointer, caught.value.detail) == ("input.schema", pointer, detail)
     assert caught.value.exit_code == 3
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [[], {"version": "8", "instructions": []}, {"version": 8}, {"version": 8, "instructions": ["a"]}],
+    ids=["not an object", "a version that is not an INT", "no instructions", "an instruction not an object"],
+)
+def test_a_fault_of_a_memory_object_has_one_message_whoever_reads_the_memory(doc: Any) -> None:
+    with pytest.raises(InputError) as gated:
+        compare_memory(PERMITTED, doc, BASE)
+    with pytest.raises(InputError) as checked:
+        check_memory(doc)
+    assert (gated.value.code, gated.value.pointer, gated.value.detail) == (
+        checked.value.code,
+        checked.value.pointer,
+        checked.value.detail,
+    )
 
 
 def test_github_output_escapes_messages_and_the_summary_escapes_table_cells(
@@ -397,7 +469,7 @@ def test_memory_after_without_instructions_is_refused_with_a_pointer(capsys: pyt
     rc, _, err = _gate(capsys, REPLACE_AND_ADD, REPLACE_AND_ADD / "expected.report.json")
     assert rc == 3
     assert f"evidence-rank: {REPLACE_AND_ADD / 'expected.report.json'}: input.schema at '/instructions': " in err
-    assert "expected an array of instructions" in err
+    assert "missing member 'instructions'" in err
 
 
 def test_the_gate_refuses_a_report_from_another_bundle(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -606,11 +678,10 @@ def test_the_gate_as_a_library_refuses_to_run_without_a_pinned_policy(tmp_path: 
     # A report ranked with threshold 0 and min_lineages 1 would pass with config=None taken as
     # "believe the report's own": the door fails closed on the caller's mistake (issue 48, finding 9).
     from curator_io.errors import ConfigError
-    from ranking.checking.gate import gate
 
     bundle = (PARITY / "002-mixed-dispositions" / "bundle.json").read_bytes()
     lax = rank(load_bundle(bundle), parse_config({"threshold": 0, "min_lineages": 1}))
-    after = apply_selection(accept(lax.canonical, bundle=bundle))
+    after = MemoryFile(canon(apply_selection(accept(lax.canonical, bundle=bundle))), markdown=False)
 
     with pytest.raises(ConfigError) as refused:
         gate(lax.canonical, bundle, after, config=None)  # type: ignore[arg-type]

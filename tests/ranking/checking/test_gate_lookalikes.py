@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from curator_io import canon
+from curator_io import DEFAULT_CONFIG, MemoryFile, canon
 from ranking.checking.acceptance import accept
 from ranking.checking.apply import apply_selection, reviewable
 from ranking.checking.gate import gate
@@ -34,6 +34,15 @@ TESTS = (
 )
 
 
+def _base(bundle: bytes) -> MemoryFile:
+    """The base branch's memory: the bundle's, as a JSON file."""
+    return MemoryFile(canon(json.loads(bundle)["memory"]), markdown=False)
+
+
+def _file(memory: dict[str, Any]) -> MemoryFile:
+    return MemoryFile(canon(memory), markdown=False)
+
+
 def _written() -> tuple[bytes, bytes, dict[str, Any]]:
     sealed = scenario()
     report = rank(sealed.bundle).canonical
@@ -42,7 +51,7 @@ def _written() -> tuple[bytes, bytes, dict[str, Any]]:
 
 def test_the_honest_write_passes_with_a_warning_for_each_new_instruction_that_resembles_a_kept_one() -> None:
     report, bundle, memory = _written()
-    result = gate(report, bundle, memory, config={}, base=json.loads(bundle)["memory"], trust=None)
+    result = gate(report, bundle, _file(memory), config=DEFAULT_CONFIG, base=_base(bundle), trust=None)
     assert result.passed and result.findings == ()
     assert [(w.kind, w.key, w.pointer, w.message) for w in result.warnings] == [
         ("lookalike", "deps.install", "/instructions/0", DEPS),
@@ -60,7 +69,7 @@ def test_the_honest_write_passes_with_a_warning_for_each_new_instruction_that_re
 
 def test_with_fail_on_lookalikes_the_same_write_fails_the_gate_and_says_why() -> None:
     report, bundle, memory = _written()
-    result = gate(report, bundle, memory, config={}, base=json.loads(bundle)["memory"], fail_on_lookalikes=True)
+    result = gate(report, bundle, _file(memory), config=DEFAULT_CONFIG, base=_base(bundle), fail_on_lookalikes=True)
     assert not result.passed and result.findings == ()
     assert render_text(result)[0] == f"lookalike  /instructions/0  {DEPS}"
     assert render_text(result)[-1] == "gate failed: 2 look-alikes under other keys (--fail-on-lookalikes)"
@@ -68,7 +77,7 @@ def test_with_fail_on_lookalikes_the_same_write_fails_the_gate_and_says_why() ->
 
 def test_the_json_format_carries_each_warning_with_the_pair_the_score_the_words_and_the_relation() -> None:
     report, bundle, memory = _written()
-    doc = json.loads(render_json(gate(report, bundle, memory, config={}, base=json.loads(bundle)["memory"])))
+    doc = json.loads(render_json(gate(report, bundle, _file(memory), config=DEFAULT_CONFIG, base=_base(bundle))))
     assert doc["passed"] is True and doc["findings"] == []
     assert doc["warnings"][1] == {
         "kind": "lookalike",
@@ -92,9 +101,9 @@ def test_an_instruction_the_writer_adds_on_its_own_is_a_finding_and_also_a_look_
     result = gate(
         report,
         bundle,
-        {**memory, "instructions": [*memory["instructions"], own]},
-        config={},
-        base=json.loads(bundle)["memory"],
+        _file({**memory, "instructions": [*memory["instructions"], own]}),
+        config=DEFAULT_CONFIG,
+        base=_base(bundle),
     )
     assert [(f.kind, f.key) for f in result.findings] == [("unexpected_addition", "test.pytest")]
     assert [(w.key, w.lookalike.other.key) for w in result.warnings] == [
@@ -108,7 +117,7 @@ def test_an_instruction_the_writer_adds_on_its_own_is_a_finding_and_also_a_look_
 
 def test_the_github_format_puts_each_warning_on_its_line_of_memory_after_and_in_the_step_summary() -> None:
     report, bundle, memory = _written()
-    result = gate(report, bundle, memory, config={}, base=json.loads(bundle)["memory"])
+    result = gate(report, bundle, _file(memory), config=DEFAULT_CONFIG, base=_base(bundle))
     text = reviewable(memory).decode("utf-8")
     where = {(w.document, w.pointer): position_of(text, w.pointer) for w in result.warnings}
     lines = [c.line() for c in render_github(result, "agent/memory.json", positions=where) if isinstance(c, Command)]
