@@ -78,33 +78,41 @@ def check_closure(p: Proposal, ctx: Context) -> tuple[list[Reason], list[Cited] 
             reasons.append(("closure.unknown_evidence", evidence_id))
             cited = None
             continue
-        # The models are named tuples: unpacked once, not read a member at a time.
-        _, trace_id, step, signal, observed_at, path, ev_seal = ev
-        if ev_seal is not None:
-            reasons.append((ev_seal, evidence_id))
-        trace = traces.get(trace_id)
+        if ev.seal is not None:
+            reasons.append((ev.seal, evidence_id))
+        trace = traces.get(ev.trace)
         if trace is None:
-            reasons.append(("closure.unknown_trace", trace_id))
+            reasons.append(("closure.unknown_trace", ev.trace))
             cited = None
             continue
-        _, lineage, mat_id, steps, completeness, prefix, trace_seal = trace
-        if trace_seal is not None:
-            reasons.append((trace_seal, trace_id))
-        if step >= steps:
+        if trace.seal is not None:
+            reasons.append((trace.seal, ev.trace))
+        if ev.step >= trace.steps:
             reasons.append(("closure.step_out_of_range", evidence_id))
-        mat = mats.get(mat_id)
+        mat = mats.get(trace.materialization)
         if mat is None:
-            reasons.append(("closure.unknown_materialization", mat_id))
+            reasons.append(("closure.unknown_materialization", trace.materialization))
             cited = None
             continue
-        _, repository, revision, status, mat_seal = mat
-        if mat_seal is not None:
-            reasons.append((mat_seal, mat_id))
+        if mat.seal is not None:
+            reasons.append((mat.seal, trace.materialization))
         if cited is not None:
-            points = integrity_points(completeness, step, prefix)
-            weight = SIGNAL_WEIGHTS[signal]
+            # By name, through __new__: a class call first gathers its keywords into a dict, and
+            # this runs once for every item every proposal cites.
             cited.append(
-                Cited(status, points, repository, path, lineage, weight, signal, mat_id, revision, observed_at)
+                Cited.__new__(
+                    Cited,
+                    status=mat.status,
+                    points=integrity_points(trace.completeness, ev.step, trace.verified_prefix),
+                    repository=mat.repository,
+                    path=ev.path,
+                    lineage=trace.lineage,
+                    weight=SIGNAL_WEIGHTS[ev.signal],
+                    signal=ev.signal,
+                    materialization=trace.materialization,
+                    source_revision=mat.source_revision,
+                    observed_at=ev.observed_at,
+                )
             )
 
     if p.base_memory_version != bundle.memory_version:

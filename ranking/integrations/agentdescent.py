@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Protocol
 
@@ -44,7 +43,7 @@ from curator_io.config import DEFAULT_CONFIG, Config
 from curator_io.report_model import RankingReport
 from ranking.checking.acceptance import Accepted, Replayed, Sources, accept
 from ranking.checking.apply import apply_selection
-from ranking.integrations.agentdescent_fused import is_fused, judge_fused
+from ranking.integrations.agentdescent_fused import OpMap, RankedProposal, is_fused, judge_fused
 from ranking.integrations.provenance import SignatureSource, Trust, read_signature, read_trust, signature_path
 from ranking.ledger.curator import Runs
 from ranking.ledger.fate import COMMITTED
@@ -67,31 +66,10 @@ __all__ = [
 Source = str | os.PathLike[str] | bytes | Mapping[str, Any]
 """A path to a JSON file, the file's bytes, or the parsed document."""
 
-OpMap = Mapping[str, str | None]
-"""An edit as agentdescent's ``Diff.ops`` holds it: key -> text, ``None`` to remove
-(agentdescent/evolution.py, ``EvolvingArtifact.apply``)."""
-
 # The aggregator turns a refusal's category into a MergeOutcome, so anything
 # else stops the run with ValueError (agentdescent/aggregator.py, `_decide`).
 _REFUSED = MergeOutcome.CRITIC_REJECTED.value
 _TAG = f"{REPORT_SCHEMA}:"
-
-
-@dataclass(frozen=True)
-class RankedProposal:
-    """One entry of a verified ranking report, as a matcher sees it (SPEC §6)."""
-
-    id: str
-    disposition: str
-    """The final disposition: ``selected``, ``superseded``, ``unselected``,
-    ``deferred``, ``quarantined`` or ``rejected``."""
-    codes: tuple[str, ...]
-    """The reason codes, in report order, each once."""
-    rationale: str
-    lesson: str | None
-    ops: OpMap | None = None
-    """The proposal's edit as an op map, read from the bundle; ``None`` without
-    a bundle, or for a proposal that is not structurally complete (SPEC §3.1)."""
 
 
 class ProposalMatcher(Protocol):

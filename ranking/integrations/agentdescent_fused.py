@@ -23,19 +23,40 @@ measured and settled, never put back in the pool), but ``fuse_diffs`` is public
 and a custom fusion policy may call it on its own output, so nested ids are
 read too.
 
-This module is pure: it reads a diff id, an op map and the report's entries.
+This module is pure: it reads a diff id, an op map and the report's entries. The
+entry as a matcher sees it (:class:`RankedProposal`) is defined here, and
+:mod:`ranking.integrations.agentdescent` takes it from here, so that neither
+module imports the other back, not even for a type.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from ranking.integrations.agentdescent import OpMap, RankedProposal
+__all__ = ["OpMap", "RankedProposal", "FusedVerdict", "is_fused", "judge_fused", "parent_names"]
 
-__all__ = ["FusedVerdict", "is_fused", "judge_fused", "parent_names"]
+OpMap = Mapping[str, str | None]
+"""An edit as agentdescent's ``Diff.ops`` holds it: key -> text, ``None`` to remove
+(agentdescent/evolution.py, ``EvolvingArtifact.apply``)."""
+
+
+@dataclass(frozen=True)
+class RankedProposal:
+    """One entry of a verified ranking report, as a matcher sees it (SPEC §6)."""
+
+    id: str
+    disposition: str
+    """The final disposition: ``selected``, ``superseded``, ``unselected``,
+    ``deferred``, ``quarantined`` or ``rejected``."""
+    codes: tuple[str, ...]
+    """The reason codes, in report order, each once."""
+    rationale: str
+    lesson: str | None
+    ops: OpMap | None = None
+    """The proposal's edit as an op map, read from the bundle; ``None`` without
+    a bundle, or for a proposal that is not structurally complete (SPEC §3.1)."""
+
 
 _PREFIX, _SUFFIX = "fused(", ")"
 _ABSENT = object()

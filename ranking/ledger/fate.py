@@ -15,18 +15,19 @@ from here, so that each has one meaning:
 A :class:`Kind` is one kind of note with every word it is shown by: the head its line starts
 with, what that head means (the prompt's heading line and ``ledger notes --help`` are made of
 these), the mark ``score`` prints, and where the budget places it. :data:`KINDS` is the table.
-:class:`Decisions` is the one history a note reads, made of decisions, outcomes and edits.
+:class:`Decisions` is the one history a note reads, made of decisions (:class:`DecisionRow`, a row
+of the ledger's ``decisions`` table, which :mod:`ranking.ledger.records` derives from a report),
+outcomes and edits.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final, NamedTuple
+from typing import Any, Final, NamedTuple
 
-from curator_io.catalogue import DEFERRED, QUARANTINED, REJECTED, SELECTED, SUPERSEDED, UNSELECTED
+import orjson
 
-if TYPE_CHECKING:  # ``ledger notes --help`` reads the kinds without the ledger's rows
-    from ranking.ledger.records import DecisionRow
+from curator_io.catalogue import DEFERRED, QUARANTINED, REJECTED, SELECTED, SUPERSEDED, UNSELECTED, reason_label
 
 __all__ = [
     "COMMITTED",
@@ -42,6 +43,7 @@ __all__ = [
     "KINDS",
     "KIND",
     "kind_of",
+    "DecisionRow",
     "Facts",
     "Kept",
     "Decisions",
@@ -117,6 +119,41 @@ def kind_of(disposition: str) -> str | None:
     once refused; None for ``selected`` (a selection an acceptance test did not commit is no refusal
     by the gate)."""
     return _KIND_OF.get(disposition)
+
+
+class DecisionRow(NamedTuple):
+    """One decision of one report: a row of the ``decisions`` table, column for column."""
+
+    report: str
+    """The report's digest (its seal, SPEC §6)."""
+    position: int
+    """The entry's index in the report's ``proposals``."""
+    run: str
+    proposal: str
+    fingerprint: str | None
+    """SPEC §3.6: the same edit argued differently has the same fingerprint; null when incomplete."""
+    lesson: str | None
+    validation: str
+    disposition: str
+    reasons: str
+    """The entry's ``reasons`` as JSON text (sorted keys: one text for one list)."""
+    score: int | float | None
+    """``score.final`` (exact to two decimals, SPEC §4); null when not accepted."""
+    superseded_by: str | None
+    rationale: str
+
+    @property
+    def codes(self) -> tuple[str, ...]:
+        """Each reason as ``code`` or ``code(subject)``, as the score table prints them
+        (what :func:`ranking.testing.reason_codes` gives for a report entry; docs/ledger.md)."""
+        # Our own text: plain JSON, nothing for the strict loader to refuse.
+        return tuple(reason_label(r["code"], r["subject"]) for r in orjson.loads(self.reasons))
+
+    @property
+    def distinct_codes(self) -> tuple[str, ...]:
+        """The reason codes alone, without subjects, each once, in report order
+        (as ``RankedProposal.codes`` and :attr:`Refusal.codes` hold them)."""
+        return tuple(dict.fromkeys(r["code"] for r in orjson.loads(self.reasons)))
 
 
 class Facts(NamedTuple):

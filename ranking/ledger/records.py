@@ -2,7 +2,11 @@
 
 A *decision* is one entry of a stored ``evidence-ranking-v1`` report (SPEC §6)
 as a row: nothing in it is new information, so ``ledger verify`` can derive
-every row again from the report's bytes and compare. An *outcome* is what an
+every row again from the report's bytes and compare. The row's type,
+:class:`~ranking.ledger.fate.DecisionRow`, is defined below this module, in
+:mod:`ranking.ledger.fate`, whose history holds rows: this module imports the
+pool, which takes its words from ``fate``, so a row defined here would close an
+import circle. An *outcome* is what an
 agentdescent aggregator's acceptance test did with a diff that a selected
 proposal backed: new information, keyed by the digest of its own content.
 
@@ -19,8 +23,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import orjson
 
 from curator_io.canonical import canon, digest
-from curator_io.catalogue import reason_label
 from curator_io.jsonio import parse_json
+from ranking.ledger.fate import DecisionRow
 from ranking.ledger.pool import Memory, Pooled, memory_of, pooled_of
 from ranking.signing.signers import Signer
 from validator.proposal import Proposal, edit_of
@@ -42,40 +46,6 @@ __all__ = [
     "outcome_key",
     "finite",
 ]
-
-
-class DecisionRow(NamedTuple):
-    """One decision of one report: a row of the ``decisions`` table, column for column."""
-
-    report: str
-    """The report's digest (its seal, SPEC §6)."""
-    position: int
-    """The entry's index in the report's ``proposals``."""
-    run: str
-    proposal: str
-    fingerprint: str | None
-    """SPEC §3.6: the same edit argued differently has the same fingerprint; null when incomplete."""
-    lesson: str | None
-    validation: str
-    disposition: str
-    reasons: str
-    """The entry's ``reasons`` as JSON text (sorted keys: one text for one list)."""
-    score: int | float | None
-    """``score.final`` (exact to two decimals, SPEC §4); null when not accepted."""
-    superseded_by: str | None
-    rationale: str
-
-    @property
-    def codes(self) -> tuple[str, ...]:
-        """Each reason as ``code`` or ``code(subject)``, as the score table prints them
-        (what :func:`ranking.testing.reason_codes` gives for a report entry; docs/ledger.md)."""
-        return tuple(reason_label(r["code"], r["subject"]) for r in _json(self.reasons))
-
-    @property
-    def distinct_codes(self) -> tuple[str, ...]:
-        """The reason codes alone, without subjects, each once, in report order
-        (as ``RankedProposal.codes`` and :attr:`Refusal.codes` hold them)."""
-        return tuple(dict.fromkeys(r["code"] for r in _json(self.reasons)))
 
 
 class Outcome(NamedTuple):
