@@ -4,11 +4,11 @@ it is the sentence a curator can follow, an edit SPEC accepts (tests/ranking/led
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pytest
 
+from curator_io import DEFAULT_CONFIG, MemoryFile, canon
 from ranking.advice.comparisons import Explain
 from ranking.advice.lookalikes import lookalikes_for
 from ranking.checking.acceptance import accept
@@ -50,7 +50,11 @@ def test_after_the_write_the_note_and_the_gate_give_one_sentence(pid: str, key: 
     sealed = scenario()
     report = rank(sealed.bundle).canonical
     written = apply_selection(accept(report, bundle=sealed.canonical))
-    result = gate(report, sealed.canonical, written, config={}, base=json.loads(sealed.canonical)["memory"])
+    after, base = (
+        MemoryFile(canon(written), markdown=False),
+        MemoryFile(canon(sealed.document["memory"]), markdown=False),
+    )
+    result = gate(report, sealed.canonical, after, config=DEFAULT_CONFIG, base=base)
 
     (note,) = _facts(written).resemblances(_edit(pid), admitted=True)
     (warning,) = [w for w in result.warnings if w.key == key]
