@@ -25,7 +25,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from curator_io.errors import InputError  # noqa: E402
-from curator_io.markdown_memory import read_markdown_memory  # noqa: E402
+from curator_io.markdown.document import read_markdown_memory  # noqa: E402
 from ranking.checking.prose import prose_changes  # noqa: E402
 
 SECTION = "<!-- evidence-rank:memory version=1 -->\n\n<!-- /evidence-rank:memory -->\n"

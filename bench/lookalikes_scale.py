@@ -36,7 +36,7 @@ from bench.generate import WORDS, generate_bundle
 from curator_io import load_bundle
 from curator_io.sealing import seal_bundle
 from ranking.checking.gate import lookalike_warnings
-from ranking.checking.gate_result import GateResult
+from ranking.checking.findings import GateResult
 from ranking.views.gate import render_text
 
 n = int(sys.argv[3])

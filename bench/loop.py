@@ -61,7 +61,7 @@ from loop_memory import at_odds, holds, left_in
 
 from curator_io import Add, BundleBuilder, Remove, Replace
 from ranking.ledger import DEFAULT_BUDGET
-from ranking.ledger.note_json import notes_from_json
+from ranking.ledger.notes.reading import notes_from_json
 
 DAYS = 8
 CLI = str(Path(sys.executable).parent / "evidence-rank")

@@ -26,7 +26,7 @@ sys.path.insert(0, str(REPO))
 
 from curator_io import canon, read_memory, seal  # noqa: E402
 from curator_io.errors import InputError  # noqa: E402
-from curator_io.markdown_memory import write_markdown_memory  # noqa: E402
+from curator_io.markdown.document import write_markdown_memory  # noqa: E402
 
 _SCOPES = (
     {"level": "global"},

@@ -31,22 +31,22 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from curator_io.bookkeeping import mistakes
 from curator_io.bundle import load_bundle
 from curator_io.canonical import canon, digest, is_sealed
 from curator_io.catalogue import BUNDLE_SCHEMA
 from curator_io.errors import InputError, pointer_of
 from curator_io.fitting import fit_text
+from curator_io.jcs_limits import digest_or_none, malformed, too_deep
 from curator_io.jsonio import parse_json
 from curator_io.kinds import EVIDENCE, INSTRUCTION, LESSON, MATERIALIZATION, TRACE, Kind
+from curator_io.loop_mistakes import mistakes
 from curator_io.memory import MemoryDocument, check_memory
 from curator_io.models import Bundle, Scope
 from curator_io.sealing import seal_artifacts
-from curator_io.unwritable import digest_or_none, malformed, too_deep
 
 if TYPE_CHECKING:
-    from curator_io.transcript_bundle import RecordedSession
-    from curator_io.transcript_model import Transcript
+    from curator_io.transcripts.into_bundle import RecordedSession
+    from curator_io.transcripts.model import Transcript
 
 __all__ = [
     "BundleBuilder",
@@ -296,8 +296,8 @@ class BundleBuilder:
         lineage: str | None = None,
     ) -> tuple[RecordedSession, ...]:
         """Every session of an agent's log (``ranking.read_transcript_file``): a materialization, a trace
-        of its tool calls and the evidence they support (:mod:`curator_io.transcript_bundle`)."""
-        from curator_io.transcript_bundle import record_transcript  # the builder's other callers never pay for it
+        of its tool calls and the evidence they support (:mod:`curator_io.transcripts.into_bundle`)."""
+        from curator_io.transcripts.into_bundle import record_transcript  # the builder's other callers never pay for it
 
         return record_transcript(
             self, transcript, repository=repository, revision=revision, checkout=checkout, lineage=lineage
@@ -367,7 +367,7 @@ class BundleBuilder:
 
     def mistakes(self) -> tuple[str, ...]:
         """The loop's bookkeeping errors recorded so far, in recording order
-        (:func:`curator_io.bookkeeping.mistakes`): each is valid input (SPEC §1), and validation
+        (:func:`curator_io.loop_mistakes.mistakes`): each is valid input (SPEC §1), and validation
         rejects what cites it (``closure.*``)."""
         return mistakes(self._lists, [(p.id, p.members) for p in self._proposals])
 

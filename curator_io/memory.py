@@ -22,7 +22,7 @@ from curator_io.jsonio import parse_json
 from curator_io.memory_object import check_memory
 
 if TYPE_CHECKING:
-    from curator_io.markdown_memory import MarkdownMemory
+    from curator_io.markdown.document import MarkdownMemory
 
 __all__ = ["MARKDOWN_SUFFIXES", "is_markdown_name", "MemoryDocument", "MemoryFile", "read_memory", "check_memory"]
 
@@ -64,7 +64,7 @@ def read_memory(raw: bytes, *, markdown: bool, source: str | None = None, as_wri
     try:
         if not markdown:
             return MemoryDocument(parse_json(raw))
-        from curator_io.markdown_memory import read_markdown_memory  # only a Markdown file pays for it
+        from curator_io.markdown.document import read_markdown_memory  # only a Markdown file pays for it
 
         found = read_markdown_memory(raw, as_written=as_written)
         return MemoryDocument(found.memory, found)

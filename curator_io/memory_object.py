@@ -1,6 +1,6 @@
 """What a memory object SPEC §1 allows (``{"version": INT, "instructions": [Instruction, ...]}``),
 checked with the bundle's own rules and codes: the check every memory file's reader ends with,
-JSON or Markdown (:mod:`curator_io.memory`, :mod:`curator_io.markdown_memory`), and the lesser
+JSON or Markdown (:mod:`curator_io.memory`, :mod:`curator_io.markdown.document`), and the lesser
 ones the gate holds its two memory files to. Each fault has one message, whoever asks.
 
 - :func:`check_memory`: a memory SPEC §1 allows, every instruction whole, keys unique.

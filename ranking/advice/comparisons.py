@@ -43,7 +43,7 @@ from ranking.advice.lookalike_model import Place
 from validator import Proposal, proposals_of
 
 if TYPE_CHECKING:
-    from curator_io.markdown_memory import MarkdownMemory
+    from curator_io.markdown.document import MarkdownMemory
 
 __all__ = [
     "Entry",

@@ -55,9 +55,9 @@ from curator_io.memory import MemoryDocument, MemoryFile
 from curator_io.models import Bundle
 from ranking.advice.comparisons import Gate, choose
 from ranking.checking.acceptance import NAMELESS, NotPinned, Replayed, Sources, accept
+from ranking.checking.accounting import compare_memory
 from ranking.checking.apply import apply_selection
-from ranking.checking.gate_result import KINDS, UNCHECKED, Finding, GateResult, LookalikeWarning
-from ranking.checking.memory_comparison import compare_memory
+from ranking.checking.findings import KINDS, UNCHECKED, Finding, GateResult, LookalikeWarning
 from ranking.checking.prose import prose_changes
 from validator import proposals_of
 

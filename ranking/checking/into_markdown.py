@@ -9,7 +9,7 @@ from typing import Any
 
 from curator_io.canonical import canon
 from curator_io.errors import PolicyError
-from curator_io.markdown_memory import MarkdownMemory, splice_memory, write_markdown_memory
+from curator_io.markdown.document import MarkdownMemory, splice_memory, write_markdown_memory
 from ranking.checking.acceptance import Replayed
 from ranking.checking.policy import base_mismatch
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from ranking.checking.line_matching import matching_lines
 
 if TYPE_CHECKING:  # a gate on a JSON memory never reads one, and imports no Markdown reader
-    from curator_io.markdown_memory import MarkdownMemory
+    from curator_io.markdown.document import MarkdownMemory
 
 __all__ = ["ProseChange", "prose_changes"]
 

@@ -25,7 +25,7 @@ from typing import Any
 from curator_io.bundle import load_bundle
 from curator_io.canonical import digest
 from curator_io.jsonio import parse_json
-from curator_io.transcript_model import Observation, Session, Step, Transcript
+from curator_io.transcripts.model import Observation, Session, Step, Transcript
 
 __all__ = ["Finding", "Replay", "replay_transcripts", "FROM_A_LOG"]
 

@@ -18,7 +18,7 @@ without a curated run"): a change people wrote, and the adoption of a file writt
 4. Look-alikes: each list item memory-after's prose adds that resembles an instruction of the
    section is a warning (:class:`ranking.advice.comparisons.Memory`), as a curated write's are.
 
-Pure: the read files in, a :class:`~ranking.checking.gate_result.GateResult` out.
+Pure: the read files in, a :class:`~ranking.checking.findings.GateResult` out.
 """
 
 from __future__ import annotations
@@ -28,11 +28,11 @@ import re
 from typing import Any
 
 from curator_io.errors import ConfigError, InputError, pointer_of
-from curator_io.markdown_blocks import read_blocks
-from curator_io.markdown_memory import MarkdownMemory, decoded_text, split_lines
+from curator_io.markdown.document import MarkdownMemory, decoded_text, split_lines
+from curator_io.markdown.structure import read_blocks
 from curator_io.memory import MemoryFile
 from ranking.advice.comparisons import Memory
-from ranking.checking.gate_result import MODES, Finding, GateResult, ProseLookalikeWarning
+from ranking.checking.findings import MODES, Finding, GateResult, ProseLookalikeWarning
 from ranking.checking.prose import prose_changes
 
 __all__ = ["MODES", "gate_mode", "gate_person", "gate_adoption"]

@@ -18,9 +18,9 @@ from ranking.cli.output import emit, emit_json
 from ranking.cli.targets import ledger_files, refuse_input_as_output
 from ranking.ledger.carry import LEFT_OUT, carried_bundle
 from ranking.ledger.curator import notes_of, record_run
-from ranking.ledger.feedback import standing_mark
-from ranking.ledger.note_model import Budget
-from ranking.ledger.notes import counted, render_history
+from ranking.ledger.history import counted, render_history
+from ranking.ledger.notes.composing import standing_mark
+from ranking.ledger.notes.model import Budget
 from ranking.ledger.pool import export_lines
 from ranking.ledger.records import decision_json
 from ranking.ledger.store import Ledger

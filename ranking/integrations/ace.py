@@ -15,7 +15,7 @@ ACE's ``UpdateStep`` in the steps ``ACE.build_steps`` returns (:meth:`EvidenceGa
 4. a deferred edit (or one left out by ``max_selected``) is ranked again in the next
    ``carry`` windows, where the same edit from another lineage adds to its support;
 5. every report goes to the ledger (``ledger=``) before anything is written; the curator's
-   notes (:mod:`ranking.ledger.feedback`, the same for every host) reach the skill manager's
+   notes (:mod:`ranking.ledger.notes.composing`, the same for every host) reach the skill manager's
    next prompt.
 
 Needs the optional extra, and Python 3.12 or newer: ``pip install 'evidence-rank[ace]'``.
@@ -44,8 +44,8 @@ from ranking.checking.gate import gate
 from ranking.integrations.ace_bundle import Observation, Pending, Sample, gathered, text_of, window_bundle
 from ranking.integrations.ace_skillbook import memory_of, net_edits, write_selection
 from ranking.ledger.curator import Runs, read_notes, record_run
-from ranking.ledger.feedback import curator_notes, prompt_block
-from ranking.ledger.note_model import DEFAULT_BUDGET, Budget, Note
+from ranking.ledger.notes.composing import curator_notes, prompt_block
+from ranking.ledger.notes.model import DEFAULT_BUDGET, Budget, Note
 from ranking.ledger.records import edits_of
 from ranking.ledger.store import Ledger
 from ranking.pipeline import Result, rank
@@ -155,7 +155,7 @@ class EvidenceGate:
         return memory_of(self.skillbook, self.version, self.repository)
 
     def notes(self, budget: Budget = DEFAULT_BUDGET) -> tuple[Note, ...]:
-        """The curator's notes the skill manager's next prompt gets (:mod:`ranking.ledger.feedback`,
+        """The curator's notes the skill manager's next prompt gets (:mod:`ranking.ledger.notes.composing`,
         the policy every host shares): from the ledger, or without one from this gate's windows."""
         memory = self.memory()  # its look-alikes named: a skill that rewords another under a new key
         if self.ledger is not None:

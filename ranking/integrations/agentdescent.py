@@ -47,8 +47,8 @@ from ranking.integrations.agentdescent_fused import OpMap, RankedProposal, is_fu
 from ranking.integrations.provenance import SignatureSource, Trust, read_signature, read_trust, signature_path
 from ranking.ledger.curator import Runs
 from ranking.ledger.fate import COMMITTED
-from ranking.ledger.feedback import curator_notes
-from ranking.ledger.note_model import DEFAULT_BUDGET, Budget, Note
+from ranking.ledger.notes.composing import curator_notes
+from ranking.ledger.notes.model import DEFAULT_BUDGET, Budget, Note
 from ranking.ledger.records import Outcome, edits_of, finite
 from ranking.ledger.store import Ledger, record_outcome
 from ranking.running.inputs import read_input
@@ -281,7 +281,7 @@ def report_notes(
     lesson: str | None = None,
     budget: Budget = DEFAULT_BUDGET,
 ) -> tuple[Note, ...]:
-    """The curator's notes on one report's edits (:mod:`ranking.ledger.feedback`, the policy every
+    """The curator's notes on one report's edits (:mod:`ranking.ledger.notes.composing`, the policy every
     host shares): what to do next with each edit it did not select. With ``bundle`` (the report
     is then replayed from it), each note names its edit; without, its proposal and rationale.
     ``lesson`` keeps the notes on that lesson's edits. The report is accepted first, as for

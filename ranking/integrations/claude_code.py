@@ -43,7 +43,7 @@ from typing import Any
 
 from curator_io.errors import ConfigError, InputError
 from curator_io.jsonio import parse_json
-from curator_io.markdown_memory import read_markdown_memory
+from curator_io.markdown.document import read_markdown_memory
 
 __all__ = ["Call", "Verdict", "read_call", "decide", "edited", "bash_targets", "GUARDED_NAMES"]
 

@@ -31,7 +31,7 @@ except ImportError as e:
     raise ImportError("ranking.integrations.dspy_gepa needs DSPy 3.4: pip install 'evidence-rank[dspy]'") from e
 
 from ranking.integrations.gepa import notes_block
-from ranking.ledger.note_model import DEFAULT_BUDGET, Budget
+from ranking.ledger.notes.model import DEFAULT_BUDGET, Budget
 
 __all__ = ["NotedInstructionProposer"]
 

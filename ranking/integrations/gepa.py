@@ -23,7 +23,7 @@ ledger (docs/ledger.md), which stays open for the run. Given as a callback too
 added the child to its pool (``committed``) or not (``dropped-by-selection``),
 and judges each merged candidate GEPA added without asking any criterion.
 :func:`with_notes` hands the ledger's notes for the curator
-(:mod:`ranking.ledger.feedback`, the policy every host shares) to the reflection LM.
+(:mod:`ranking.ledger.notes.composing`, the policy every host shares) to the reflection LM.
 
 Needs the optional extra: ``pip install 'evidence-rank[gepa]'``. docs/gepa.md
 says which SPEC rule each GEPA fact feeds.
@@ -50,8 +50,8 @@ from ranking.integrations.gepa_bundle import Child, Minibatch
 from ranking.integrations.gepa_judgement import UNWRITABLE, Judgement, judge_children
 from ranking.ledger.curator import read_notes, record_run
 from ranking.ledger.fate import COMMITTED
-from ranking.ledger.feedback import prompt_block
-from ranking.ledger.note_model import DEFAULT_BUDGET, Budget, Standing
+from ranking.ledger.notes.composing import prompt_block
+from ranking.ledger.notes.model import DEFAULT_BUDGET, Budget, Standing
 from ranking.ledger.records import Outcome
 from ranking.ledger.store import Ledger
 from ranking.pipeline import Result

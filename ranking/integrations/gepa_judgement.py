@@ -28,8 +28,8 @@ from curator_io.config import Config
 from ranking.integrations.gepa_bundle import Child, bundle_of_children, component_at, stances_of
 from ranking.integrations.gepa_names import Unwritable, check_writable
 from ranking.ledger.fate import DO_NOT_REPEAT
-from ranking.ledger.feedback import standing_mark
-from ranking.ledger.note_model import Standing
+from ranking.ledger.notes.composing import standing_mark
+from ranking.ledger.notes.model import Standing
 from ranking.pipeline import Result, rank
 
 __all__ = ["UNWRITABLE", "Judgement", "judge_children"]
@@ -75,7 +75,7 @@ class Judgement:
     """The proposal of the same bundle this one was ``superseded`` by (SPEC §5.3), else None."""
     seen_before: str | None = None
     """What the ledger said of its edit before, as ``score`` marks it (``deferred 1× before:
-    support.insufficient_lineages``; :func:`ranking.ledger.feedback.standing_mark`), else None."""
+    support.insufficient_lineages``; :func:`ranking.ledger.notes.composing.standing_mark`), else None."""
 
     @property
     def selected(self) -> bool:

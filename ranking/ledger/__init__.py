@@ -7,10 +7,12 @@ ledger" means are in docs/ledger.md.
 
 - :mod:`ranking.ledger.records` — decisions and outcomes, derived purely from reports;
 - :mod:`ranking.ledger.fate` — what became of an edit: its words, the kinds of note, the one history of decisions;
-- :mod:`ranking.ledger.feedback` — the curator's notes, decisions in and notes out (pure): the one place a note is made;
-- :mod:`ranking.ledger.in_memory` — what the current memory holds of an edit, and the advice for each look-alike;
+- :mod:`ranking.ledger.notes.composing` — the curator's notes, decisions in and notes out (pure):
+  the one place a note is made;
+- :mod:`ranking.ledger.notes.current_memory` — what the current memory holds of an edit, and the
+  advice for each look-alike;
 - :mod:`ranking.ledger.curator` — recording a run with what the ledger knew of its edits; notes from a ledger;
-- :mod:`ranking.ledger.notes` — history tables and outcome words for people (pure);
+- :mod:`ranking.ledger.history` — history tables and outcome words for people (pure);
 - :mod:`ranking.ledger.audit` — ``ledger verify``'s comparisons (pure);
 - :mod:`ranking.ledger.rows` — every row read, checked for type and range (pure);
 - :mod:`ranking.ledger.connection` — the SQLite connection: the schema check, waiting, SQLite's errors as ours;
@@ -26,9 +28,9 @@ ledger" means are in docs/ledger.md.
 from __future__ import annotations
 
 from ranking.ledger.curator import read_notes
-from ranking.ledger.feedback import prompt_block
-from ranking.ledger.note_json import notes_from_json
-from ranking.ledger.note_model import DEFAULT_BUDGET, Budget, Note, Notes
+from ranking.ledger.notes.composing import prompt_block
+from ranking.ledger.notes.model import DEFAULT_BUDGET, Budget, Note, Notes
+from ranking.ledger.notes.reading import notes_from_json
 from ranking.ledger.records import DecisionRow
 from ranking.ledger.store import Ledger
 

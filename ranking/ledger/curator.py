@@ -1,7 +1,7 @@
 """The ledger's side of the curator loop: record a run and say what the ledger knew of its
 edits, and read the curator's notes from a ledger. Every host goes through these two: the
 command line (``score --ledger``, ``ledger notes``), GEPA, DSPy, ACE's gate and agentdescent.
-The notes themselves are composed in one place, :mod:`ranking.ledger.feedback`.
+The notes themselves are composed in one place, :mod:`ranking.ledger.notes.composing`.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from curator_io.catalogue import SELECTED
 from curator_io.errors import TamperError
 from ranking.checking.permitted import permitted_memory
 from ranking.ledger.fate import Decisions, Facts, Kept
-from ranking.ledger.feedback import curator_notes, standings
-from ranking.ledger.note_model import DEFAULT_BUDGET, Budget, Notes, Standing
+from ranking.ledger.notes.composing import curator_notes, standings
+from ranking.ledger.notes.model import DEFAULT_BUDGET, Budget, Notes, Standing
 from ranking.ledger.pool import WAIT_RUNS
 from ranking.ledger.records import DecisionRow, Edit, decisions_of, recording_of_run
 from ranking.ledger.store import Ledger
@@ -112,7 +112,7 @@ def read_notes(
     memory: Mapping[str, Any] | None = None,
 ) -> Notes:
     """The curator's notes from the ledger file at ``ledger`` (opened read-only), the most recent
-    first (:func:`ranking.ledger.feedback.curator_notes`, ``memory`` the current memory object);
+    first (:func:`ranking.ledger.notes.composing.curator_notes`, ``memory`` the current memory object);
     none when there is no file yet."""
     if not os.path.lexists(ledger):
         return Notes()
@@ -131,7 +131,7 @@ def notes_of(
     prose: Iterable[tuple[int, str]] = (),
 ) -> Notes:
     """The curator's notes from an open ledger (:func:`read_notes`; ``printed`` and ``prose`` as
-    :func:`~ranking.ledger.feedback.curator_notes` takes them). Without ``memory``, the notes are
+    :func:`~ranking.ledger.notes.composing.curator_notes` takes them). Without ``memory``, the notes are
     made against the memory the ledger knows to be current (:func:`current_memory`), if any."""
     if memory is None:
         memory = current_memory(ledger)

@@ -37,7 +37,7 @@ from curator_io.errors import ConfigError
 
 if TYPE_CHECKING:
     from curator_io.memory import MemoryFile
-    from curator_io.transcript_model import Transcript
+    from curator_io.transcripts.model import Transcript
 
 __all__ = [
     "MAX_INPUT_BYTES",
@@ -123,10 +123,10 @@ def read_memory_file(path: str | os.PathLike[str], raw: bytes | None = None) -> 
 
 def read_transcript_file(path: str | os.PathLike[str], *, form: str | None = None) -> Transcript:
     """An agent's log (docs/transcripts.md): a Claude Code session file or OTLP JSON spans, opened by
-    rules 1, 2 and 4 and streamed a chunk at a time into :func:`curator_io.transcripts.read_transcript`,
+    rules 1, 2 and 4 and streamed a chunk at a time into :func:`curator_io.transcripts.reader.read_transcript`,
     which holds one line at a time (at most ``MAX_LINE_BYTES``): a log is read once, whatever its
     length, and is not held whole (rule 3's bound is on a line of it). Its name, as given, names it."""
-    from curator_io.transcripts import read_transcript  # only the commands that read logs pay for it
+    from curator_io.transcripts.reader import read_transcript  # only the commands that read logs pay for it
 
     with open_input(path) as stream:
         transcript = read_transcript(_chunks(stream, path), source=os.fspath(path), form=form)

@@ -16,8 +16,8 @@ from urllib.parse import quote
 
 from curator_io.canonical import canon
 from curator_io.errors import EvidenceRankError
+from ranking.checking.findings import ProseLookalikeWarning
 from ranking.checking.gate import Finding, GateResult, LookalikeWarning
-from ranking.checking.gate_result import ProseLookalikeWarning
 from ranking.views.positions import position_of
 from ranking.views.terminal import Command, printable
 

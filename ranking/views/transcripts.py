@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from curator_io.transcript_model import Transcript
+from curator_io.transcripts.model import Transcript
 from ranking.checking.transcript_replay import FROM_A_LOG, Replay
 
 __all__ = ["transcript_lines", "transcript_json", "replay_lines", "replay_json", "MAX_WORDS", "DEFAULT_LIMIT"]

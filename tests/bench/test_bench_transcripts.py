@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from bench import transcripts
-from curator_io.transcripts import read_transcript
+from curator_io.transcripts.reader import read_transcript
 
 
 def test_the_bench_session_is_of_the_size_asked_and_a_log_the_reader_reads(tmp_path: Path) -> None:

@@ -31,7 +31,7 @@ from curator_io import (
 )
 from curator_io.jsonio import MAX_DEPTH
 from curator_io.kinds import EVIDENCE, INSTRUCTION, LESSON, MATERIALIZATION, TRACE, Kind
-from curator_io.markdown_memory import write_markdown_memory
+from curator_io.markdown.document import write_markdown_memory
 from curator_io.sealing import seal_bundle
 from ranking.pipeline import rank
 from tests.conftest import FIXTURES

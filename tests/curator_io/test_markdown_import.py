@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from curator_io.errors import ConfigError, InputError
-from curator_io.markdown_import import Placement, import_markdown
-from curator_io.markdown_memory import read_markdown_memory
+from curator_io.markdown.adoption import Placement, import_markdown
+from curator_io.markdown.document import read_markdown_memory
 from curator_io.models import Scope
 
 EVERYWHERE = Scope("global")

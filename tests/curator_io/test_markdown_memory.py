@@ -10,13 +10,13 @@ import pytest
 
 from curator_io import seal
 from curator_io.errors import InputError
-from curator_io.markdown_memory import (
+from curator_io.markdown.document import (
     MAX_MARKDOWN_BYTES,
     read_markdown_memory,
     splice_memory,
     write_markdown_memory,
 )
-from curator_io.markdown_text import read_text, written_text
+from curator_io.markdown.line_values import read_text, written_text
 from curator_io.memory import read_memory
 
 

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from curator_io import canon, seal
 from curator_io.grammar import ID_PATTERN, is_path, is_repo, utf8_len
-from curator_io.markdown_memory import read_markdown_memory, splice_memory, write_markdown_memory
-from curator_io.markdown_text import read_text, written_text
+from curator_io.markdown.document import read_markdown_memory, splice_memory, write_markdown_memory
+from curator_io.markdown.line_values import read_text, written_text
 
 # --- generated memories---------------------------------------------------------------
 

@@ -8,9 +8,9 @@ import json
 import pytest
 
 from curator_io.errors import InputError
-from curator_io.otlp_spans import timestamp_of
-from curator_io.transcript_model import Transcript
-from curator_io.transcripts import read_transcript
+from curator_io.transcripts.model import Transcript
+from curator_io.transcripts.otlp_spans import timestamp_of
+from curator_io.transcripts.reader import read_transcript
 from tests.conftest import REPO
 from tests.curator_io.transcript_records import TRACE_ID, export, kv, span
 

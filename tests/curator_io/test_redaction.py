@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from curator_io.redaction import REDACTED, redact
-from curator_io.transcripts import read_transcript
+from curator_io.transcripts.reader import read_transcript
+from curator_io.transcripts.redaction import REDACTED, redact
 from tests.curator_io.transcript_records import bash_session
 
 PLANTED = [

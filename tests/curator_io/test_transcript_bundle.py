@@ -11,8 +11,8 @@ import pytest
 
 from curator_io import BundleBuilder, Replace, Scope
 from curator_io.canonical import digest
-from curator_io.transcript_model import Transcript
-from curator_io.transcripts import read_transcript
+from curator_io.transcripts.model import Transcript
+from curator_io.transcripts.reader import read_transcript
 from ranking import rank
 from tests.conftest import REPO
 from tests.curator_io.transcript_records import bash_session, jsonl, record

@@ -21,8 +21,8 @@ from curator_io.errors import ConfigError, EvidenceRankError
 from curator_io.jsonio import parse_json
 from curator_io.memory import MemoryFile
 from ranking.checking.acceptance import Sources
+from ranking.checking.findings import MODES
 from ranking.checking.gate import GateResult, gate
-from ranking.checking.gate_result import MODES
 from ranking.cli.collector import collector_off
 from ranking.cli.output import emit, emit_json, say
 from ranking.cli.signed import SUFFIX, add_trust_options, check_trust_options, read_signed

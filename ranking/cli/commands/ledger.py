@@ -14,7 +14,7 @@ from ranking.ledger.fate import KINDS
 __all__ = ["register"]
 
 
-#: ``ranking.ledger.note_model.Budget()``'s defaults, as ``ledger notes --help`` shows them: written
+#: ``ranking.ledger.notes.model.Budget()``'s defaults, as ``ledger notes --help`` shows them: written
 #: here, as the ledger package is not imported to parse arguments (a test holds them equal).
 BUDGET_DEFAULTS = {"notes": 10, "per_lesson": 3, "note_bytes": 700, "prompt_bytes": 4096}
 

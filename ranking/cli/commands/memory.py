@@ -13,7 +13,7 @@ import os
 from curator_io.canonical import canon
 from curator_io.errors import ConfigError, InputError
 from curator_io.grammar import REPO, is_repo, shown
-from curator_io.markdown_import import Imported, Placement, import_markdown
+from curator_io.markdown.adoption import Imported, Placement, import_markdown
 from curator_io.memory import check_memory
 from curator_io.models import Scope
 from ranking.cli.commands import add_global_options

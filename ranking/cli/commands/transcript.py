@@ -7,7 +7,7 @@ import argparse
 
 from curator_io.canonical import canon
 from curator_io.catalogue import EXIT_FAILED
-from curator_io.transcript_model import FORMS
+from curator_io.transcripts.model import FORMS
 from ranking.checking.transcript_replay import replay_transcripts
 from ranking.cli.commands import add_global_options
 from ranking.cli.output import emit, emit_json

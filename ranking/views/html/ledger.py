@@ -18,10 +18,10 @@ from typing import Any
 
 from curator_io.catalogue import INFORMATIONAL_CODES, REMEDIES, reason_meaning
 from ranking.ledger.fate import ALREADY_IN_MEMORY, REFUSED, RETRY, WAITING, Decisions
-from ranking.ledger.feedback import standings
-from ranking.ledger.note_model import Standing
-from ranking.ledger.note_words import describe_edit
-from ranking.ledger.notes import outcome_words
+from ranking.ledger.history import outcome_words
+from ranking.ledger.notes.composing import standings
+from ranking.ledger.notes.model import Standing
+from ranking.ledger.notes.wording import describe_edit
 from ranking.ledger.records import DecisionRow, Outcome
 from ranking.pipeline.numbers import r2
 from ranking.views.html.page import format_number, render_page

@@ -14,7 +14,7 @@ from ranking.advice.lookalikes import lookalikes_for
 from ranking.checking.acceptance import accept
 from ranking.checking.apply import apply_selection
 from ranking.checking.gate import gate
-from ranking.ledger.in_memory import MemoryFacts, memory_facts
+from ranking.ledger.notes.current_memory import MemoryFacts, memory_facts
 from ranking.pipeline import rank
 from tests.curator_scenario import scenario
 from validator import proposals_of

@@ -7,7 +7,7 @@ from typing import Any, NamedTuple
 
 from curator_io import Add, BundleBuilder, Remove, Replace, Scope
 from curator_io.builder import Operation
-from curator_io.markdown_memory import read_markdown_memory
+from curator_io.markdown.document import read_markdown_memory
 from curator_io.models import Bundle
 from ranking.advice.comparisons import Comparison, Explain, Gate, Memory, Notes, Report, choose
 

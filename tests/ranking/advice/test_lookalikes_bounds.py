@@ -10,7 +10,7 @@ from collections import Counter
 from typing import Any
 
 from ranking.advice.lookalikes import IN_ALL, PER_TEXT, find_lookalikes, resemblance
-from ranking.checking.gate_result import GateResult
+from ranking.checking.findings import GateResult
 from ranking.views.gate import render_github, render_json, render_step_summary, render_text
 from ranking.views.terminal import Command
 from tests.curator_scenario import scenario

@@ -17,7 +17,7 @@ import pytest
 from curator_io import DEFAULT_CONFIG, MemoryFile, canon, load_bundle, parse_json, seal
 from curator_io.config import parse_config
 from curator_io.errors import ConfigError, InputError, InvariantError, SignatureError, TamperError
-from curator_io.markdown_memory import write_markdown_memory
+from curator_io.markdown.document import write_markdown_memory
 from ranking.checking.acceptance import (
     Accepted,
     NotPinned,

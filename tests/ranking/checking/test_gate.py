@@ -24,7 +24,7 @@ from curator_io import (
     read_memory,
     seal,
 )
-from curator_io.markdown_memory import write_markdown_memory
+from curator_io.markdown.document import write_markdown_memory
 from ranking.checking.acceptance import accept
 from ranking.checking.apply import apply_selection
 from ranking.checking.gate import KINDS, GateResult, compare_memory, gate

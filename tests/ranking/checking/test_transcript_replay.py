@@ -11,7 +11,7 @@ from curator_io import BundleBuilder
 from curator_io.canonical import canon
 from curator_io.errors import InputError
 from curator_io.sealing import seal_bundle
-from curator_io.transcripts import read_transcript
+from curator_io.transcripts.reader import read_transcript
 from ranking import replay_transcripts
 from tests.conftest import REPO
 

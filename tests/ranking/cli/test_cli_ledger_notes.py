@@ -4,7 +4,7 @@ ledgers that ``score --ledger`` wrote. What a note says is tests/ranking/ledger/
 from __future__ import annotations
 
 from ranking.ledger import read_notes
-from ranking.ledger.note_json import notes_from_json
+from ranking.ledger.notes.reading import notes_from_json
 
 
 def test_the_notes_of_a_real_ledger_read_back_from_the_cli_json(tmp_path, capsys) -> None:

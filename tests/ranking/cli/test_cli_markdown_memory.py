@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from curator_io import Add, BundleBuilder, Replace, Scope, canon, read_memory
-from curator_io.markdown_memory import write_markdown_memory
+from curator_io.markdown.document import write_markdown_memory
 from tests.conftest import REPO, run_main
 
 SHOP = Scope("repository", "acme/shop")

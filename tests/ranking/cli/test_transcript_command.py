@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from curator_io import BundleBuilder
-from curator_io.transcripts import read_transcript
+from curator_io.transcripts.reader import read_transcript
 from tests.conftest import FIXTURES, REPO, run_main
 from tests.curator_io.transcript_records import bash_session, call, jsonl, record, result
 

@@ -22,7 +22,7 @@ pytest.importorskip("ace", reason="ace-framework needs Python 3.12 or newer: mak
 from curator_io import canon, parse_json
 from ranking import accept, apply_selection
 from ranking.ledger import Budget, Ledger, read_notes
-from ranking.ledger.feedback import PROMPT_HEADING
+from ranking.ledger.notes.composing import PROMPT_HEADING
 from ranking.testing import reason_codes
 from tests.ranking.integrations.ace_support import CAREFUL, CHECK, QUESTIONS, RULE, run
 

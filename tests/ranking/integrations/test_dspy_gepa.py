@@ -24,7 +24,7 @@ from gepa.proposer.reflective_mutation.reflection_lm import StatelessReflectionL
 from ranking.integrations.dspy_gepa import NotedInstructionProposer
 from ranking.integrations.gepa import UNWRITABLE, EvidenceRankingCriterion, EvidenceRankingSelection
 from ranking.ledger import Ledger
-from ranking.ledger.feedback import PROMPT_HEADING
+from ranking.ledger.notes.composing import PROMPT_HEADING
 
 KEYWORDS = ("alpha", "beta", "gamma")
 TRAINSET = [dspy.Example(question=f"Which word? {k}", keyword=k).with_inputs("question") for k in KEYWORDS]

@@ -22,7 +22,7 @@ from curator_io.catalogue import SENTENCES
 from ranking.cli import main
 from ranking.integrations.gepa import UNWRITABLE, EvidenceRankingCriterion, Judgement, with_notes
 from ranking.ledger import Ledger
-from ranking.ledger.feedback import PROMPT_HEADING
+from ranking.ledger.notes.composing import PROMPT_HEADING
 from tests.deadline import deadline
 from tests.ranking.integrations.gepa_support import (
     SEED,

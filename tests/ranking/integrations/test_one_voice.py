@@ -1,5 +1,5 @@
 """One voice back to the curator: every host's prompt carries the same notes for the same
-ledger (ranking.ledger.feedback, docs/ledger.md "Notes for the curator"). ACE's gate, which
+ledger (ranking.ledger.notes.composing, docs/ledger.md "Notes for the curator"). ACE's gate, which
 needs Python 3.12, is held to it in test_ace.py."""
 
 from __future__ import annotations

@@ -20,8 +20,8 @@ from curator_io.config import DEFAULT_CONFIG
 from ranking.checking.permitted import permitted_memory
 from ranking.ledger.curator import Runs
 from ranking.ledger.fate import ALREADY_IN_MEMORY, CONTRADICTS, DO_NOT_REPEAT, LOOKALIKE, RETRY
-from ranking.ledger.feedback import curator_notes
-from ranking.ledger.note_model import Budget, Note
+from ranking.ledger.notes.composing import curator_notes
+from ranking.ledger.notes.model import Budget, Note
 from ranking.ledger.records import edits_of
 from ranking.pipeline import Result, rank
 from validator import proposals_of

@@ -1,4 +1,4 @@
-"""The curator's notes (ranking.ledger.feedback, docs/ledger.md "Notes for the curator"): what
+"""The curator's notes (ranking.ledger.notes.composing, docs/ledger.md "Notes for the curator"): what
 the gate tells the model after it decided, by what became of each edit last."""
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ from curator_io.config import DEFAULT_CONFIG
 from curator_io.errors import InputError
 from ranking.ledger import read_notes
 from ranking.ledger.fate import ALREADY_IN_MEMORY, DO_NOT_REPEAT, KINDS, RETRY, Decisions, Facts
-from ranking.ledger.feedback import PROMPT_HEADING, curator_notes, prompt_block, standing_mark, standings
-from ranking.ledger.in_memory import Resemblance
-from ranking.ledger.note_json import notes_from_json
-from ranking.ledger.note_model import Budget, Note, NoteReason, Notes
-from ranking.ledger.note_words import one_line
+from ranking.ledger.notes.composing import PROMPT_HEADING, curator_notes, prompt_block, standing_mark, standings
+from ranking.ledger.notes.current_memory import Resemblance
+from ranking.ledger.notes.model import Budget, Note, NoteReason, Notes
+from ranking.ledger.notes.reading import notes_from_json
+from ranking.ledger.notes.wording import one_line
 from ranking.ledger.records import DecisionRow
 
 SCOPE = {"level": "repository", "repository": "acme/api"}

@@ -14,7 +14,7 @@ from curator_io import parse_json
 from curator_io.errors import EvidenceRankError
 from ranking.checking.acceptance import accept
 from ranking.ledger import Ledger
-from ranking.ledger.notes import render_history
+from ranking.ledger.history import render_history
 from ranking.ledger.records import Outcome, outcome_key
 from tests.ranking.ledger.crafted import BASIC, MIXED, add_outcome_row, edited, good_ledger, snapshot
 

@@ -1,11 +1,11 @@
-"""ranking.ledger.note_words.one_line: a curator's rationale on one line, as the notes show it."""
+"""ranking.ledger.notes.wording.one_line: a curator's rationale on one line, as the notes show it."""
 
 from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ranking.ledger.note_words import NOTE_CHARS, one_line
+from ranking.ledger.notes.wording import NOTE_CHARS, one_line
 
 
 def test_line_breaks_and_control_characters_become_one_space() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from ranking.ledger.notes import describe_outcome
+from ranking.ledger.history import describe_outcome
 from ranking.ledger.records import Outcome, decisions_of, outcome_key
 from tests.conftest import PARITY
 

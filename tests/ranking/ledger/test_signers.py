@@ -25,7 +25,7 @@ from ranking.integrations.agentdescent import EvidenceRankingAcceptance
 from ranking.ledger import Ledger, read_notes
 from ranking.ledger.connection import expected_schema
 from ranking.ledger.curator import record_run
-from ranking.ledger.notes import render_history
+from ranking.ledger.history import render_history
 from ranking.ledger.records import decision_json, decisions_of
 from ranking.ledger.schema import APPLICATION_ID, MIGRATIONS
 from ranking.ledger.store import SCHEMA_VERSION

@@ -11,7 +11,7 @@ import pytest
 
 from curator_io import BundleBuilder
 from curator_io.errors import SignatureError
-from curator_io.transcripts import read_transcript
+from curator_io.transcripts.reader import read_transcript
 from ranking.signing.envelope import make_statement, parse_envelope, parse_statement
 from tests.conftest import REPO, run_main
 from tests.signing import key_pem, payload_of, resigned, signing_key

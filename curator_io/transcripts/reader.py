@@ -1,9 +1,9 @@
 """The one reader of agents' logs (docs/transcripts.md): a file's bytes, in chunks of any size,
-in; a :class:`~curator_io.transcript_model.Transcript` out.
+in; a :class:`~curator_io.transcripts.model.Transcript` out.
 
-1. The lines are split and the digest taken over every byte (:mod:`curator_io.transcript_lines`).
+1. The lines are split and the digest taken over every byte (:mod:`curator_io.transcripts.lines`).
 2. The form is the first record's: an object with a ``resourceSpans`` member is OTLP JSON
-   (:mod:`curator_io.otlp_spans`), any other Claude Code (:mod:`curator_io.claude_code`);
+   (:mod:`curator_io.transcripts.otlp_spans`), any other Claude Code (:mod:`curator_io.transcripts.claude_code`);
    ``form=`` says it instead. Lines before the first that is JSON are ``not_json``.
 3. A log in which no record of its form was read is refused: ``input.transcript_empty``.
 4. A session with no tool call is ``no_step`` (SPEC §1: a trace has a step or more).
@@ -15,12 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from curator_io.claude_code import read_claude_code
 from curator_io.errors import InputError
 from curator_io.jsonio import parse_json
-from curator_io.otlp_spans import read_otlp_json
-from curator_io.transcript_lines import MAX_LINE_BYTES, LogLines
-from curator_io.transcript_model import FORMS, Transcript
+from curator_io.transcripts.claude_code import read_claude_code
+from curator_io.transcripts.lines import MAX_LINE_BYTES, LogLines
+from curator_io.transcripts.model import FORMS, Transcript
+from curator_io.transcripts.otlp_spans import read_otlp_json
 
 __all__ = ["read_transcript"]
 

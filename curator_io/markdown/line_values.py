@@ -2,7 +2,7 @@
 back exactly: an instruction's text, and a scope's repository and path in its heading.
 
 Pure, and line by line: the structure around these lines (which line is a list item, which is
-in a code block) is :mod:`curator_io.markdown_memory`'s. What is written here reads back to
+in a code block) is :mod:`curator_io.markdown.document`'s. What is written here reads back to
 the same value, and each value has exactly one written form, so a reader can check a line by
 writing what it read (:func:`read_text` returns where the two first differ).
 

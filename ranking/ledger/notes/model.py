@@ -1,7 +1,7 @@
 """What a curator's note is made of (docs/ledger.md, "Notes for the curator"): the budget, an
 edit's standing, the reasons a note gives, the note, and the notes a prompt gets with what the
 budget left out. The kinds of note and what became of an edit are :mod:`ranking.ledger.fate`'s;
-:mod:`ranking.ledger.feedback` makes the notes.
+:mod:`ranking.ledger.notes.composing` makes the notes.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from ranking.ledger.fate import KIND, KINDS
-from ranking.ledger.in_memory import Resemblance
+from ranking.ledger.notes.current_memory import Resemblance
 from ranking.ledger.records import DecisionRow
 
 __all__ = [

@@ -19,8 +19,8 @@ from curator_io.errors import InputError
 from curator_io.fitting import fit_text
 from curator_io.grammar import instant_key, is_path
 from curator_io.jsonio import parse_json
-from curator_io.redaction import redact
-from curator_io.transcript_model import MAX_SKIPPED_LINES, Observation, Session, Step
+from curator_io.transcripts.model import MAX_SKIPPED_LINES, Observation, Session, Step
+from curator_io.transcripts.redaction import redact
 
 __all__ = ["Draft", "Skips", "MAX_SUMMARY_BYTES", "summary_of", "relative_path"]
 

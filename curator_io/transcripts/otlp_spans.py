@@ -24,8 +24,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from curator_io.grammar import is_id
-from curator_io.redaction import redact
-from curator_io.transcript_sessions import Draft, Skips
+from curator_io.transcripts.redaction import redact
+from curator_io.transcripts.sessions import Draft, Skips
 
 __all__ = ["read_otlp_json", "TOOL_OPERATION"]
 

@@ -1,6 +1,6 @@
 """A curator's note's words for an edit: what it does, on one line (docs/ledger.md, "Notes for the
-curator"). Pure; :mod:`ranking.ledger.feedback` composes the notes, and people's views
-(:mod:`ranking.ledger.notes`, the ledger view) name edits with the same words.
+curator"). Pure; :mod:`ranking.ledger.notes.composing` composes the notes, and people's views
+(:mod:`ranking.ledger.history`, the ledger view) name edits with the same words.
 """
 
 from __future__ import annotations

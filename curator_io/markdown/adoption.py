@@ -5,7 +5,7 @@ moves away from its heading.
 1. The file is read as a Markdown memory is (size, UTF-8, markers in the form): one that has a
    managed section already is refused (``usage.invalid_option``), as is a marker anywhere, and
    a file that only imports another (Claude Code's ``@AGENTS.md``).
-2. Its headings and their bullet items are read (:mod:`curator_io.markdown_outline`).
+2. Its headings and their bullet items are read (:mod:`curator_io.markdown.outline`).
 3. Where the section goes, as the caller says (:class:`Placement`): at the end of the file
    (the default), at the end of what one heading owns before its first subheading, or, with
    ``adopt``, where the first item of one heading stood, that heading's items that stand alone
@@ -26,9 +26,9 @@ from typing import Any
 
 from curator_io.canonical import canon, seal
 from curator_io.errors import ConfigError, InputError
-from curator_io.markdown_blocks import Blocks, find_section, imports_only, read_blocks
-from curator_io.markdown_memory import decoded_text, read_markdown_memory, section_lines, split_lines
-from curator_io.markdown_outline import Heading, heading_named, read_outline
+from curator_io.markdown.document import decoded_text, read_markdown_memory, section_lines, split_lines
+from curator_io.markdown.outline import Heading, heading_named, read_outline
+from curator_io.markdown.structure import Blocks, find_section, imports_only, read_blocks
 from curator_io.models import Scope
 
 __all__ = ["Placement", "Imported", "import_markdown"]

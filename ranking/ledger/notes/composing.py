@@ -15,7 +15,7 @@ last (:mod:`ranking.ledger.fate` has the kinds and their words):
   (§5.3). Not as it is: the reason as its sentence, and the remedy where there is one.
 - **already-in-memory**: admitted before, then proposed again; or, with the current memory,
   proposed again when memory already held its effect, whichever edit wrote it.
-- With the current memory (:mod:`ranking.ledger.in_memory`): a note whose edit memory now holds
+- With the current memory (:mod:`ranking.ledger.notes.current_memory`): a note whose edit memory now holds
   retires; every note names its edit's look-alikes, the strongest first; an edit that
   **contradicts** an instruction memory holds under another key is a ``contradicts-memory`` note,
   never advised to overwrite a person's rule; and an admitted edit that resembles another
@@ -56,9 +56,9 @@ from ranking.ledger.fate import (
     Kept,
     kind_of,
 )
-from ranking.ledger.in_memory import ALREADY_THERE_CODES, USER, MemoryFacts, Resemblance, memory_facts
-from ranking.ledger.note_model import DEFAULT_BUDGET, Budget, Note, NoteReason, Notes, Standing
-from ranking.ledger.note_words import describe_edit, one_line
+from ranking.ledger.notes.current_memory import ALREADY_THERE_CODES, USER, MemoryFacts, Resemblance, memory_facts
+from ranking.ledger.notes.model import DEFAULT_BUDGET, Budget, Note, NoteReason, Notes, Standing
+from ranking.ledger.notes.wording import describe_edit, one_line
 from ranking.ledger.records import DecisionRow
 
 __all__ = [
@@ -151,7 +151,7 @@ def curator_notes(
     ``lesson`` keeps the notes on that lesson's edits; ``memory_version`` is the memory's current
     version, which a note on a stale edit names when it is given. ``memory``, the current memory
     object (SPEC §1), retires the notes it holds the effect of and names each note's look-alikes
-    and contradictions in it (:mod:`ranking.ledger.in_memory`); its version is the
+    and contradictions in it (:mod:`ranking.ledger.notes.current_memory`); its version is the
     ``memory_version`` when that is not given; ``prose``, (line, text) of the rules a Markdown
     memory's prose holds, among which look-alikes are found too, as ``prose line N``. ``printed``
     is what the notes' output does to a line (the escaper of ``ledger notes``' text): each line is

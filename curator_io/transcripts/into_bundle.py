@@ -14,7 +14,7 @@ For each session of the transcript, in its order:
 3. one evidence item per observation, its summary naming the transcript's digest and line.
 
 Nothing else of the log is written: no file contents, tool outputs or prompts, and each command
-redacted (:mod:`curator_io.redaction`) before it was read into a step.
+redacted (:mod:`curator_io.transcripts.redaction`) before it was read into a step.
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from curator_io.fitting import fit_text
-from curator_io.redaction import redact
-from curator_io.transcript_model import Observation, Session, Step, Transcript
+from curator_io.transcripts.model import Observation, Session, Step, Transcript
+from curator_io.transcripts.redaction import redact
 
 
 class Recorder(Protocol):

@@ -1,6 +1,6 @@
 """The CI gate's comparison (SPEC §8): every difference between the memory a Writer produced and
 the memory the selection permits, each a finding that says whether the selection accounts for
-it. Pure: memory objects in, a :class:`~ranking.checking.gate_result.GateResult` out.
+it. Pure: memory objects in, a :class:`~ranking.checking.findings.GateResult` out.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 from curator_io.canonical import canon
 from curator_io.errors import pointer_of
 from curator_io.memory_object import check_compared
-from ranking.checking.gate_result import KINDS, Finding, GateResult
+from ranking.checking.findings import KINDS, Finding, GateResult
 
 __all__ = ["compare_memory"]
 

@@ -28,8 +28,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from curator_io.grammar import is_id, is_timestamp
-from curator_io.redaction import redact
-from curator_io.transcript_sessions import Draft, Skips, relative_path
+from curator_io.transcripts.redaction import redact
+from curator_io.transcripts.sessions import Draft, Skips, relative_path
 
 __all__ = ["read_claude_code", "COMMAND_TOOLS", "FILE_INPUTS"]
 

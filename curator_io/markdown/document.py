@@ -9,7 +9,7 @@ Reading, in the order the page's "Reading" lists (the first refusal is the one r
 3. every marker in the form, outside code (``input.markdown_marker``);
 4. one managed section (``input.markdown_no_section``, ``_two_sections``, ``_unpaired``);
 5. no tab in it (``input.markdown_tab``);
-6. its blocks: scope headings and one-line list items (:func:`~curator_io.markdown_blocks.check_section`);
+6. its blocks: scope headings and one-line list items (:func:`~curator_io.markdown.structure.check_section`);
 7. each line, in order: a scope heading, an item, or empty (``input.markdown_heading``,
    ``_scope``, ``_no_scope``, ``_no_key``, ``_key``, ``_duplicate_key``, ``_text``);
 8. the lines laid out as :func:`section_lines` writes them (``input.markdown_layout``).
@@ -29,8 +29,8 @@ from curator_io import grammar as g
 from curator_io.canonical import canon, digest, is_sealed
 from curator_io.errors import InputError, pointer_of
 from curator_io.kinds import parse_scope
-from curator_io.markdown_blocks import END, HEADING, ITEM, check_section, find_section, read_blocks, read_prose
-from curator_io.markdown_text import read_scope_heading, read_text, scope_heading, written_text
+from curator_io.markdown.line_values import read_scope_heading, read_text, scope_heading, written_text
+from curator_io.markdown.structure import END, HEADING, ITEM, check_section, find_section, read_blocks, read_prose
 from curator_io.memory_object import check_memory
 from curator_io.models import Scope
 

@@ -3,7 +3,7 @@ current memory"): whether it already holds the edit's effect, and which of its i
 under other keys the edit resembles or contradicts, with the advice a curator can follow
 literally (SPEC must not refuse the edit the advice describes, issue 53).
 
-Pure: a memory object (SPEC §1) in, facts out. :mod:`ranking.ledger.feedback` composes the notes.
+Pure: a memory object (SPEC §1) in, facts out. :mod:`ranking.ledger.notes.composing` composes the notes.
 
 **The effect held.** An edit's effect is in memory when every operation's is: an ``add`` or
 ``replace`` whose text (SPEC §0's ``norm``) an instruction holds under any key whose scope contains
@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple
 from curator_io.kinds import parse_scope
 from curator_io.models import Scope
 from ranking.advice.comparisons import Notes
-from ranking.ledger.note_words import EDIT_TEXT_CHARS, one_line
+from ranking.ledger.notes.wording import EDIT_TEXT_CHARS, one_line
 from validator import norm
 
 if TYPE_CHECKING:

@@ -1,6 +1,6 @@
 """What people read from a ledger: history tables and the words for an acceptance test's
 outcome. Pure: decisions in, text out. (What a curator reads, its notes, is
-:mod:`ranking.ledger.feedback`'s.)
+:mod:`ranking.ledger.notes.composing`'s.)
 
 Every function takes decisions oldest first (the ledger's insertion order, see
 docs/ledger.md): "latest" is the last of them.
@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ranking.ledger.fate import COMMITTED, REFUSED, WAITING, admitted
-from ranking.ledger.note_words import describe_edit
+from ranking.ledger.notes.wording import describe_edit
 from ranking.ledger.records import DecisionRow, Outcome
 from ranking.signing.signers import Signer
 from validator.proposal import short_fingerprint

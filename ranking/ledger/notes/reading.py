@@ -1,5 +1,5 @@
 """Notes as ``ledger notes --format json`` writes them, read back (docs/ledger.md, "JSON"): the
-same :class:`~ranking.ledger.note_model.Notes`, each :class:`~ranking.ledger.note_model.Note` and what
+same :class:`~ranking.ledger.notes.model.Notes`, each :class:`~ranking.ledger.notes.model.Note` and what
 the budget left out, or ``notes.invalid`` naming the first place
 that is not a note's. Pure: bytes in.
 """
@@ -14,9 +14,9 @@ from curator_io.errors import InputError, pointer_of
 from curator_io.grammar import is_digest
 from curator_io.jsonio import parse_json
 from ranking.ledger.fate import KIND, KINDS
-from ranking.ledger.in_memory import Resemblance
-from ranking.ledger.note_model import Note, NoteReason, Notes
-from ranking.ledger.note_words import one_line
+from ranking.ledger.notes.current_memory import Resemblance
+from ranking.ledger.notes.model import Note, NoteReason, Notes
+from ranking.ledger.notes.wording import one_line
 
 __all__ = ["notes_from_json"]
 
