@@ -21,6 +21,7 @@ from curator_io.canonical import canon
 from curator_io.config import DEFAULT_CONFIG, Config, parse_config
 from curator_io.errors import EvidenceRankError
 from curator_io.jsonio import _parse_strict, parse_json
+from curator_io.memory import MemoryFile
 from curator_io.models import Bundle
 from fuzz.prop import Violation, check_error
 from fuzz.seeds import FIXTURES, Case, fuzz_trust
@@ -147,7 +148,8 @@ def _holds(bundle: Bundle, config: Config) -> None:
         memory = apply_selection(accepted)
     except EvidenceRankError as e:
         raise Violation(f"the pipeline's own report is refused: {e.line}") from None
-    verdict = gate(result.report, bundle, memory, config=config, base=bundle.memory)
+    after, base = MemoryFile(canon(memory), markdown=False), MemoryFile(canon(bundle.memory), markdown=False)
+    verdict = gate(result.report, bundle, after, config=config, base=base)
     if not verdict.passed:
         raise Violation("the gate fails the memory apply_selection permits")
 
@@ -221,10 +223,12 @@ def run_gate(case: Case) -> None:
         _expect(e, case.get("report"), "report", "invariant", "input")
         return
     raw = case.get("memory", b"")
+    config = parse_config(report["config"])  # Cannot fail: accept() checked the report's config.
+    written = MemoryFile(raw, markdown=False)
     results = []
-    for base in (bundle.memory, raw):  # the memory as the base too: a base_mismatch, or the comparison
+    for base in (MemoryFile(canon(bundle.memory), markdown=False), written):  # a base_mismatch, or the comparison
         try:
-            results.append(gate(report, bundle, raw, config=report["config"], base=base))
+            results.append(gate(report, bundle, written, config=config, base=base))
         except EvidenceRankError as e:
             _expect(e, raw, "input")
             return
