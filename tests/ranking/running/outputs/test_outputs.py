@@ -168,15 +168,30 @@ def test_two_concurrent_runs_into_one_folder_never_pair_one_runs_validation_with
         configs.append(path)
     seen = 0
     stop = threading.Event()
+    broken: list[AssertionError] = []
 
     def watch() -> None:
+        # A reader's two reads are two instants: between them the other run may replace both
+        # files. So the watcher reads as docs/outputs.md tells a reader to: report.json, then
+        # validation.json, then report.json again; the pair is one run's when the report did not
+        # change. What it finds fails the test (an assert in a thread alone would only warn).
         nonlocal seen
         while not stop.is_set():
             try:
-                assert_consistent(out)
-                seen += 1
+                before = (out / "report.json").read_bytes()
+                validation = (out / "validation.json").read_bytes()
+                if (out / "report.json").read_bytes() != before:
+                    continue  # another run wrote between the reads: read again
             except FileNotFoundError:
-                pass  # validation.json replaced between the two reads: read again
+                continue  # a run between its removal of report.json and its write: read again
+            try:
+                report = parse_json(before)
+                assert canon(report) == before
+                assert parse_json(validation)["digest"] == report["validation_digest"]
+                seen += 1
+            except AssertionError as e:
+                broken.append(e)
+                return
 
     watcher = threading.Thread(target=watch)
     watcher.start()
@@ -188,6 +203,7 @@ def test_two_concurrent_runs_into_one_folder_never_pair_one_runs_validation_with
     finally:
         stop.set()
         watcher.join()
+    assert broken == []
     assert seen > 0
     report = parse_json((out / "report.json").read_bytes())
     assert report["config"]["threshold"] in (41, 42)
