@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from curator_io.positions import position_of
 from ranking.cli import main
-from ranking.views.positions import position_of
 from tests.conftest import PARITY, base_of
 
 TEXT = """{
