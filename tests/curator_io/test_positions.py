@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from curator_io.positions import position_of
+from curator_io.errors import InputError
+from curator_io.positions import position_of, refusal_position
 from ranking.cli import main
 from tests.conftest import PARITY, base_of
 
@@ -108,3 +109,11 @@ def test_a_refusal_annotation_names_the_line_of_the_place_in_the_bundle(
     (annotation,) = [a for a in capsys.readouterr().out.splitlines() if a.startswith("::error ")]
     assert annotation.startswith(f"::error file={bundle},line={line},col=")
     assert "input.schema at '/run/frozen_at'" in annotation
+
+
+def test_a_refusal_is_placed_at_its_own_line_else_where_its_pointer_is_in_the_bytes_read() -> None:
+    markdown = InputError("input.markdown_item", "an empty item", source="AGENTS.md", at=(4, 1))
+    assert refusal_position(markdown, {}) == (4, 1)
+    json_error = InputError("input.malformed_json", "not an integer", pointer="/a/1", source="m.json")
+    assert refusal_position(json_error, {"m.json": b'{\n  "a": [1,\n    2]}'}) == (3, 5)
+    assert refusal_position(json_error, {}) is None  # the file was not read: the refusal is on the file
