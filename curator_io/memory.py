@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from curator_io.errors import InputError
 from curator_io.jsonio import parse_json
 from curator_io.memory_object import check_memory
-from curator_io.positions import position_of, text_of
+from curator_io.positions import JsonPlaces, text_of
 
 if TYPE_CHECKING:
     from curator_io.markdown.document import MarkdownMemory
@@ -98,12 +98,12 @@ class MemoryFile:
         whatever the form: in Markdown, the instruction's item, the version in the start marker, or
         the section (:meth:`MemoryDocument.position`, of the document as written); in JSON, the
         value in the text, or the nearest on its path that is there
-        (:func:`curator_io.positions.position_of`); None when the JSON text has none."""
+        (:class:`curator_io.positions.JsonPlaces`); None when the JSON text has none."""
         if self.markdown:
             return self.written.position(pointer)
-        return position_of(self._text, pointer)
+        return self._places.position(pointer)
 
     @functools.cached_property
-    def _text(self) -> str:
-        """The JSON text, decoded once for every position asked of it."""
-        return text_of(self.raw)
+    def _places(self) -> JsonPlaces:
+        """The JSON text, decoded and read once for every position asked of it."""
+        return JsonPlaces(text_of(self.raw))

@@ -4,17 +4,19 @@ the gate's findings (through :meth:`curator_io.memory.MemoryFile.position`, whic
 Markdown memory's too) and a refusal's (:func:`refusal_position`) alike.
 
 Pure: the text (or the bytes read) in, a position out. Only the members and elements on the
-pointer's path are read as JSON; everything else is skipped a value at a time.
+pointer's path are read as JSON; everything else is skipped a value at a time, once for all
+the pointers asked of one text (:class:`JsonPlaces`), so that a memory with many findings is
+read once, not once a finding.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 
 from curator_io.errors import EvidenceRankError
 
-__all__ = ["position_of", "position_in", "refusal_position", "text_of"]
+__all__ = ["JsonPlaces", "position_of", "position_in", "refusal_position", "text_of"]
 
 _DECODER = json.JSONDecoder()
 _SPACE = " \t\n\r"
@@ -24,16 +26,75 @@ def position_of(text: str, pointer: str) -> tuple[int, int] | None:
     """The 1-based ``(line, column)`` of the value ``pointer`` (RFC 6901) names in ``text``, or of
     the nearest value on its path that is there (a removed member: its object); None when ``text``
     is not JSON along that path."""
-    at = _skip_space(text, 0)
-    if at >= len(text):
+    return JsonPlaces(text).position(pointer)
+
+
+class JsonPlaces:
+    """Where each of many pointers is in one JSON text (:func:`position_of`'s answers): the
+    members of an object and the elements of an array are found as far as a pointer asks, and
+    remembered for the next, and lines are counted on from the last place asked."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._members: dict[int, tuple[dict[str, int], Iterator[tuple[str, int]]]] = {}
+        self._elements: dict[int, tuple[list[int], Iterator[int]]] = {}
+        self._counted = (0, 1)  # a place, and its line
+
+    def position(self, pointer: str) -> tuple[int, int] | None:
+        """As :func:`position_of`."""
+        text = self.text
+        at = _skip_space(text, 0)
+        if at >= len(text):
+            return None
+        for token in (t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:]):
+            inner = self._child(at, token)
+            if inner is None:
+                break
+            at = inner
+        return self._line(at), at - (text.rfind("\n", 0, at) + 1) + 1
+
+    def _line(self, at: int) -> int:
+        since, line = self._counted
+        if at < since:
+            since, line = 0, 1
+        line += self.text.count("\n", since, at)
+        self._counted = (at, line)
+        return line
+
+    def _child(self, at: int, token: str) -> int | None:
+        """Where the member ``token`` (an object) or the element ``int(token)`` (an array) of the
+        value at ``at`` starts; None when there is no such member or element, or the text is not JSON."""
+        try:
+            if self.text[at] == "{":
+                return self._member(at, token)
+            if self.text[at] == "[" and token.isdigit():
+                return self._element(at, int(token))
+        except (ValueError, IndexError):
+            return None
         return None
-    for token in (t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:]):
-        inner = _child(text, at, token)
-        if inner is None:
-            break
-        at = inner
-    line = text.count("\n", 0, at) + 1
-    return line, at - (text.rfind("\n", 0, at) + 1) + 1
+
+    def _member(self, at: int, token: str) -> int | None:
+        if at not in self._members:
+            self._members[at] = ({}, _members(self.text, at))
+        seen, rest = self._members[at]
+        if token in seen:
+            return seen[token]
+        for name, start in rest:
+            seen.setdefault(name, start)  # the first of a repeated name, as a reader finds it
+            if name == token:
+                return start
+        return None
+
+    def _element(self, at: int, index: int) -> int | None:
+        if at not in self._elements:
+            self._elements[at] = ([], _elements(self.text, at))
+        starts, rest = self._elements[at]
+        if index >= len(starts):
+            for start in rest:
+                starts.append(start)
+                if len(starts) > index:
+                    break
+        return starts[index] if index < len(starts) else None
 
 
 def text_of(raw: bytes) -> str:
@@ -63,43 +124,29 @@ def _skip_space(text: str, at: int) -> int:
     return at
 
 
-def _child(text: str, at: int, token: str) -> int | None:
-    """Where the member ``token`` (an object) or the element ``int(token)`` (an array) of the
-    value at ``at`` starts; None when there is no such member or element, or the text is not JSON."""
-    try:
-        if text[at] == "{":
-            return _member(text, at, token)
-        if text[at] == "[" and token.isdigit():
-            return _element(text, at, int(token))
-    except (ValueError, IndexError):
-        return None
-    return None
-
-
-def _member(text: str, at: int, token: str) -> int | None:
+def _members(text: str, at: int) -> Iterator[tuple[str, int]]:
+    """The name and the start of the value of each member of the object at ``at``, in order, as
+    far as the text is JSON."""
     at = _skip_space(text, at + 1)
     while text[at] == '"':
         name, at = _DECODER.raw_decode(text, at)
         at = _skip_space(text, at)
         if text[at] != ":":
-            return None
+            return
         start = _skip_space(text, at + 1)
-        if name == token:
-            return start
+        yield name, start
         at = _skip_space(text, _DECODER.raw_decode(text, start)[1])
         if text[at] != ",":
-            return None
+            return
         at = _skip_space(text, at + 1)
-    return None
 
 
-def _element(text: str, at: int, index: int) -> int | None:
+def _elements(text: str, at: int) -> Iterator[int]:
+    """The start of each element of the array at ``at``, in order, as far as the text is JSON."""
     at = _skip_space(text, at + 1)
-    for _ in range(index):
-        if text[at] == "]":
-            return None
+    while text[at] != "]":
+        yield at
         at = _skip_space(text, _DECODER.raw_decode(text, at)[1])
         if text[at] != ",":
-            return None
+            return
         at = _skip_space(text, at + 1)
-    return None if text[at] == "]" else at

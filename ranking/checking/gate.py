@@ -55,7 +55,7 @@ from curator_io.config import Config
 from curator_io.errors import ConfigError, InputError, pointer_of
 from curator_io.memory import MemoryDocument, MemoryFile
 from curator_io.models import Bundle
-from curator_io.positions import position_of, text_of
+from curator_io.positions import JsonPlaces, text_of
 from ranking.advice.comparisons import Gate, choose
 from ranking.checking.acceptance import NAMELESS, NotPinned, Replayed, Sources, accept
 from ranking.checking.accounting import compare_memory
@@ -236,7 +236,7 @@ def _pin_findings(
     if refusal.base is not None:
         mismatch = Finding("base_mismatch", None, "", refusal.base.describe(), mismatch=refusal.base)
         base = (mismatch if base_file is None else _placed(mismatch, base_file),)
-    text = text_of(report) if isinstance(report, bytes) and refusal.mismatches else None
+    places = JsonPlaces(text_of(report)) if isinstance(report, bytes) and refusal.mismatches else None
     return base + tuple(
         Finding(
             "config_mismatch",
@@ -245,7 +245,7 @@ def _pin_findings(
             f"config member {m.member!r} is {m.found_text} in the report; the pinned policy has {m.pinned_text}",
             (m.member,),
             m,
-            at=None if text is None else position_of(text, m.pointer),
+            at=None if places is None else places.position(m.pointer),
         )
         for m in refusal.mismatches
     )

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from curator_io.errors import InputError
-from curator_io.positions import position_of, refusal_position
+from curator_io.positions import JsonPlaces, position_of, refusal_position
 from ranking.cli import main
 from tests.conftest import PARITY, base_of
 
@@ -43,6 +43,17 @@ TEXT = """{
 )
 def test_a_pointer_is_found_at_the_line_and_column_of_its_value(pointer: str, where: tuple[int, int]) -> None:
     assert position_of(TEXT, pointer) == where
+
+
+def test_one_text_asked_many_pointers_in_any_order_answers_each_as_if_asked_alone() -> None:
+    # A memory with many findings is read once (JsonPlaces remembers what it skipped), not once a finding.
+    pointers = ["/instructions/1/key", "/x y//1/1", "/instructions/0", "/instructions/7", "/gone", "/version", ""]
+    places = JsonPlaces(TEXT)
+    for pointer in [*pointers, *reversed(pointers)]:
+        assert places.position(pointer) == position_of(TEXT, pointer)
+    broken = '{"a": [1, 2 3], "a": 4}'  # an array that stops being JSON, a name written twice
+    places = JsonPlaces(broken)
+    assert [places.position(p) for p in ("/a/2", "/a/1", "/a/0", "/a")] == [(1, 7), (1, 11), (1, 8), (1, 7)]
 
 
 def test_escaped_tokens_and_member_names_are_matched_as_rfc_6901_and_json_read_them() -> None:
