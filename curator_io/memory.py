@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from curator_io.errors import InputError
 from curator_io.jsonio import parse_json
 from curator_io.memory_object import check_memory
+from curator_io.positions import JsonPlaces, text_of
 
 if TYPE_CHECKING:
     from curator_io.markdown.document import MarkdownMemory
@@ -49,7 +50,7 @@ class MemoryDocument:
 
     def position(self, pointer: str) -> tuple[int, int] | None:
         """The 1-based line and column in a Markdown file of what ``pointer`` names in the memory
-        object; None for JSON (:mod:`ranking.views.positions` finds it in the text)."""
+        object; None for JSON, which holds no text (:meth:`MemoryFile.position` answers both)."""
         return None if self.markdown is None else self.markdown.position(pointer)
 
 
@@ -91,3 +92,18 @@ class MemoryFile:
         if not self.markdown:
             return self.document
         return read_memory(self.raw, markdown=True, source=self.source, as_written=True)
+
+    def position(self, pointer: str) -> tuple[int, int] | None:
+        """The 1-based line and column in the file of what ``pointer`` names in its memory object,
+        whatever the form: in Markdown, the instruction's item, the version in the start marker, or
+        the section (:meth:`MemoryDocument.position`, of the document as written); in JSON, the
+        value in the text, or the nearest on its path that is there
+        (:class:`curator_io.positions.JsonPlaces`); None when the JSON text has none."""
+        if self.markdown:
+            return self.written.position(pointer)
+        return self._places.position(pointer)
+
+    @functools.cached_property
+    def _places(self) -> JsonPlaces:
+        """The JSON text, decoded and read once for every position asked of it."""
+        return JsonPlaces(text_of(self.raw))

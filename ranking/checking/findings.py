@@ -60,9 +60,20 @@ class Finding:
     """For ``config_mismatch``: the pinned value and the report's; for ``base_mismatch``,
     the versions and digests of both memories."""
     at: tuple[int, int] | None = None
-    """The 1-based line and column in :attr:`document` when it is a Markdown memory (a prose
-    change, an instruction's item, the section's start marker); None for JSON, where
-    :attr:`pointer` is found in the text (:mod:`ranking.views.positions`)."""
+    """Where it is in :attr:`document`, the 1-based line and column, whatever the form: in a
+    Markdown memory a prose change, an instruction's item or the section's start marker; in
+    JSON the value :attr:`pointer` names in the text (:mod:`curator_io.positions`). None when
+    the gate was not given the file's text (:func:`~ranking.checking.accounting.compare_memory`
+    alone, a report passed as a parsed object)."""
+    markdown: bool = False
+    """Whether :attr:`document` is a Markdown memory, where a finding is named by its line
+    (:attr:`named_line`): a pointer into the memory object names no place its reader sees."""
+
+    @property
+    def named_line(self) -> int | None:
+        """The line the text and JSON name it by, in a Markdown memory; None in JSON, where
+        :attr:`pointer` names it."""
+        return None if self.at is None or not self.markdown else self.at[0]
 
     @property
     def document(self) -> str:
@@ -78,7 +89,7 @@ class Finding:
             "document": self.document,
             # A prose change is in no member of the memory: it has a line and no JSON Pointer.
             "pointer": None if self.kind == "prose_changed" else self.pointer,
-            "line": None if self.at is None else self.at[0],
+            "line": self.named_line,
             "message": self.message,
             "members": list(self.members),
         }
@@ -99,7 +110,10 @@ class LookalikeWarning:
     pointer: str
     """Where the instruction is in memory-after (``/instructions/<index>``)."""
     at: tuple[int, int] | None = None
-    """Its line and column when memory-after is a Markdown memory (its item); None for JSON."""
+    """Its line and column in memory-after, whatever the form (a Markdown memory's item, the
+    value in JSON text), as :attr:`Finding.at`."""
+    markdown: bool = False
+    """Whether memory-after is a Markdown memory, where it is named by its line."""
 
     kind = "lookalike"
     document = "memory-after"
@@ -107,6 +121,11 @@ class LookalikeWarning:
     @property
     def key(self) -> str:
         return self.lookalike.subject.key
+
+    @property
+    def named_line(self) -> int | None:
+        """As :attr:`Finding.named_line`."""
+        return None if self.at is None or not self.markdown else self.at[0]
 
     @property
     def message(self) -> str:
@@ -123,7 +142,7 @@ class LookalikeWarning:
             "key": self.key,
             "document": self.document,
             "pointer": self.pointer,
-            "line": None if self.at is None else self.at[0],
+            "line": self.named_line,
             "message": self.message,
             "resembles": {"where": found.other.where, "key": found.other.key}
             | ({"line": found.other.line} if found.other.where == "prose" else {}),
@@ -156,6 +175,11 @@ class ProseLookalikeWarning:
     @property
     def at(self) -> tuple[int, int]:
         return self.line, 1
+
+    @property
+    def named_line(self) -> int:
+        """Its :attr:`line`: a prose item is in a Markdown memory."""
+        return self.line
 
     @property
     def message(self) -> str:
@@ -221,12 +245,6 @@ class GateResult:
             f"{n} more look-alike{'' if n == 1 else 's'} not listed (at most {PER_TEXT} an instruction, "
             f"{IN_ALL} in all: docs/lookalikes.md)"
         )
-
-    @property
-    def places(self) -> tuple[tuple[str, str], ...]:
-        """(document, pointer) of each finding and warning: where an annotation belongs."""
-        findings = tuple((f.document, f.pointer) for f in self.findings)
-        return findings + tuple((w.document, w.pointer) for w in self.warnings)
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -35,7 +35,9 @@ memory-after does not matter, nor whether it is indented.
    an agent reads as instructions too: each run of prose lines that differs from the base's
    (:mod:`ranking.checking.prose`; a JSON base has none) is a ``prose_changed`` finding, or,
    with ``allow_prose_changes``, a change the result lists and says it did not check.
-   Every finding in a Markdown memory-after knows its line (:attr:`Finding.at`).
+   Every finding and warning knows where it is in its file, whatever the form
+   (:attr:`Finding.at`: a Markdown memory's line, or the place its pointer names in JSON text,
+   :meth:`~curator_io.memory.MemoryFile.position`), so that a view only shows it.
 5. Advice beside the verdict: each instruction memory-after adds or changes the text of
    that resembles another instruction it keeps (or an applicable one) under another key is
    a ``lookalike`` warning (what is compared: :mod:`ranking.advice.comparisons`). A warning
@@ -47,12 +49,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from curator_io.config import Config
 from curator_io.errors import ConfigError, InputError, pointer_of
 from curator_io.memory import MemoryDocument, MemoryFile
 from curator_io.models import Bundle
+from curator_io.positions import JsonPlaces, text_of
 from ranking.advice.comparisons import Gate, choose
 from ranking.checking.acceptance import NAMELESS, NotPinned, Replayed, Sources, accept
 from ranking.checking.accounting import compare_memory
@@ -76,6 +79,10 @@ __all__ = [
     "lookalike_warnings",
     "selected_edits",
 ]
+
+
+#: A finding or a look-alike warning, given its place in its file.
+_Placed = TypeVar("_Placed", Finding, LookalikeWarning)
 
 
 def gate(
@@ -113,7 +120,7 @@ def gate(
             report, bundle=bundle, config=config, trust=trust, signature=signature, sources=sources, base=base
         )
     except NotPinned as e:  # 2.
-        findings = _pin_findings(e, base)
+        findings = _pin_findings(e, base, report)
         return GateResult(findings, None, None, e.signer, _unchecked(skipped), fail_on_lookalikes=fail_on_lookalikes)
     permitted = apply_selection(accepted)  # 3.
     try:
@@ -121,15 +128,15 @@ def gate(
         result = compare_memory(permitted, after.memory, accepted.bundle.memory, selected_edits(accepted))
     except InputError as e:
         raise (e.in_file(sources.memory_after) if sources.memory_after is not None and e.source is None else e) from e
-    findings = tuple(replace(f, at=after.position(f.pointer)) for f in result.findings)
+    findings = tuple(_placed(f, memory_after) for f in result.findings)
     theirs = None if base is None else base.document
     has_prose = after.markdown is not None or (theirs is not None and theirs.markdown is not None)
-    prose = _prose_findings(after, theirs) if has_prose else ()  # 4.
+    prose = _prose_findings(memory_after, theirs) if has_prose else ()  # 4.
     skipped["prose"] = has_prose and (base is None or allow_prose_changes)
     if not allow_prose_changes:
         findings, prose = findings + prose, ()
     found = _lookalikes(accepted.bundle, after.memory, _prose_rules(after))  # 5.
-    warnings = tuple(replace(w, at=after.position(w.pointer)) for w in _warnings(found, after.memory))
+    warnings = tuple(_placed(w, memory_after) for w in _warnings(found, after.memory))
     return GateResult(
         findings,
         result.version,
@@ -141,6 +148,11 @@ def gate(
         fail_on_lookalikes=fail_on_lookalikes,
         lookalikes_left_out=0 if found is None else found.left_out,
     )
+
+
+def _placed(f: _Placed, file: MemoryFile) -> _Placed:
+    """``f`` with its place in ``file``, JSON or Markdown."""
+    return replace(f, at=file.position(f.pointer), markdown=file.markdown)
 
 
 def _prose_rules(after: MemoryDocument) -> tuple[tuple[int, str], ...]:
@@ -185,14 +197,22 @@ def _unchecked(skipped: Mapping[str, bool]) -> tuple[str, ...]:
     return tuple(name for name in UNCHECKED if skipped[name])
 
 
-def _prose_findings(after: MemoryDocument, base: MemoryDocument | None) -> tuple[Finding, ...]:
-    """A ``prose_changed`` finding for each run of prose that is not the base's (step 4); none
-    without a base, which the result says it did not check."""
+def _prose_findings(after: MemoryFile, base: MemoryDocument | None) -> tuple[Finding, ...]:
+    """A ``prose_changed`` finding for each run of prose that is not the base's (step 4), at its
+    line (in a JSON memory-after, which holds no prose, at the memory); none without a base, which
+    the result says it did not check."""
     if base is None:
         return ()
     return tuple(
-        Finding("prose_changed", None, "", change.describe(), at=None if change.at is None else (change.at, 1))
-        for change in prose_changes(after.markdown, base.markdown)
+        Finding(
+            "prose_changed",
+            None,
+            "",
+            change.describe(),
+            at=after.position("") if change.at is None else (change.at, 1),
+            markdown=after.markdown,
+        )
+        for change in prose_changes(after.written.markdown, base.markdown)
     )
 
 
@@ -206,14 +226,17 @@ def selected_edits(accepted: Replayed) -> dict[str, tuple[str, ...]]:
     return {key: tuple(ids) for key, ids in edits.items()}
 
 
-def _pin_findings(refusal: NotPinned, base_file: MemoryFile | None) -> tuple[Finding, ...]:
-    """The ``base_mismatch``, if any (on a Markdown base's start marker), then one ``config_mismatch`` per member."""
-    at = None if base_file is None else base_file.document.position("")  # read already, by the acceptance
-    base = (
-        ()
-        if refusal.base is None
-        else (Finding("base_mismatch", None, "", refusal.base.describe(), mismatch=refusal.base, at=at),)
-    )
+def _pin_findings(
+    refusal: NotPinned, base_file: MemoryFile | None, report: bytes | Mapping[str, Any]
+) -> tuple[Finding, ...]:
+    """The ``base_mismatch``, if any (at the base's memory: a Markdown base's start marker), then
+    one ``config_mismatch`` per member, each where its pointer is in the report's text (when it
+    was given as bytes)."""
+    base: tuple[Finding, ...] = ()
+    if refusal.base is not None:
+        mismatch = Finding("base_mismatch", None, "", refusal.base.describe(), mismatch=refusal.base)
+        base = (mismatch if base_file is None else _placed(mismatch, base_file),)
+    places = JsonPlaces(text_of(report)) if isinstance(report, bytes) and refusal.mismatches else None
     return base + tuple(
         Finding(
             "config_mismatch",
@@ -222,6 +245,7 @@ def _pin_findings(refusal: NotPinned, base_file: MemoryFile | None) -> tuple[Fin
             f"config member {m.member!r} is {m.found_text} in the report; the pinned policy has {m.pinned_text}",
             (m.member,),
             m,
+            at=None if places is None else places.position(m.pointer),
         )
         for m in refusal.mismatches
     )

@@ -64,9 +64,16 @@ def gate_person(
             f"the managed section is not the base's (line {line} differs): a change with no curated run may not "
             "change an instruction; run the curator and apply its ranked report, or leave the section as it is"
         )
-        findings = (Finding("section_changed", None, "", why, at=(line, 1)),)
+        findings = (Finding("section_changed", None, "", why, at=(line, 1), markdown=True),)
     prose = tuple(
-        Finding("prose_changed", None, "", change.describe(), at=None if change.at is None else (change.at, 1))
+        Finding(
+            "prose_changed",
+            None,
+            "",
+            change.describe(),
+            at=None if change.at is None else (change.at, 1),
+            markdown=True,
+        )
         for change in prose_changes(found, theirs)
     )
     return _result(found, findings, prose, allow_prose_changes, fail_on_lookalikes, "person")
@@ -102,13 +109,15 @@ def gate_adoption(
                 "the adoption changed the prose at line "
                 f"{at}: only whole list items of the base may move into the section, and only empty lines be added"
             )
-            prose.append(Finding("prose_changed", None, "", why, at=(at, 1)))
+            prose.append(Finding("prose_changed", None, "", why, at=(at, 1), markdown=True))
             continue
         taken += [words for _, _, words in whole]
     findings: list[Finding] = []
     if found.memory["version"] != 0:
         why = f"an adopted memory starts at version 0; memory-after's section has version {found.memory['version']}"
-        findings.append(Finding("version_mismatch", None, "/version", why, at=found.position("/version")))
+        findings.append(
+            Finding("version_mismatch", None, "/version", why, at=found.position("/version"), markdown=True)
+        )
     for i, inst in enumerate(instructions):
         words = _words(inst["text"])
         if words in taken:
@@ -116,7 +125,9 @@ def gate_adoption(
             continue
         pointer = pointer_of("instructions", i)
         why = f"instruction {inst['key']!r} is no list item the base's prose held: an adoption writes nothing new"
-        findings.append(Finding("unexpected_addition", inst["key"], pointer, why, at=found.position(pointer)))
+        findings.append(
+            Finding("unexpected_addition", inst["key"], pointer, why, at=found.position(pointer), markdown=True)
+        )
     return _result(found, tuple(findings), tuple(prose), allow_prose_changes, fail_on_lookalikes, "adoption")
 
 

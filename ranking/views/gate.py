@@ -11,14 +11,12 @@ a file GitHub renders, is escaped here so that it is never markup.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from urllib.parse import quote
 
 from curator_io.canonical import canon
 from curator_io.errors import EvidenceRankError
 from ranking.checking.findings import ProseLookalikeWarning
 from ranking.checking.gate import Finding, GateResult, LookalikeWarning
-from ranking.views.positions import position_of
 from ranking.views.terminal import Command, printable
 
 __all__ = [
@@ -26,7 +24,6 @@ __all__ = [
     "render_json",
     "render_github",
     "render_step_summary",
-    "finding_positions",
     "render_refusal_json",
     "render_refusal_github",
     "render_refusal_summary",
@@ -120,7 +117,8 @@ def _left_out(result: GateResult) -> list[str]:
 
 def _where(f: Finding | _Warning) -> str:
     """Where a finding is, as the text says it: the Markdown line, else the JSON Pointer."""
-    return f"line {f.at[0]}" if f.at is not None else f.pointer
+    line = f.named_line
+    return f.pointer if line is None else f"line {line}"
 
 
 def render_json(result: GateResult) -> bytes:
@@ -147,33 +145,30 @@ def render_github(
     file: str | None = None,
     report_file: str | None = None,
     base_file: str | None = None,
-    *,
-    positions: Mapping[tuple[str, str], tuple[int, int]] | None = None,
 ) -> list[Command | str]:
     """``::error`` workflow commands, one per finding (a ``::notice`` when the gate passes), a
     ``::warning`` per look-alike (``::error`` when look-alikes fail the gate) and per check the
     gate skipped, then the verdict.
 
     A finding is annotated on the file its pointer is into: ``file`` (memory-after), ``report_file``
-    or ``base_file`` (memory-before), at the line and column ``positions`` gives for its
-    ``(document, pointer)`` (:func:`ranking.views.positions.position_of`), so that it shows on
-    the changed line of a pull request.
+    or ``base_file`` (memory-before), at the line and column the gate found it at
+    (:attr:`~ranking.checking.findings.Finding.at`), so that it shows on the changed line of a
+    pull request.
     """
     files = {"memory-after": file, "report": report_file, "memory-before": base_file}
     lines: list[Command | str] = []
     for f in result.findings:
         path = files[f.document]
-        lines.append(Command("error", f.message + _pointer(f), _place(f, path, positions) | {"title": TITLE}))
+        lines.append(Command("error", f.message + _pointer(f), _place(f, path) | {"title": TITLE}))
     level = "error" if result.fail_on_lookalikes else "warning"
     for w in result.warnings:
-        place = _place(w, file, positions) | {"title": f"{TITLE}: look-alike"}
+        place = _place(w, file) | {"title": f"{TITLE}: look-alike"}
         lines.append(Command(level, w.message + _pointer(w), place))
     lines += [Command(level, line, {"title": f"{TITLE}: look-alike"}) for line in _left_out(result)]
     lines += [Command("notice", line, {"title": TITLE}) for line in _signed(result)]
     lines += [Command("warning", line, {"title": TITLE}) for line in unchecked_lines(result.unchecked)]
     lines += [
-        Command("warning", f"accepted: {f.message}", _place(f, file, positions) | {"title": TITLE})
-        for f in result.prose_changes
+        Command("warning", f"accepted: {f.message}", _place(f, file) | {"title": TITLE}) for f in result.prose_changes
     ]
     if result.passed:
         lines.append(Command("notice", _verdict(result), {"title": TITLE}))
@@ -182,18 +177,14 @@ def render_github(
 
 
 def _pointer(f: Finding | _Warning) -> str:
-    return f" ({f.pointer})" if f.pointer and f.at is None else ""
+    return f" ({f.pointer})" if f.pointer and f.named_line is None else ""
 
 
-def _place(
-    f: Finding | _Warning, path: str | None, positions: Mapping[tuple[str, str], tuple[int, int]] | None
-) -> dict[str, str | int]:
-    """A workflow command's ``file``, ``line`` and ``col``: the finding's own line in a Markdown
-    memory, else where its pointer is in the JSON's text."""
+def _place(f: Finding | _Warning, path: str | None) -> dict[str, str | int]:
+    """A workflow command's ``file``, ``line`` and ``col``: where the gate found it in its file."""
     if not path:
         return {}
-    line_col = f.at or (positions or {}).get((f.document, f.pointer))
-    return {"file": path} | ({} if line_col is None else {"line": line_col[0], "col": line_col[1]})
+    return {"file": path} | ({} if f.at is None else {"line": f.at[0], "col": f.at[1]})
 
 
 def _link(target: str) -> str:
@@ -239,23 +230,6 @@ def render_step_summary(result: GateResult, html: str | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def finding_positions(result: GateResult, documents: Mapping[str, bytes]) -> dict[tuple[str, str], tuple[int, int]]:
-    """``(document, pointer) -> (line, column)`` of each finding and look-alike warning, found in the bytes already read
-    (``documents``: ``memory-after``, ``report``, ``memory-before``), for :func:`render_github`'s
-    annotations on the changed line."""
-    texts: dict[str, str] = {}  # decoded once each, and only a document a finding or warning is in
-    out = {}
-    for document, pointer in result.places:
-        if document not in documents:
-            continue
-        if document not in texts:
-            texts[document] = documents[document].decode("utf-8", "replace")
-        found = position_of(texts[document], pointer)
-        if found is not None:
-            out[(document, pointer)] = found
-    return out
-
-
 # -- a refusal -------------------------------------------------------------------------------
 
 
@@ -268,20 +242,13 @@ def render_refusal_json(e: EvidenceRankError) -> bytes:
     return canon({"passed": False, "error": {**shown, "file": file, "exit_code": e.exit_code}})
 
 
-def render_refusal_github(e: EvidenceRankError, read: Mapping[str, bytes]) -> Command:
-    """An ``::error`` on the file the refusal is about, at the line and column its pointer names
-    when they can be found in the bytes already read of that file (``read``, by path); else on
-    the file as a whole."""
-    where: dict[str, str | int] = {"file": e.source, **_line_of(e, read)} if e.source else {}
+def render_refusal_github(e: EvidenceRankError, at: tuple[int, int] | None = None) -> Command:
+    """An ``::error`` on the file the refusal is about, at ``at``, the line and column of what it
+    is about in it (:func:`curator_io.positions.refusal_position`) when known; else on the file
+    as a whole."""
+    line: dict[str, str | int] = {} if at is None else {"line": at[0], "col": at[1]}
+    where: dict[str, str | int] = {"file": e.source, **line} if e.source else {}
     return Command("error", e.message, where | {"title": f"{TITLE}: {e.code}"})
-
-
-def _line_of(e: EvidenceRankError, read: Mapping[str, bytes]) -> dict[str, int]:
-    if e.at is not None:  # a Markdown memory: the line and column are the error's own
-        return {"line": e.at[0], "col": e.at[1]}
-    raw = read.get(e.source) if e.source is not None else None
-    found = None if raw is None or e.pointer is None else position_of(raw.decode("utf-8", "replace"), e.pointer)
-    return {} if found is None else {"line": found[0], "col": found[1]}
 
 
 def render_refusal_summary(e: EvidenceRankError) -> str:

@@ -6,7 +6,9 @@ Every input is read once, first, by the reader (:mod:`ranking.running.inputs`); 
 library decides (:func:`ranking.checking.gate.gate`): the report is accepted against the
 signed bundle, the pinned policy and the base (:mod:`ranking.checking.acceptance`), and
 memory-after is compared with what the selection permits; the verdict, or the refusal, is
-shown by :mod:`ranking.views.gate` in the format asked for, from the bytes already read.
+shown by :mod:`ranking.views.gate` in the format asked for: a verdict carries where each finding
+is in its file, and a refusal's place is found in the bytes already read
+(:func:`curator_io.positions.refusal_position`).
 This module handles the arguments only.
 """
 
@@ -20,6 +22,7 @@ from curator_io.config import DEFAULT_CONFIG, Config, load_config
 from curator_io.errors import ConfigError, EvidenceRankError
 from curator_io.jsonio import parse_json
 from curator_io.memory import MemoryFile
+from curator_io.positions import refusal_position
 from ranking.checking.acceptance import Sources
 from ranking.checking.findings import MODES
 from ranking.checking.gate import GateResult, gate
@@ -29,7 +32,6 @@ from ranking.cli.signed import SUFFIX, add_trust_options, check_trust_options, r
 from ranking.cli.targets import Named, refuse_input_as_output
 from ranking.running.inputs import read_input, read_memory_file
 from ranking.views.gate import (
-    finding_positions,
     render_github,
     render_json,
     render_refusal_github,
@@ -150,7 +152,7 @@ class _Run:
         if self.args.format == "json":
             emit_json(render_refusal_json(e))
         elif self.args.format == "github":
-            emit(render_refusal_github(e, self.seen))
+            emit(render_refusal_github(e, refusal_position(e, self.seen)))
             self.append_summary(render_refusal_summary(e))
 
     def append_summary(self, markdown: str) -> None:
@@ -228,7 +230,7 @@ def _gate(run: _Run) -> int:
             checked = decide(
                 after, base, allow_prose_changes=allow_prose_changes, fail_on_lookalikes=args.fail_on_lookalikes
             )
-            return _shown(run, checked, raw)
+            return _shown(run, checked)
     check_trust_options(args)
     raw |= {name: run.read(path) for name, path in _paths(args).items() if path is not None and name not in raw}
     signed = read_signed(args, args.bundle)
@@ -256,7 +258,7 @@ def _gate(run: _Run) -> int:
         fail_on_lookalikes=args.fail_on_lookalikes,
         base=base,
     )
-    return _shown(run, result, raw)
+    return _shown(run, result)
 
 
 def _policy(raw: bytes, path: str) -> Config:
@@ -267,14 +269,13 @@ def _policy(raw: bytes, path: str) -> Config:
         raise (e if e.source is not None else e.in_file(path)) from e
 
 
-def _shown(run: _Run, result: GateResult, raw: dict[str, bytes]) -> int:
+def _shown(run: _Run, result: GateResult) -> int:
     """The verdict in the format asked for; the exit code."""
     args = run.args
     if args.format == "json":
         emit_json(render_json(result))
     elif args.format == "github":
-        where = finding_positions(result, raw)
-        emit(render_github(result, args.memory_after, args.report, args.memory_before, positions=where))
+        emit(render_github(result, args.memory_after, args.report, args.memory_before))
         run.append_summary(render_step_summary(result, args.html))
     else:
         emit(render_text(result))

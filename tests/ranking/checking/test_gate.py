@@ -26,12 +26,13 @@ from curator_io import (
 )
 from curator_io.markdown.document import write_markdown_memory
 from ranking.checking.acceptance import accept
-from ranking.checking.apply import apply_selection
+from ranking.checking.apply import apply_selection, reviewable
 from ranking.checking.gate import KINDS, GateResult, compare_memory, gate
 from ranking.cli import main
 from ranking.cli.output import emit
 from ranking.pipeline import rank
 from ranking.views.gate import render_github, render_step_summary, render_text
+from ranking.views.terminal import Command
 from tests.conftest import PARITY, base_of, run_main
 
 REPLACE_AND_ADD = PARITY / "069-rank-conflict-same-key-different-text"
@@ -181,6 +182,51 @@ def test_a_key_written_twice_in_a_markdown_memory_after_is_the_same_finding_on_i
     assert not result.passed
     assert [(f.kind, f.key, f.pointer, f.message) for f in result.findings] == [DUPLICATE]
     assert result.findings[0].at == (last + 2, 1)
+
+
+def _changed_last() -> tuple[dict[str, Any], str]:
+    """Case 069's permitted memory with its last instruction's text changed, and that instruction's pointer."""
+    permitted = _permitted(REPLACE_AND_ADD)
+    *kept, last = permitted["instructions"]
+    changed = {**permitted, "instructions": [*kept, seal({**last, "text": last["text"] + " Now."})]}
+    return changed, f"/instructions/{len(kept)}"
+
+
+def test_the_result_carries_the_line_of_a_finding_in_a_json_memory_after() -> None:
+    changed, pointer = _changed_last()
+    written = reviewable(changed)
+    result = _gate_files(MemoryFile(written, markdown=False, source="memory.json"))
+    [finding] = result.findings
+    assert (finding.kind, finding.pointer) == ("unexpected_change", pointer)
+    lines = written.decode().splitlines()
+    line = max(n for n, text in enumerate(lines, 1) if text == "    {")  # the last instruction opens there
+    assert finding.at == (line, 5)
+    # JSON names a finding by its pointer: the text and the JSON say so, as they did before it had a line.
+    assert finding.named_line is None and finding.to_json()["line"] is None
+    assert render_text(result)[0].startswith(f"unexpected_change  {pointer}  ")
+    annotation = next(c for c in render_github(result, "memory.json") if isinstance(c, Command))
+    assert annotation.line().startswith(f"::error file=memory.json,line={line},col=5,title=")
+
+
+def test_the_result_carries_the_line_of_a_finding_in_a_markdown_memory_after() -> None:
+    changed, pointer = _changed_last()
+    written = write_markdown_memory(changed)
+    result = _gate_files(MemoryFile(written, markdown=True, source="AGENTS.md"))
+    [finding] = result.findings
+    assert (finding.kind, finding.pointer) == ("unexpected_change", pointer)
+    line = max(n for n, text in enumerate(written.decode().splitlines(), 1) if text.startswith("- "))
+    assert finding.at == (line, 1)
+    assert finding.named_line == line and finding.to_json()["line"] == line
+    assert render_text(result)[0].startswith(f"unexpected_change  line {line}  ")
+    annotation = next(c for c in render_github(result, "AGENTS.md") if isinstance(c, Command))
+    assert annotation.line().startswith(f"::error file=AGENTS.md,line={line},col=1,title=")
+
+
+def test_a_finding_compared_without_its_file_has_no_place() -> None:
+    # compare_memory is given parsed objects: no text to find a place in, and no annotation names a line.
+    result = compare_memory(PERMITTED, _after(_inst("a", "A!")), BASE, EDITS)
+    assert all(f.at is None for f in result.findings)
+    assert all("line=" not in c.line() for c in render_github(result, "m.json") if isinstance(c, Command))
 
 
 def test_every_other_reader_of_a_markdown_memory_still_refuses_a_key_written_twice() -> None:

@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 
 from curator_io import DEFAULT_CONFIG, MemoryFile, canon
+from curator_io.positions import position_of
 from ranking.checking.acceptance import accept
 from ranking.checking.apply import apply_selection, reviewable
 from ranking.checking.gate import gate
 from ranking.pipeline import rank
 from ranking.views.gate import render_github, render_json, render_step_summary, render_text
-from ranking.views.positions import position_of
 from ranking.views.terminal import Command
 from tests.conftest import run_main
 from tests.curator_scenario import scenario
@@ -117,10 +117,10 @@ def test_an_instruction_the_writer_adds_on_its_own_is_a_finding_and_also_a_look_
 
 def test_the_github_format_puts_each_warning_on_its_line_of_memory_after_and_in_the_step_summary() -> None:
     report, bundle, memory = _written()
-    result = gate(report, bundle, _file(memory), config=DEFAULT_CONFIG, base=_base(bundle))
-    text = reviewable(memory).decode("utf-8")
-    where = {(w.document, w.pointer): position_of(text, w.pointer) for w in result.warnings}
-    lines = [c.line() for c in render_github(result, "agent/memory.json", positions=where) if isinstance(c, Command)]
+    written = reviewable(memory)  # apply's indented form: each instruction on lines of its own
+    result = gate(report, bundle, MemoryFile(written, markdown=False), config=DEFAULT_CONFIG, base=_base(bundle))
+    text = written.decode("utf-8")
+    lines = [c.line() for c in render_github(result, "agent/memory.json") if isinstance(c, Command)]
     line, col = position_of(text, "/instructions/4")  # type: ignore[misc]
     assert lines[1] == (
         f"::warning file=agent/memory.json,line={line},col={col},title=evidence-rank gate%3A look-alike::"

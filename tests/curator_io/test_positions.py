@@ -9,8 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from curator_io.errors import InputError
+from curator_io.positions import JsonPlaces, position_of, refusal_position
 from ranking.cli import main
-from ranking.views.positions import position_of
 from tests.conftest import PARITY, base_of
 
 TEXT = """{
@@ -42,6 +43,17 @@ TEXT = """{
 )
 def test_a_pointer_is_found_at_the_line_and_column_of_its_value(pointer: str, where: tuple[int, int]) -> None:
     assert position_of(TEXT, pointer) == where
+
+
+def test_one_text_asked_many_pointers_in_any_order_answers_each_as_if_asked_alone() -> None:
+    # A memory with many findings is read once (JsonPlaces remembers what it skipped), not once a finding.
+    pointers = ["/instructions/1/key", "/x y//1/1", "/instructions/0", "/instructions/7", "/gone", "/version", ""]
+    places = JsonPlaces(TEXT)
+    for pointer in [*pointers, *reversed(pointers)]:
+        assert places.position(pointer) == position_of(TEXT, pointer)
+    broken = '{"a": [1, 2 3], "a": 4}'  # an array that stops being JSON, a name written twice
+    places = JsonPlaces(broken)
+    assert [places.position(p) for p in ("/a/2", "/a/1", "/a/0", "/a")] == [(1, 7), (1, 11), (1, 8), (1, 7)]
 
 
 def test_escaped_tokens_and_member_names_are_matched_as_rfc_6901_and_json_read_them() -> None:
@@ -108,3 +120,11 @@ def test_a_refusal_annotation_names_the_line_of_the_place_in_the_bundle(
     (annotation,) = [a for a in capsys.readouterr().out.splitlines() if a.startswith("::error ")]
     assert annotation.startswith(f"::error file={bundle},line={line},col=")
     assert "input.schema at '/run/frozen_at'" in annotation
+
+
+def test_a_refusal_is_placed_at_its_own_line_else_where_its_pointer_is_in_the_bytes_read() -> None:
+    markdown = InputError("input.markdown_item", "an empty item", source="AGENTS.md", at=(4, 1))
+    assert refusal_position(markdown, {}) == (4, 1)
+    json_error = InputError("input.malformed_json", "not an integer", pointer="/a/1", source="m.json")
+    assert refusal_position(json_error, {"m.json": b'{\n  "a": [1,\n    2]}'}) == (3, 5)
+    assert refusal_position(json_error, {}) is None  # the file was not read: the refusal is on the file
