@@ -65,13 +65,6 @@ IN_FUNCTIONS = {
     ("ranking/ledger/notes/current_memory.py", "ranking.advice.lookalikes"): "only notes given the current memory",
     ("ranking/cli/ledger_runs.py", "ranking.checking.acceptance"): "score --ledger imports this module too",
     ("ranking/cli/ledger_runs.py", "ranking.views.html"): "score --ledger imports this module too",
-    # hook's subcommands: claude-code runs on every tool call Claude Code makes.
-    ("ranking/cli/commands/hook.py", "ranking.integrations.claude_code"): "hook claude-code alone",
-    ("ranking/cli/commands/hook.py", "ranking.integrations.claude_code_settings"): "hook install alone",
-    ("ranking/cli/commands/hook.py", "ranking.checking.uncurated"): "hook pre-commit alone",
-    ("ranking/cli/commands/hook.py", "ranking.running.git_base"): "hook pre-commit alone",
-    ("ranking/cli/commands/hook.py", "ranking.running.inputs"): "hook pre-commit alone",
-    ("ranking/cli/commands/hook.py", "ranking.views.gate"): "hook pre-commit alone",
 }
 
 #: The modules that import a module by its name in a string: the command table, and the packages'

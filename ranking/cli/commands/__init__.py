@@ -96,7 +96,9 @@ COMMANDS = {
 
 #: Subcommands run by a module of their own. ``ledger``'s run in ranking/cli/ledger_runs.py, imported
 #: only when one runs: sqlite3 and the ledger package are a share of start-up that every other command,
-#: and ``ledger --help``, would pay (bench/RESULTS.md).
+#: and ``ledger --help``, would pay (bench/RESULTS.md). ``hook``'s each run in a module of their own:
+#: ``hook claude-code`` runs on every tool call Claude Code makes, and pays for neither the install's
+#: settings nor pre-commit's gate.
 SUBCOMMANDS = {
     ("ledger", "add"): Run("ranking.cli.ledger_runs", "run_add"),
     ("ledger", "history"): Run("ranking.cli.ledger_runs", "run_history"),
@@ -106,6 +108,9 @@ SUBCOMMANDS = {
     ("ledger", "merge"): Run("ranking.cli.ledger_runs", "run_merge"),
     ("ledger", "render"): Run("ranking.cli.ledger_runs", "run_render"),
     ("ledger", "carry"): Run("ranking.cli.ledger_runs", "run_carry"),
+    ("hook", "claude-code"): Run("ranking.cli.hook_claude_code", "run_claude_code"),
+    ("hook", "install"): Run("ranking.cli.hook_install", "run_install"),
+    ("hook", "pre-commit"): Run("ranking.cli.hook_pre_commit", "run_pre_commit"),
 }
 
 
