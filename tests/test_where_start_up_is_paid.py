@@ -43,9 +43,6 @@ IN_FUNCTIONS = {
     # One of ours, on a path of a command that others of its paths, measured, do not pay for
     # (bench/doors.py: score with its table and -q, gate on a JSON memory, a small batch).
     ("ranking/cli/__init__.py", "ranking.cli.commands.gate"): "only a refused command line (gate --format json)",
-    ("ranking/cli/commands/score.py", "ranking.advice.lookalikes"): "only the table shows look-alikes; -q does not",
-    ("ranking/cli/commands/score.py", "ranking.checking.acceptance"): "only with --trust or --validation",
-    ("ranking/cli/commands/score.py", "ranking.cli.ledger_runs"): "only with --ledger: sqlite3 and the ledger",
     ("ranking/cli/commands/batch.py", "ranking.running.recorder"): "only with --ledger",
     ("ranking/cli/commands/batch.py", "ranking.integrations.dask_engine"): "an optional integration (dask)",
     ("ranking/running/batch.py", "ranking.ledger.records"): "only with --ledger: sqlite3 and the ledger",

@@ -1,25 +1,22 @@
-"""What ``evidence-rank ledger ...`` and ``score --ledger`` run (arguments are parsed in
-:mod:`ranking.cli.commands.ledger`); ``batch --ledger`` runs :mod:`ranking.running.recorder`."""
+"""What ``evidence-rank ledger ...`` runs (arguments are parsed in :mod:`ranking.cli.commands.ledger`);
+``score --ledger`` runs :mod:`ranking.cli.score_ledger`, ``batch --ledger`` :mod:`ranking.running.recorder`."""
 
 from __future__ import annotations
 
 import argparse
 import contextlib
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from curator_io.canonical import canon
 from curator_io.errors import ConfigError, InputError, TamperError
 from curator_io.jsonio import parse_json
 from curator_io.memory_object import check_memory
 from ranking.cli.common import load_named_bundle
-from ranking.cli.logs import get_logger
 from ranking.cli.output import emit, emit_json
 from ranking.cli.targets import ledger_files, refuse_input_as_output
 from ranking.ledger.carry import LEFT_OUT, carried_bundle
-from ranking.ledger.curator import notes_of, record_run
+from ranking.ledger.curator import notes_of
 from ranking.ledger.history import counted, render_history
-from ranking.ledger.notes.composing import standing_mark
 from ranking.ledger.notes.model import Budget
 from ranking.ledger.pool import export_lines
 from ranking.ledger.records import decision_json
@@ -28,10 +25,6 @@ from ranking.running.inputs import read_input, read_memory_file
 from ranking.running.outputs import write_file
 from ranking.running.outputs.atomic import refuse_folder_name
 from ranking.views.terminal import printable
-
-if TYPE_CHECKING:
-    from ranking.pipeline import Result
-    from ranking.signing.signers import Signer
 
 __all__ = [
     "run_add",
@@ -43,7 +36,6 @@ __all__ = [
     "run_render",
     "run_carry",
     "verified",
-    "record_scored",
 ]
 
 
@@ -213,31 +205,3 @@ def run_merge(args: argparse.Namespace) -> int:
                 reports, outcomes = ledger.merge(other)
                 emit(f"{path}: {counted(reports, 'report')} and {counted(outcomes, 'outcome')} added")
     return 0
-
-
-def record_scored(
-    path: str, result: Result, signer: Signer | None = None, bundle: bytes | None = None
-) -> dict[str, str]:
-    """``score --ledger``: record the run's report (:func:`ranking.ledger.curator.record_run`), and
-    the mark of each of its proposals whose edit the ledger had decided before and not admitted
-    last (``refused 2× before: …``, ``deferred 1× before: …``), logged too."""
-    log = get_logger()
-    with Ledger.open(path) as ledger:
-        before = record_run(ledger, result, signer, bundle=bundle)
-    marks = {}
-    for entry in result.report["proposals"]:
-        standing = before.get(entry["fingerprint"]) if entry["fingerprint"] else None
-        mark = standing_mark(standing, entry["id"]) if standing is not None else None
-        if standing is None or mark is None:
-            continue
-        marks[entry["id"]] = mark
-        log.info(
-            "ledger.seen_before",
-            proposal=entry["id"],
-            fingerprint=standing.fingerprint,
-            note=standing.kind,
-            times=standing.times,
-            codes=list(standing.decision.distinct_codes),
-            run=standing.decision.run,
-        )
-    return marks
