@@ -60,8 +60,6 @@ IN_FUNCTIONS = {
     ("ranking/ledger/store.py", "ranking.checking.acceptance"): "score and batch --ledger record their own reports",
     ("ranking/ledger/audit.py", "ranking.checking.acceptance"): "score and batch --ledger record their own reports",
     ("ranking/ledger/notes/current_memory.py", "ranking.advice.lookalikes"): "only notes given the current memory",
-    ("ranking/cli/ledger_runs.py", "ranking.checking.acceptance"): "score --ledger imports this module too",
-    ("ranking/cli/ledger_runs.py", "ranking.views.html"): "score --ledger imports this module too",
 }
 
 #: The modules that import a module by its name in a string: the command table, and the packages'

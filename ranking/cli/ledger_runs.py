@@ -27,30 +27,14 @@ from ranking.running.outputs.atomic import refuse_folder_name
 from ranking.views.terminal import printable
 
 __all__ = [
-    "run_add",
     "run_history",
     "run_notes",
     "run_export",
     "run_verify",
     "run_merge",
-    "run_render",
     "run_carry",
     "verified",
 ]
-
-
-def run_add(args: argparse.Namespace) -> int:
-    from ranking.checking.acceptance import Sources, accept
-
-    # Every report is accepted before any is recorded: a tampered one refuses the whole command.
-    checked = [(path, accept(read_input(path), sources=Sources(report=path))) for path in args.reports]
-    with Ledger.open(args.ledger) as ledger:
-        for path, accepted in checked:
-            added = ledger.add_report(accepted)
-            model = accepted.report
-            what = f"recorded run {model.run}, {len(model.proposals)} decisions"
-            emit(f"{path}: {what if added else 'already recorded'} ({model.digest})")
-    return 0
 
 
 def run_history(args: argparse.Namespace) -> int:
@@ -135,23 +119,6 @@ def run_verify(args: argparse.Namespace) -> int:
         f"{args.ledger}: {reports} reports sealed and valid, {decisions} decisions derived from them, "
         f"{outcomes} outcomes matching their keys"
     )
-    return 0
-
-
-def run_render(args: argparse.Namespace) -> int:
-    # Imported here: only this subcommand needs Jinja2.
-    from ranking.views.html import render_ledger
-
-    refuse_input_as_output(args.out, ledger_files(args.ledger))
-    refuse_folder_name(args.out)
-    with Ledger.open(args.ledger, read_only=True) as ledger:
-        verified(ledger, args.ledger)  # before anything is written: a tampered ledger gets no page
-        entries = list(ledger.export())
-        edits = ledger.edits_of(d.fingerprint for d, _ in entries if d.fingerprint is not None)
-    out = Path(args.out)
-    write_file(out, render_ledger(entries, edits).encode("utf-8"))
-    runs = len({d.run for d, _ in entries})
-    emit(f"{out}: ledger view of {args.ledger} ({runs} run(s), {len(entries)} decisions)")
     return 0
 
 

@@ -110,13 +110,13 @@ COMMANDS = {
 #: ``hook claude-code`` runs on every tool call Claude Code makes, and pays for neither the install's
 #: settings nor pre-commit's gate.
 SUBCOMMANDS = {
-    ("ledger", "add"): Run("ranking.cli.ledger_runs", "run_add"),
+    ("ledger", "add"): Run("ranking.cli.ledger_add", "run_add"),
     ("ledger", "history"): Run("ranking.cli.ledger_runs", "run_history"),
     ("ledger", "notes"): Run("ranking.cli.ledger_runs", "run_notes"),
     ("ledger", "export"): Run("ranking.cli.ledger_runs", "run_export"),
     ("ledger", "verify"): Run("ranking.cli.ledger_runs", "run_verify"),
     ("ledger", "merge"): Run("ranking.cli.ledger_runs", "run_merge"),
-    ("ledger", "render"): Run("ranking.cli.ledger_runs", "run_render"),
+    ("ledger", "render"): Run("ranking.cli.ledger_render", "run_render"),
     ("ledger", "carry"): Run("ranking.cli.ledger_runs", "run_carry"),
     ("hook", "claude-code"): Run("ranking.cli.hook_claude_code", "run_claude_code"),
     ("hook", "install"): Run("ranking.cli.hook_install", "run_install"),
