@@ -43,9 +43,6 @@ IN_FUNCTIONS = {
     # One of ours, on a path of a command that others of its paths, measured, do not pay for
     # (bench/doors.py: score with its table and -q, gate on a JSON memory, a small batch).
     ("ranking/cli/__init__.py", "ranking.cli.commands.gate"): "only a refused command line (gate --format json)",
-    ("ranking/cli/commands/score.py", "ranking.advice.lookalikes"): "only the table shows look-alikes; -q does not",
-    ("ranking/cli/commands/score.py", "ranking.checking.acceptance"): "only with --trust or --validation",
-    ("ranking/cli/commands/score.py", "ranking.cli.ledger_runs"): "only with --ledger: sqlite3 and the ledger",
     ("ranking/cli/commands/batch.py", "ranking.running.recorder"): "only with --ledger",
     ("ranking/cli/commands/batch.py", "ranking.integrations.dask_engine"): "an optional integration (dask)",
     ("ranking/running/batch.py", "ranking.ledger.records"): "only with --ledger: sqlite3 and the ledger",
@@ -63,15 +60,6 @@ IN_FUNCTIONS = {
     ("ranking/ledger/store.py", "ranking.checking.acceptance"): "score and batch --ledger record their own reports",
     ("ranking/ledger/audit.py", "ranking.checking.acceptance"): "score and batch --ledger record their own reports",
     ("ranking/ledger/notes/current_memory.py", "ranking.advice.lookalikes"): "only notes given the current memory",
-    ("ranking/cli/ledger_runs.py", "ranking.checking.acceptance"): "score --ledger imports this module too",
-    ("ranking/cli/ledger_runs.py", "ranking.views.html"): "score --ledger imports this module too",
-    # hook's subcommands: claude-code runs on every tool call Claude Code makes.
-    ("ranking/cli/commands/hook.py", "ranking.integrations.claude_code"): "hook claude-code alone",
-    ("ranking/cli/commands/hook.py", "ranking.integrations.claude_code_settings"): "hook install alone",
-    ("ranking/cli/commands/hook.py", "ranking.checking.uncurated"): "hook pre-commit alone",
-    ("ranking/cli/commands/hook.py", "ranking.running.git_base"): "hook pre-commit alone",
-    ("ranking/cli/commands/hook.py", "ranking.running.inputs"): "hook pre-commit alone",
-    ("ranking/cli/commands/hook.py", "ranking.views.gate"): "hook pre-commit alone",
 }
 
 #: The modules that import a module by its name in a string: the command table, and the packages'

@@ -1,25 +1,22 @@
-"""What ``evidence-rank ledger ...`` and ``score --ledger`` run (arguments are parsed in
-:mod:`ranking.cli.commands.ledger`); ``batch --ledger`` runs :mod:`ranking.running.recorder`."""
+"""What ``evidence-rank ledger ...`` runs (arguments are parsed in :mod:`ranking.cli.commands.ledger`);
+``score --ledger`` runs :mod:`ranking.cli.score_ledger`, ``batch --ledger`` :mod:`ranking.running.recorder`."""
 
 from __future__ import annotations
 
 import argparse
 import contextlib
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from curator_io.canonical import canon
 from curator_io.errors import ConfigError, InputError, TamperError
 from curator_io.jsonio import parse_json
 from curator_io.memory_object import check_memory
 from ranking.cli.common import load_named_bundle
-from ranking.cli.logs import get_logger
 from ranking.cli.output import emit, emit_json
 from ranking.cli.targets import ledger_files, refuse_input_as_output
 from ranking.ledger.carry import LEFT_OUT, carried_bundle
-from ranking.ledger.curator import notes_of, record_run
+from ranking.ledger.curator import notes_of
 from ranking.ledger.history import counted, render_history
-from ranking.ledger.notes.composing import standing_mark
 from ranking.ledger.notes.model import Budget
 from ranking.ledger.pool import export_lines
 from ranking.ledger.records import decision_json
@@ -29,36 +26,15 @@ from ranking.running.outputs import write_file
 from ranking.running.outputs.atomic import refuse_folder_name
 from ranking.views.terminal import printable
 
-if TYPE_CHECKING:
-    from ranking.pipeline import Result
-    from ranking.signing.signers import Signer
-
 __all__ = [
-    "run_add",
     "run_history",
     "run_notes",
     "run_export",
     "run_verify",
     "run_merge",
-    "run_render",
     "run_carry",
     "verified",
-    "record_scored",
 ]
-
-
-def run_add(args: argparse.Namespace) -> int:
-    from ranking.checking.acceptance import Sources, accept
-
-    # Every report is accepted before any is recorded: a tampered one refuses the whole command.
-    checked = [(path, accept(read_input(path), sources=Sources(report=path))) for path in args.reports]
-    with Ledger.open(args.ledger) as ledger:
-        for path, accepted in checked:
-            added = ledger.add_report(accepted)
-            model = accepted.report
-            what = f"recorded run {model.run}, {len(model.proposals)} decisions"
-            emit(f"{path}: {what if added else 'already recorded'} ({model.digest})")
-    return 0
 
 
 def run_history(args: argparse.Namespace) -> int:
@@ -146,23 +122,6 @@ def run_verify(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_render(args: argparse.Namespace) -> int:
-    # Imported here: only this subcommand needs Jinja2.
-    from ranking.views.html import render_ledger
-
-    refuse_input_as_output(args.out, ledger_files(args.ledger))
-    refuse_folder_name(args.out)
-    with Ledger.open(args.ledger, read_only=True) as ledger:
-        verified(ledger, args.ledger)  # before anything is written: a tampered ledger gets no page
-        entries = list(ledger.export())
-        edits = ledger.edits_of(d.fingerprint for d, _ in entries if d.fingerprint is not None)
-    out = Path(args.out)
-    write_file(out, render_ledger(entries, edits).encode("utf-8"))
-    runs = len({d.run for d, _ in entries})
-    emit(f"{out}: ledger view of {args.ledger} ({runs} run(s), {len(entries)} decisions)")
-    return 0
-
-
 def run_carry(args: argparse.Namespace) -> int:
     """``ledger carry LEDGER BUNDLE --out BUNDLE``: the pool carried into BUNDLE, written atomically."""
     refuse_input_as_output(args.out, [*ledger_files(args.ledger), ("BUNDLE", args.bundle)])
@@ -213,31 +172,3 @@ def run_merge(args: argparse.Namespace) -> int:
                 reports, outcomes = ledger.merge(other)
                 emit(f"{path}: {counted(reports, 'report')} and {counted(outcomes, 'outcome')} added")
     return 0
-
-
-def record_scored(
-    path: str, result: Result, signer: Signer | None = None, bundle: bytes | None = None
-) -> dict[str, str]:
-    """``score --ledger``: record the run's report (:func:`ranking.ledger.curator.record_run`), and
-    the mark of each of its proposals whose edit the ledger had decided before and not admitted
-    last (``refused 2× before: …``, ``deferred 1× before: …``), logged too."""
-    log = get_logger()
-    with Ledger.open(path) as ledger:
-        before = record_run(ledger, result, signer, bundle=bundle)
-    marks = {}
-    for entry in result.report["proposals"]:
-        standing = before.get(entry["fingerprint"]) if entry["fingerprint"] else None
-        mark = standing_mark(standing, entry["id"]) if standing is not None else None
-        if standing is None or mark is None:
-            continue
-        marks[entry["id"]] = mark
-        log.info(
-            "ledger.seen_before",
-            proposal=entry["id"],
-            fingerprint=standing.fingerprint,
-            note=standing.kind,
-            times=standing.times,
-            codes=list(standing.decision.distinct_codes),
-            run=standing.decision.run,
-        )
-    return marks

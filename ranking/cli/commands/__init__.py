@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 else:  # not subscriptable at run time
     _SubParsers = argparse._SubParsersAction
 
-__all__ = ["COMMANDS", "SUBCOMMANDS", "Command", "Commands", "Run", "add_global_options"]
+__all__ = ["COMMANDS", "PARTS", "SUBCOMMANDS", "Command", "Commands", "Part", "Run", "add_global_options"]
 
 
 class Command:
@@ -36,16 +36,26 @@ class Command:
         self.module, self.help = module, help
 
 
-class Run:
-    """A subcommand's run: the function ``name`` of ``module``, imported when the subcommand runs."""
+class Part:
+    """A part of a command kept in a module of its own: the function ``name`` of ``module``,
+    imported when that part runs, so that the command's other paths do not pay for it."""
 
     __slots__ = ("module", "name")
 
     def __init__(self, module: str, name: str) -> None:
         self.module, self.name = module, name
 
-    def __call__(self, args: argparse.Namespace) -> int:
-        return int(getattr(import_module(self.module), self.name)(args))
+    def __call__(self, *args: Any) -> Any:
+        return getattr(import_module(self.module), self.name)(*args)
+
+
+class Run(Part):
+    """A subcommand's run: the function ``name`` of ``module``, imported when the subcommand runs."""
+
+    __slots__ = ()
+
+    def __call__(self, *args: Any) -> int:
+        return int(super().__call__(*args))
 
 
 COMMANDS = {
@@ -96,16 +106,31 @@ COMMANDS = {
 
 #: Subcommands run by a module of their own. ``ledger``'s run in ranking/cli/ledger_runs.py, imported
 #: only when one runs: sqlite3 and the ledger package are a share of start-up that every other command,
-#: and ``ledger --help``, would pay (bench/RESULTS.md).
+#: and ``ledger --help``, would pay (bench/RESULTS.md). ``hook``'s each run in a module of their own:
+#: ``hook claude-code`` runs on every tool call Claude Code makes, and pays for neither the install's
+#: settings nor pre-commit's gate.
 SUBCOMMANDS = {
-    ("ledger", "add"): Run("ranking.cli.ledger_runs", "run_add"),
+    ("ledger", "add"): Run("ranking.cli.ledger_add", "run_add"),
     ("ledger", "history"): Run("ranking.cli.ledger_runs", "run_history"),
     ("ledger", "notes"): Run("ranking.cli.ledger_runs", "run_notes"),
     ("ledger", "export"): Run("ranking.cli.ledger_runs", "run_export"),
     ("ledger", "verify"): Run("ranking.cli.ledger_runs", "run_verify"),
     ("ledger", "merge"): Run("ranking.cli.ledger_runs", "run_merge"),
-    ("ledger", "render"): Run("ranking.cli.ledger_runs", "run_render"),
+    ("ledger", "render"): Run("ranking.cli.ledger_render", "run_render"),
     ("ledger", "carry"): Run("ranking.cli.ledger_runs", "run_carry"),
+    ("hook", "claude-code"): Run("ranking.cli.hook_claude_code", "run_claude_code"),
+    ("hook", "install"): Run("ranking.cli.hook_install", "run_install"),
+    ("hook", "pre-commit"): Run("ranking.cli.hook_pre_commit", "run_pre_commit"),
+}
+
+
+#: Paths of a command that its other paths, measured (bench/doors.py), do not pay for: ``score``'s
+#: look-alikes (rapidfuzz; ``score -q`` shows none), its acceptance of a signed bundle or a given
+#: validation (``--trust``, ``--validation``) and its ``--ledger`` record (sqlite3 and the ledger).
+PARTS = {
+    ("score", "accepted"): Part("ranking.cli.score_accepted", "accepted_inputs"),
+    ("score", "lookalikes"): Part("ranking.cli.score_lookalikes", "selected_lookalikes"),
+    ("score", "ledger"): Part("ranking.cli.score_ledger", "record_scored"),
 }
 
 

@@ -15,13 +15,11 @@ import argparse
 import os
 import stat
 
-from curator_io.errors import ConfigError, EvidenceRankError, InputError
-from ranking.cli.commands import add_global_options
-from ranking.cli.output import emit, say
+from curator_io.errors import InputError
+from ranking.cli.commands import SUBCOMMANDS, add_global_options
 from ranking.running.inputs import read_input
-from ranking.running.outputs import write_file
 
-__all__ = ["register"]
+__all__ = ["existing_file", "register"]
 
 LESSONS = "curator/lessons.md"
 
@@ -44,7 +42,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         default=LESSONS,
         help=f"where a refusal tells the agent to write a lesson instead, for the curator (default {LESSONS})",
     )
-    claude.set_defaults(run=run_claude_code)
+    claude.set_defaults(run=SUBCOMMANDS["hook", "claude-code"])
 
     install = commands.add_parser("install", help="merge a hook into the settings a tool already has")
     install.add_argument("tool", choices=("claude-code",), help="the tool whose settings get the hook")
@@ -63,7 +61,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         default="evidence-rank",
         help="how the hook runs evidence-rank (default: evidence-rank, found on PATH)",
     )
-    install.set_defaults(run=run_install)
+    install.set_defaults(run=SUBCOMMANDS["hook", "install"])
 
     commit = commands.add_parser(
         "pre-commit", help="gate each Markdown memory FILE against HEAD's: its section unchanged, its prose held"
@@ -72,29 +70,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     commit.add_argument(
         "--allow-prose-changes", action="store_true", help="list each prose change as accepted instead of failing"
     )
-    commit.set_defaults(run=run_pre_commit)
+    commit.set_defaults(run=SUBCOMMANDS["hook", "pre-commit"])
     for parser in (claude, install, commit):
         add_global_options(parser, in_command=True)
 
 
-def run_claude_code(args: argparse.Namespace) -> int:
-    """Exit 0: the call may run; 2: refused, or unreadable (Claude Code lets a call run on any other exit)."""
-    from ranking.integrations.claude_code import decide, read_call
-
-    try:
-        call = read_call(read_input("-"), os.getcwd())
-        verdict = decide(call, _existing, args.lessons)
-    except (EvidenceRankError, OSError) as e:
-        line = e.line if isinstance(e, EvidenceRankError) else f"{e.strerror}: {e.filename!r}"
-        say(f"evidence-rank hook: refused, the call cannot be checked: {line}")
-        return 2
-    if not verdict.allowed:
-        say(verdict.line)
-        return 2
-    return 0
-
-
-def _existing(path: str) -> bytes | None:
+def existing_file(path: str) -> bytes | None:
     """The file's bytes through the door in; None when there is none. Anything but a regular file is
     refused before it is opened: a FIFO would block the hook, and a tool call with it."""
     try:
@@ -104,46 +85,3 @@ def _existing(path: str) -> bytes | None:
     if not stat.S_ISREG(found.st_mode):
         raise InputError("input.hook_payload", f"{path}: not a regular file, so what the call does to it is unknown")
     return read_input(path)
-
-
-def run_install(args: argparse.Namespace) -> int:
-    from ranking.integrations.claude_code_settings import hook_entry, merged_settings
-
-    path = os.path.normpath(
-        os.path.join(args.project, ".claude", "settings.local.json" if args.local else "settings.json")
-    )
-    before = _existing(path)
-    try:
-        data = merged_settings(before, hook_entry(args.program, args.lessons))
-    except InputError as e:
-        raise e.in_file(path) from e
-    if data == before:
-        say(f"{path}: the hook is installed already; nothing written")
-        return 0
-    # A symlink is followed, as apply follows one: the file it names gets the hook.
-    write_file(os.path.realpath(path), data, keep_mode=before is not None)
-    say(f"{path}: PreToolUse hook installed for Write, Edit, MultiEdit, NotebookEdit and Bash")
-    return 0
-
-
-def run_pre_commit(args: argparse.Namespace) -> int:
-    from ranking.checking.uncurated import gate_adoption, gate_mode, gate_person
-    from ranking.running.git_base import read_head_file
-    from ranking.running.inputs import read_memory_file
-    from ranking.views.gate import render_text
-
-    failed = False
-    for name in args.files:
-        after = read_memory_file(name)
-        head = read_head_file(name)
-        base = read_memory_file(name, b"" if head is None else head)
-        if b"evidence-rank:memory" not in after.raw and b"evidence-rank:memory" not in base.raw:
-            continue  # no managed section in either: a file the gate has nothing to say about
-        if not after.markdown:
-            raise ConfigError("usage.invalid_option", f"{name}: a Markdown memory's name ends in .md")
-        mode = gate_mode(after, base)
-        decide = gate_adoption if mode == "adoption" else gate_person
-        result = decide(after, base, allow_prose_changes=args.allow_prose_changes)
-        emit([f"{name}: {line}" for line in render_text(result)])
-        failed = failed or not result.passed
-    return 1 if failed else 0

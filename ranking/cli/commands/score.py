@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from curator_io.config import Config
 from curator_io.errors import ConfigError, EvidenceRankError
-from ranking.advice.comparisons import Report
 from ranking.cli.collector import collector_off
+from ranking.cli.commands import PARTS
 from ranking.cli.common import load_named_bundle, log_decisions, read_config, read_prose_rules
 from ranking.cli.output import emit, say
 from ranking.cli.signed import Signed, add_trust_options, read_signed
@@ -30,10 +30,9 @@ from ranking.pipeline import Result, result_of
 from ranking.running.inputs import read_input
 from ranking.running.outputs import BUNDLE_FILES, REPORT, VALIDATION, score_folder
 from ranking.views.tables import lookalike_marks, render_lookalike_count, render_outcome, render_table
-from validator import Validation, validate
+from validator import validate
 
 if TYPE_CHECKING:
-    from curator_io.models import Bundle
     from ranking.advice.lookalikes import Lookalike
     from ranking.signing.trust import Signer
 
@@ -90,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
         with score_folder(out, refuse_inputs=refuse, is_input=checked, waiting=say) as folder:
             result, signer, lookalikes = _score(args, inputs)
             folder.write(result.validation.canonical, result.canonical)
-            marks = _record(args.ledger, result, signer, inputs.bundle) if args.ledger else None
+            marks = PARTS["score", "ledger"](args.ledger, result, signer, inputs.bundle) if args.ledger else None
     except EvidenceRankError as e:
         if had and not (out / REPORT).exists():  # said only when it is so: a refusal may remove nothing
             e.add_note(f"the earlier {out / REPORT} was removed: a run that fails leaves no report")
@@ -137,36 +136,13 @@ def _score(args: argparse.Namespace, inputs: _Inputs) -> tuple[Result, Signer | 
         bundle, signer = load_named_bundle(raw, args.bundle), None
         validation = validate(bundle, config=config)
     else:
-        # Imported with --validation or --trust only: start-up is most of a small run.
-        from ranking.checking.acceptance import Sources, accept_bundle, accept_validation
-
-        sources = Sources(bundle=args.bundle, signature=signed.where, trust=args.trust, validation=args.validation)
-        if inputs.validation is not None:
-            # SPEC §7: scoring recomputes validation and refuses a tampered one.
-            held = accept_validation(
-                inputs.validation, raw, config=config, trust=signed.trust, signature=signed.signature, sources=sources
-            )
-            bundle, signer, validation = held.bundle, held.signer, held.validation
-        else:
-            accepted = accept_bundle(raw, trust=signed.trust, signature=signed.signature, sources=sources)
-            bundle, signer = accepted.bundle, accepted.signer
-            validation = validate(bundle, config=config)
+        bundle, signer, validation = PARTS["score", "accepted"](args, config, signed, inputs.validation, raw)
     if args.quiet:
         del bundle  # ranking needs only the validation: a large bundle is freed before the reports are built
         return result_of(validation), signer, ()
     result = result_of(validation)
-    return result, signer, _lookalikes(bundle, validation, result.selected, inputs.prose)
-
-
-def _lookalikes(
-    bundle: Bundle, validation: Validation, selected: tuple[str, ...], prose: tuple[tuple[int, str], ...]
-) -> tuple[Lookalike, ...]:
-    """The look-alikes of a report's selected edits (:class:`ranking.advice.comparisons.Report`
-    says against what). Computed only when shown: ``score -q`` neither imports rapidfuzz nor pays for it."""
-    from ranking.advice.lookalikes import lookalikes_for
-
-    checked = {e.id: e.proposal for e in validation.entries if e.proposal is not None}
-    return lookalikes_for(Report(bundle, selected, checked=checked, prose=prose))
+    lookalikes: tuple[Lookalike, ...] = PARTS["score", "lookalikes"](bundle, validation, result.selected, inputs.prose)
+    return result, signer, lookalikes
 
 
 def _refuse_own_outputs(args: argparse.Namespace, out: Path) -> None:
@@ -194,9 +170,3 @@ def _refuse_own_outputs(args: argparse.Namespace, out: Path) -> None:
 def _is_checked(given: str | None, path: Path) -> bool:
     """Whether ``path`` is the ``--validation`` file under check: the user's input, never deleted."""
     return given is not None and same_file(path, given)
-
-
-def _record(ledger: str, result: Result, signer: Signer | None, bundle: bytes) -> dict[str, str]:
-    from ranking.cli.ledger_runs import record_scored  # imported when asked for: sqlite3 costs start-up
-
-    return record_scored(ledger, result, signer, bundle)
